@@ -1,0 +1,8 @@
+//! Every persisted byte is encoded and decoded here, one module per format, each mirrored
+//! by a specification in `docs/format/`. Nothing outside this module writes bytes to disk.
+#![deny(clippy::indexing_slicing)]
+
+pub mod coding;
+pub mod file_header;
+pub mod handle;
+pub mod record;

@@ -1,0 +1,82 @@
+//! The file-system seam: every byte the engine reads or writes goes through [`Fs`].
+//!
+//! Three implementations:
+//! - [`RealFs`]: the operating system, with positional reads and buffered appends;
+//! - [`MemFs`]: in memory, with a power-loss model (what was synced survives a crash);
+//! - [`FaultFs`]: wraps any `Fs` and injects failures (failing fsync, EIO, no space, ...).
+//!
+//! The engine only ever creates files, appends to them, reads them at offsets, truncates
+//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place.
+
+mod real;
+
+pub use real::RealFs;
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A file system as the engine sees it. Thread-safe.
+pub trait Fs: Send + Sync + fmt::Debug {
+    /// Creates `path` and its missing parents.
+    fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Creates a file for appending, replacing any file of that name.
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Opens an existing file for appending at its current end.
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Opens an existing file for positional reads.
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>>;
+    /// Removes a file.
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+    /// Atomically renames `from` to `to`, replacing `to` if it exists.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// The names (not paths) of the entries of a directory, in no particular order.
+    fn list_dir(&self, path: &Path) -> io::Result<Vec<String>>;
+    /// Makes the directory's entries (creations, renames, removals) durable.
+    fn sync_dir(&self, path: &Path) -> io::Result<()>;
+    /// Whether a file or directory exists at `path`.
+    fn exists(&self, path: &Path) -> io::Result<bool>;
+    /// The size of a file in bytes.
+    fn file_size(&self, path: &Path) -> io::Result<u64>;
+    /// Shortens a file to `len` bytes. The caller syncs the file afterwards.
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Takes an exclusive advisory lock on `path` (created if missing), held until the
+    /// returned guard is dropped. Fails with `WouldBlock` if someone else holds it.
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
+}
+
+/// A file being appended to. Owned by one writer at a time.
+pub trait WritableFile: Send {
+    /// Appends bytes. They may sit in a buffer until [`flush`](Self::flush) or
+    /// [`sync_data`](Self::sync_data).
+    fn append(&mut self, data: &[u8]) -> io::Result<()>;
+    /// Hands buffered bytes to the operating system: afterwards readers of the file see
+    /// them, but they are not durable yet.
+    fn flush(&mut self) -> io::Result<()>;
+    /// Flushes, then makes every appended byte durable (fdatasync).
+    fn sync_data(&mut self) -> io::Result<()>;
+    /// The file's length counting every appended byte, buffered or not.
+    fn len(&self) -> u64;
+    /// Whether nothing has been appended and the file was empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A file read at offsets. Thread-safe: many readers share one handle.
+pub trait ReadableFile: Send + Sync {
+    /// Fills `buf` from `offset`; fails with `UnexpectedEof` if the file is shorter.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// The file's current length.
+    fn len(&self) -> io::Result<u64>;
+    /// Reads `len` bytes at `offset` into a new vector.
+    fn read_vec(&self, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        self.read_exact_at(&mut buf, offset)?;
+        Ok(buf)
+    }
+}
+
+/// Holds a file lock; dropping it releases the lock.
+pub trait FileLock: Send + Sync {}

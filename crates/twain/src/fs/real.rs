@@ -1,0 +1,149 @@
+//! [`Fs`] on the operating system's file system.
+
+use super::{FileLock, Fs, ReadableFile, WritableFile};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Append buffer of a [`RealFs`] writable file.
+const WRITE_BUFFER: usize = 256 * 1024;
+
+/// The operating system's file system: positional reads (`pread`), buffered appends,
+/// `fdatasync` for file syncs and `fsync` of the directory for directory syncs.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealFs;
+
+impl RealFs {
+    /// A handle on the real file system.
+    pub fn new() -> RealFs {
+        RealFs
+    }
+}
+
+struct RealWritable {
+    writer: BufWriter<File>,
+    len: u64,
+}
+
+impl WritableFile for RealWritable {
+    fn append(&mut self, data: &[u8]) -> io::Result<()> {
+        self.writer.write_all(data)?;
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        self.writer.flush()?;
+        self.writer.get_ref().sync_data()
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+struct RealReadable {
+    file: File,
+}
+
+impl ReadableFile for RealReadable {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset)
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+}
+
+struct RealLock {
+    _file: File,
+}
+
+impl FileLock for RealLock {}
+
+impl Fs for RealFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir_all(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = File::create(path)?;
+        Ok(Box::new(RealWritable {
+            writer: BufWriter::with_capacity(WRITE_BUFFER, file),
+            len: 0,
+        }))
+    }
+
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new().append(true).open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Box::new(RealWritable {
+            writer: BufWriter::with_capacity(WRITE_BUFFER, file),
+            len,
+        }))
+    }
+
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
+        Ok(Arc::new(RealReadable {
+            file: File::open(path)?,
+        }))
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn list_dir(&self, path: &Path) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            if let Some(name) = entry.file_name().to_str() {
+                names.push(name.to_string());
+            }
+        }
+        Ok(names)
+    }
+
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        File::open(path)?.sync_all()
+    }
+
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        path.try_exists()
+    }
+
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        Ok(std::fs::metadata(path)?.len())
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        OpenOptions::new().write(true).open(path)?.set_len(len)
+    }
+
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Box::new(RealLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "lock held by another user",
+            )),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+}
