@@ -2,7 +2,10 @@
 //! by a specification in `docs/format/`. Nothing outside this module writes bytes to disk.
 #![deny(clippy::indexing_slicing)]
 
+pub mod block;
+pub mod bloom;
 pub mod coding;
 pub mod file_header;
 pub mod handle;
 pub mod record;
+pub mod table;
