@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod cache;
 mod error;
 pub mod format;
 pub mod fs;
