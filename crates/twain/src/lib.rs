@@ -11,5 +11,6 @@ pub mod format;
 pub mod fs;
 pub mod iter;
 pub mod key;
+pub mod table;
 
 pub use error::{Error, Result};
