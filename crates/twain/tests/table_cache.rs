@@ -106,3 +106,28 @@ fn iterator_outlives_the_callers_table_reference() {
     it.seek_to_last().unwrap();
     assert_eq!(it.value(), b"v299");
 }
+
+#[test]
+fn concurrent_readers_load_each_block_once() {
+    let t = common::TempTable::new(&entries("v"), &small_blocks());
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let table = common::open_table(&t.path, 1, cache.clone()).unwrap();
+    std::thread::scope(|s| {
+        for thread in 0..4u32 {
+            let table = &table;
+            s.spawn(move || {
+                for round in 0..3u32 {
+                    for i in 0..300u32 {
+                        let i = (i + thread * 71 + round * 13) % 300;
+                        let k = format!("k{i:04}");
+                        let got = table.get(&lookup_key(k.as_bytes(), 9)).unwrap().unwrap();
+                        assert_eq!(got.1, format!("v{i}").into_bytes());
+                    }
+                }
+            });
+        }
+    });
+    let blocks = table.properties().num_data_blocks;
+    assert_eq!(cache.misses(), blocks);
+    assert_eq!(cache.hits() + cache.misses(), 4 * 3 * 300);
+}
