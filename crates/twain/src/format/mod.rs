@@ -5,7 +5,11 @@
 pub mod block;
 pub mod bloom;
 pub mod coding;
+pub mod drops;
 pub mod file_header;
 pub mod handle;
+pub mod manifest;
+pub mod names;
 pub mod record;
 pub mod table;
+pub mod vlog;

@@ -97,6 +97,20 @@ pub fn decode_frame(buf: &[u8]) -> Frame<'_> {
     }
 }
 
+/// The offset of the first intact frame that starts after `from`, if any.
+///
+/// In files where each frame is synced before the next one is written (manifests, drop
+/// files), only the last frame can be torn by a crash: an intact frame after damaged bytes
+/// proves the damage is corruption, not a torn tail.
+pub fn next_good_frame(buf: &[u8], from: usize) -> Option<usize> {
+    (from + 1..buf.len()).find(|&at| {
+        matches!(
+            decode_frame(buf.get(at..).unwrap_or_default()),
+            Frame::Good { .. }
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +132,17 @@ mod tests {
         assert_eq!(decode_frame(&buf[..3]), Frame::Truncated { needed: 0 });
         buf[9] ^= 1;
         assert!(matches!(decode_frame(&buf), Frame::Bad { .. }));
+    }
+
+    #[test]
+    fn finds_intact_frames_after_damage() {
+        let mut buf = Vec::new();
+        put_frame(&mut buf, b"one");
+        let second = buf.len();
+        put_frame(&mut buf, b"two");
+        buf[2] ^= 0xff;
+        assert_eq!(next_good_frame(&buf, 0), Some(second));
+        assert_eq!(next_good_frame(&buf, second), None);
     }
 
     #[test]

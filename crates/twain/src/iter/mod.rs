@@ -29,3 +29,9 @@ pub trait InternalIterator: Send {
     /// as the key's kind says. REQUIRES: `valid()`.
     fn value(&self) -> &[u8];
 }
+
+mod level;
+mod merge;
+
+pub use level::LevelIterator;
+pub use merge::MergingIterator;

@@ -1,0 +1,194 @@
+//! The subcommands.
+
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use twain::{Db, Options, WriteOptions};
+
+/// twain: an embeddable key-value store for SSDs (LSM-tree with key-value separation).
+#[derive(Debug, Parser)]
+#[command(name = "twain", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct DbArgs {
+    /// The database directory.
+    db: PathBuf,
+    /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+impl DbArgs {
+    fn open(&self, create: bool) -> twain::Result<Db> {
+        let mut opts = Options {
+            create_if_missing: create,
+            ..Options::default()
+        };
+        apply_sets(&mut opts, &self.set)?;
+        Db::open(&self.db, opts)
+    }
+}
+
+/// Applies `key=value` option settings.
+pub fn apply_sets(opts: &mut Options, sets: &[String]) -> twain::Result<()> {
+    for s in sets {
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            twain::Error::InvalidArgument(format!("--set {s:?}: expected KEY=VALUE"))
+        })?;
+        opts.set(k.trim(), v.trim())?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Set a key to a value (creates the database if missing).
+    Put {
+        #[command(flatten)]
+        db: DbArgs,
+        key: String,
+        value: String,
+        /// Sync the write to disk before returning.
+        #[arg(long)]
+        sync: bool,
+    },
+    /// Print the value of a key (exit status 1 if it is absent).
+    Get {
+        #[command(flatten)]
+        db: DbArgs,
+        key: String,
+    },
+    /// Delete a key.
+    Delete {
+        #[command(flatten)]
+        db: DbArgs,
+        key: String,
+        /// Sync the write to disk before returning.
+        #[arg(long)]
+        sync: bool,
+    },
+    /// List keys and values in order.
+    Scan {
+        #[command(flatten)]
+        db: DbArgs,
+        /// First key (inclusive).
+        #[arg(long)]
+        from: Option<String>,
+        /// Last key (exclusive).
+        #[arg(long)]
+        to: Option<String>,
+        /// Only keys with this prefix (overrides --from/--to).
+        #[arg(long)]
+        prefix: Option<String>,
+        /// Walk backwards.
+        #[arg(long)]
+        reverse: bool,
+        /// Stop after this many pairs.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Print statistics.
+    Stats {
+        #[command(flatten)]
+        db: DbArgs,
+        /// As one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Flush the memtable to an SSTable.
+    Flush {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Compact the whole key space down to the last level.
+    Compact {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Print a readable form of a database file (.sst, .vlog, .manifest, .drop, CURRENT).
+    Dump {
+        /// The file.
+        file: PathBuf,
+    },
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> twain::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let w = |e: std::io::Error| twain::Error::Io {
+        op: "write",
+        path: "stdout".into(),
+        source: e,
+    };
+    match cli.command {
+        Command::Put {
+            db,
+            key,
+            value,
+            sync,
+        } => db.open(true)?.put_opt(key, value, &WriteOptions { sync }),
+        Command::Get { db, key } => match db.open(false)?.get(key)? {
+            Some(v) => {
+                out.write_all(&v).map_err(w)?;
+                writeln!(out).map_err(w)
+            }
+            None => {
+                eprintln!("not found");
+                std::process::exit(1);
+            }
+        },
+        Command::Delete { db, key, sync } => {
+            db.open(false)?.delete_opt(key, &WriteOptions { sync })
+        }
+        Command::Scan {
+            db,
+            from,
+            to,
+            prefix,
+            reverse,
+            limit,
+        } => {
+            let db = db.open(false)?;
+            let iter = match (prefix, from, to) {
+                (Some(p), _, _) => db.prefix(p),
+                (None, Some(a), Some(b)) => db.range(a..b),
+                (None, Some(a), None) => db.range(a..),
+                (None, None, Some(b)) => db.range(..b),
+                (None, None, None) => db.iter(),
+            };
+            let iter: Box<dyn Iterator<Item = twain::Result<twain::KvPair>>> = if reverse {
+                Box::new(iter.rev())
+            } else {
+                Box::new(iter)
+            };
+            for kv in iter.take(limit.unwrap_or(usize::MAX)) {
+                let (k, v) = kv?;
+                writeln!(
+                    out,
+                    "{}\t{}",
+                    twain::dump::escape(&k),
+                    twain::dump::escape(&v)
+                )
+                .map_err(w)?;
+            }
+            Ok(())
+        }
+        Command::Stats { db, json } => {
+            let s = db.open(false)?.stats()?;
+            let text = if json { s.to_json() } else { s.to_text() };
+            writeln!(out, "{text}").map_err(w)
+        }
+        Command::Flush { db } => db.open(false)?.flush(),
+        Command::Compact { db } => db.open(false)?.compact_range(None, None),
+        Command::Dump { file } => {
+            let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
+            twain::dump::dump_file(&fs, &file, &mut out)
+        }
+    }
+}

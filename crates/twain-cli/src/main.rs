@@ -1,0 +1,17 @@
+//! `twain`: the command-line tool of the twain storage engine.
+
+mod commands;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = commands::Cli::parse();
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("twain: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! [`WriteBatch`]: several puts and deletes applied atomically.
+
+use crate::options::{MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE};
+use crate::{Error, Result};
+
+/// One operation of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchOp<'a> {
+    /// Set `key` to `value`.
+    Put {
+        /// The key.
+        key: &'a [u8],
+        /// The value.
+        value: &'a [u8],
+    },
+    /// Delete `key`.
+    Delete {
+        /// The key.
+        key: &'a [u8],
+    },
+}
+
+impl<'a> BatchOp<'a> {
+    /// The operation's key.
+    pub fn key(&self) -> &'a [u8] {
+        match self {
+            BatchOp::Put { key, .. } | BatchOp::Delete { key } => key,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OpRange {
+    is_put: bool,
+    key_start: usize,
+    key_len: usize,
+    value_len: usize,
+}
+
+/// Puts and deletes applied atomically, in order, by [`Db::write`](crate::Db::write).
+/// Every operation gets its own sequence number; a later operation on the same key wins.
+/// Not thread-safe to mutate; cheap to build (one byte buffer).
+#[derive(Debug, Clone, Default)]
+pub struct WriteBatch {
+    data: Vec<u8>,
+    ops: Vec<OpRange>,
+}
+
+impl WriteBatch {
+    /// An empty batch.
+    pub fn new() -> WriteBatch {
+        WriteBatch::default()
+    }
+
+    /// Adds a put.
+    pub fn put(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> &mut Self {
+        let (key, value) = (key.as_ref(), value.as_ref());
+        let key_start = self.data.len();
+        self.data.extend_from_slice(key);
+        self.data.extend_from_slice(value);
+        self.ops.push(OpRange {
+            is_put: true,
+            key_start,
+            key_len: key.len(),
+            value_len: value.len(),
+        });
+        self
+    }
+
+    /// Adds a delete.
+    pub fn delete(&mut self, key: impl AsRef<[u8]>) -> &mut Self {
+        let key = key.as_ref();
+        let key_start = self.data.len();
+        self.data.extend_from_slice(key);
+        self.ops.push(OpRange {
+            is_put: false,
+            key_start,
+            key_len: key.len(),
+            value_len: 0,
+        });
+        self
+    }
+
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether the batch holds no operation.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Removes every operation.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.ops.clear();
+    }
+
+    /// Bytes of keys and values held.
+    pub fn payload_bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    /// The operations in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = BatchOp<'_>> + '_ {
+        self.ops.iter().map(|op| {
+            let key_end = op.key_start + op.key_len;
+            let key = self.data.get(op.key_start..key_end).unwrap_or_default();
+            if op.is_put {
+                let value = self
+                    .data
+                    .get(key_end..key_end + op.value_len)
+                    .unwrap_or_default();
+                BatchOp::Put { key, value }
+            } else {
+                BatchOp::Delete { key }
+            }
+        })
+    }
+
+    /// Checks the documented limits: keys up to 64 KiB, values up to 64 MiB, batches up to
+    /// 512 MiB.
+    pub(crate) fn validate(&self) -> Result<()> {
+        for op in &self.ops {
+            if op.key_len > MAX_KEY_SIZE {
+                return Err(Error::InvalidArgument(format!(
+                    "key of {} bytes exceeds the limit of {MAX_KEY_SIZE}",
+                    op.key_len
+                )));
+            }
+            if op.value_len > MAX_VALUE_SIZE {
+                return Err(Error::InvalidArgument(format!(
+                    "value of {} bytes exceeds the limit of {MAX_VALUE_SIZE}",
+                    op.value_len
+                )));
+            }
+        }
+        // Per-entry framing is at most 1 kind byte, two 10-byte varints and a 4-byte CRC.
+        let encoded = self.data.len() + self.ops.len() * 25;
+        if encoded > MAX_BATCH_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "batch of about {encoded} bytes exceeds the limit of {MAX_BATCH_SIZE}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_and_contents() {
+        let mut b = WriteBatch::new();
+        b.put("a", "1").delete("b").put("", "");
+        let ops: Vec<_> = b.iter().collect();
+        assert_eq!(
+            ops,
+            vec![
+                BatchOp::Put {
+                    key: b"a",
+                    value: b"1"
+                },
+                BatchOp::Delete { key: b"b" },
+                BatchOp::Put {
+                    key: b"",
+                    value: b""
+                },
+            ]
+        );
+        assert_eq!(b.len(), 3);
+        b.clear();
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let mut b = WriteBatch::new();
+        b.put(vec![0u8; MAX_KEY_SIZE + 1], "v");
+        assert!(matches!(b.validate(), Err(Error::InvalidArgument(_))));
+        let mut ok = WriteBatch::new();
+        ok.put(vec![0u8; MAX_KEY_SIZE], "v");
+        ok.validate().unwrap();
+    }
+}

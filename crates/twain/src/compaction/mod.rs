@@ -1,0 +1,4 @@
+//! Compaction: picking (pure), the drop filter shared with flush, and running jobs.
+
+pub mod filter;
+pub mod picker;

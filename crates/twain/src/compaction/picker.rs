@@ -1,0 +1,313 @@
+//! Picking a compaction: a pure function of the version state, the options and the set of
+//! tables already being compacted.
+
+use crate::format::manifest::{TableRecord, VersionEdit};
+use crate::key::{compare_internal, user_key};
+use crate::version::VersionState;
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+/// The shape of the level tree a picker aims for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelShape {
+    /// L0 file count that triggers a compaction.
+    pub l0_trigger: usize,
+    /// Target size of L1.
+    pub l1_target: u64,
+    /// Growth factor per level.
+    pub ratio: u64,
+}
+
+impl LevelShape {
+    /// The target size of level `level` (>= 1).
+    pub fn target(&self, level: usize) -> u64 {
+        let mut t = self.l1_target;
+        for _ in 1..level {
+            t = t.saturating_mul(self.ratio);
+        }
+        t
+    }
+}
+
+/// One compaction to run: merge `inputs` (from `level`) with the overlapping `lower`
+/// tables (from `level + 1`) into new tables in `level + 1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionTask {
+    /// The level compacted from.
+    pub level: usize,
+    /// Its tables taking part.
+    pub inputs: Vec<TableRecord>,
+    /// The overlapping tables of `level + 1`.
+    pub lower: Vec<TableRecord>,
+    /// Whether the single input can simply be moved down (no overlap below).
+    pub trivial_move: bool,
+    /// Why it was picked (for statistics and logs).
+    pub reason: &'static str,
+}
+
+impl CompactionTask {
+    /// The level written to.
+    pub fn output_level(&self) -> usize {
+        self.level + 1
+    }
+
+    /// Every input table's number.
+    pub fn input_numbers(&self) -> impl Iterator<Item = u64> + '_ {
+        self.inputs.iter().chain(&self.lower).map(|t| t.number)
+    }
+
+    /// The smallest and largest user keys covered by all inputs.
+    pub fn user_key_range(&self) -> (Vec<u8>, Vec<u8>) {
+        let (lo, hi) = key_range(self.inputs.iter().chain(&self.lower));
+        (lo.to_vec(), hi.to_vec())
+    }
+
+    /// The edit that installs `outputs` in place of the inputs.
+    pub fn edit(&self, outputs: Vec<TableRecord>) -> VersionEdit {
+        let mut e = VersionEdit::default();
+        for t in self.inputs.iter() {
+            e.deleted_tables.push((self.level, t.number));
+        }
+        for t in self.lower.iter() {
+            e.deleted_tables.push((self.level + 1, t.number));
+        }
+        e.added_tables = outputs;
+        if self.level > 0
+            && let Some(last) = self
+                .inputs
+                .iter()
+                .map(|t| &t.largest)
+                .max_by(|a, b| compare_internal(a, b))
+        {
+            e.compact_pointers.push((self.level, last.clone()));
+        }
+        e
+    }
+}
+
+fn key_range<'a>(tables: impl Iterator<Item = &'a TableRecord>) -> (&'a [u8], &'a [u8]) {
+    let mut lo: Option<&[u8]> = None;
+    let mut hi: Option<&[u8]> = None;
+    for t in tables {
+        let s = user_key(&t.smallest);
+        let l = user_key(&t.largest);
+        lo = Some(lo.map_or(s, |x| x.min(s)));
+        hi = Some(hi.map_or(l, |x| x.max(l)));
+    }
+    (lo.unwrap_or_default(), hi.unwrap_or_default())
+}
+
+fn overlapping(state: &VersionState, level: usize, lo: &[u8], hi: &[u8]) -> Vec<TableRecord> {
+    state
+        .levels
+        .get(level)
+        .map(|files| {
+            files
+                .iter()
+                .filter(|t| user_key(&t.largest) >= lo && user_key(&t.smallest) <= hi)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each level's compaction score: L0 by file count, deeper levels by size over target.
+/// The last level has none.
+pub fn level_scores(state: &VersionState, shape: &LevelShape) -> Vec<f64> {
+    let last = state.levels.len().saturating_sub(1);
+    (0..last)
+        .map(|level| {
+            if level == 0 {
+                state.levels[0].len() as f64 / shape.l0_trigger as f64
+            } else {
+                state.level_bytes(level) as f64 / shape.target(level) as f64
+            }
+        })
+        .collect()
+}
+
+/// Picks the most urgent compaction whose tables are all free, if any level needs one.
+pub fn pick(
+    state: &VersionState,
+    shape: &LevelShape,
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
+    let scores = level_scores(state, shape);
+    let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
+    order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(Ordering::Equal));
+    order
+        .into_iter()
+        .find_map(|level| pick_level(state, level, busy, "size"))
+}
+
+/// Picks a compaction of `level` regardless of its score: the tables of `level` that
+/// overlap `[lo, hi]` (all of them for L0) and what they overlap below. Used by manual
+/// compaction.
+pub fn pick_range(
+    state: &VersionState,
+    level: usize,
+    lo: &[u8],
+    hi: &[u8],
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
+    let inputs = overlapping(state, level, lo, hi);
+    if inputs.is_empty() || level + 1 >= state.levels.len() {
+        return None;
+    }
+    let inputs = if level == 0 {
+        state.levels[0].clone()
+    } else {
+        inputs
+    };
+    finish(state, level, inputs, busy, "manual")
+}
+
+fn pick_level(
+    state: &VersionState,
+    level: usize,
+    busy: &HashSet<u64>,
+    reason: &'static str,
+) -> Option<CompactionTask> {
+    let files = state.levels.get(level)?;
+    if files.is_empty() {
+        return None;
+    }
+    if level == 0 {
+        // L0 files overlap each other: compact them all together, one job at a time.
+        return finish(state, 0, files.clone(), busy, reason);
+    }
+    // Round-robin through the level, starting after the compaction pointer.
+    let start = match &state.compact_pointers.get(level).cloned().flatten() {
+        Some(p) => files.partition_point(|t| compare_internal(&t.largest, p) != Ordering::Greater),
+        None => 0,
+    };
+    (0..files.len())
+        .map(|i| &files[(start + i) % files.len()])
+        .find_map(|t| finish(state, level, vec![t.clone()], busy, reason))
+}
+
+fn finish(
+    state: &VersionState,
+    level: usize,
+    inputs: Vec<TableRecord>,
+    busy: &HashSet<u64>,
+    reason: &'static str,
+) -> Option<CompactionTask> {
+    let (lo, hi) = key_range(inputs.iter());
+    let lower = overlapping(state, level + 1, lo, hi);
+    if inputs
+        .iter()
+        .chain(&lower)
+        .any(|t| busy.contains(&t.number))
+    {
+        return None;
+    }
+    let trivial_move = inputs.len() == 1 && lower.is_empty();
+    Some(CompactionTask {
+        level,
+        inputs,
+        lower,
+        trivial_move,
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::internal_key;
+
+    fn t(level: usize, number: u64, lo: &str, hi: &str, size: u64) -> TableRecord {
+        TableRecord {
+            level,
+            number,
+            file_size: size,
+            smallest: internal_key(lo.as_bytes(), number, 1),
+            largest: internal_key(hi.as_bytes(), number, 1),
+            smallest_seq: number,
+            largest_seq: number,
+        }
+    }
+
+    fn state(tables: Vec<TableRecord>) -> VersionState {
+        let mut s = VersionState::empty(4);
+        s.apply(&VersionEdit {
+            added_tables: tables,
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        s
+    }
+
+    const SHAPE: LevelShape = LevelShape {
+        l0_trigger: 2,
+        l1_target: 1000,
+        ratio: 10,
+    };
+
+    #[test]
+    fn nothing_to_do_below_the_triggers() {
+        let s = state(vec![t(0, 1, "a", "c", 10), t(1, 2, "a", "z", 500)]);
+        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
+    }
+
+    #[test]
+    fn l0_takes_all_files_and_the_overlap_below() {
+        let s = state(vec![
+            t(0, 1, "a", "c", 10),
+            t(0, 2, "b", "f", 10),
+            t(1, 3, "a", "b", 10),
+            t(1, 4, "e", "g", 10),
+            t(1, 5, "x", "z", 10),
+        ]);
+        let task = pick(&s, &SHAPE, &HashSet::new()).unwrap();
+        assert_eq!(task.level, 0);
+        assert_eq!(task.inputs.len(), 2);
+        let lower: Vec<u64> = task.lower.iter().map(|t| t.number).collect();
+        assert_eq!(lower, vec![3, 4]);
+        assert!(!task.trivial_move);
+        // The same compaction is not picked twice.
+        let busy: HashSet<u64> = task.input_numbers().collect();
+        assert_eq!(pick(&s, &SHAPE, &busy), None);
+    }
+
+    #[test]
+    fn oversized_level_moves_round_robin_and_trivially() {
+        let mut s = state(vec![t(1, 1, "a", "c", 800), t(1, 2, "d", "f", 800)]);
+        let task = pick(&s, &SHAPE, &HashSet::new()).unwrap();
+        assert_eq!((task.level, task.inputs[0].number), (1, 1));
+        assert!(task.trivial_move);
+        s.apply(&task.edit(vec![TableRecord {
+            level: 2,
+            ..task.inputs[0].clone()
+        }]))
+        .unwrap();
+        assert_eq!(s.levels[2].len(), 1);
+        // Now L1 holds 800 bytes: under target.
+        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
+        s.apply(&VersionEdit {
+            added_tables: vec![t(1, 9, "a", "b", 900)],
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        // The pointer sits after "c": the next pick is the table after it ("d".."f"),
+        // and with that one busy the pick wraps around to the table holding "a".
+        let next = pick(&s, &SHAPE, &HashSet::new()).unwrap();
+        assert_eq!(next.inputs[0].number, 2);
+        let wrapped = pick(&s, &SHAPE, &HashSet::from([2])).unwrap();
+        assert_eq!(wrapped.inputs[0].number, 9);
+    }
+
+    #[test]
+    fn manual_range_picks_overlapping_tables() {
+        let s = state(vec![
+            t(1, 1, "a", "c", 1),
+            t(1, 2, "d", "f", 1),
+            t(2, 3, "e", "e", 1),
+        ]);
+        let task = pick_range(&s, 1, b"e", b"z", &HashSet::new()).unwrap();
+        assert_eq!(task.inputs[0].number, 2);
+        assert_eq!(task.lower[0].number, 3);
+        assert_eq!(pick_range(&s, 3, b"a", b"z", &HashSet::new()), None);
+    }
+}

@@ -1,0 +1,262 @@
+//! Running compactions: the background job and manual `compact_range`.
+
+use super::background::shutting_down;
+use super::flush::{flush_all, persist_drops, record_drop, table_options};
+use super::{DbInner, SuperVersion, lock};
+use crate::Result;
+use crate::compaction::filter::{Decision, DropFilter};
+use crate::compaction::picker::{CompactionTask, pick_range};
+use crate::error::IoContext;
+use crate::format::manifest::{TableRecord, VersionEdit};
+use crate::format::names::{FileType, file_path};
+use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
+use crate::key::user_key;
+use crate::stats::Counters;
+use crate::table::TableBuilder;
+use crate::version::Version;
+use crate::vlog::DropWriter;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a compaction ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Installed,
+    /// The database is closing: outputs were discarded, inputs left in place.
+    Abandoned,
+}
+
+/// Runs one compaction task and installs its result.
+pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
+    if task.trivial_move {
+        return trivial_move(inner, task);
+    }
+    let version = Arc::clone(&inner.super_version().version);
+    let mut written = Vec::new();
+    let result = merge(inner, task, &version, &mut written);
+    if !matches!(result, Ok(Outcome::Installed)) {
+        // Outputs that no version names are garbage; leftovers are removed on open.
+        for (_, path) in &written {
+            let _ = inner.fs.remove_file(path);
+        }
+    }
+    result.map(|_| ())
+}
+
+fn trivial_move(inner: &DbInner, task: &CompactionTask) -> Result<()> {
+    let moved: Vec<TableRecord> = task
+        .inputs
+        .iter()
+        .map(|t| TableRecord {
+            level: task.output_level(),
+            ..t.clone()
+        })
+        .collect();
+    install(inner, task.edit(moved))?;
+    Counters::add(&inner.counters.compactions, 1);
+    Counters::add(&inner.counters.trivial_moves, 1);
+    Ok(())
+}
+
+fn install(inner: &DbInner, edit: VersionEdit) -> Result<()> {
+    let mut versions = lock(&inner.versions);
+    let version = versions.log_and_apply(edit)?;
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
+    Ok(())
+}
+
+/// Whether some level below `level` may hold `key`.
+fn deeper_levels_may_hold(version: &Version, level: usize, key: &[u8]) -> bool {
+    (level + 1..version.levels.len()).any(|l| version.table_for_key(l, key).is_some())
+}
+
+fn input_iterator(version: &Version, task: &CompactionTask) -> MergingIterator {
+    let by_number = |records: &[TableRecord], level: usize| {
+        let wanted: HashSet<u64> = records.iter().map(|r| r.number).collect();
+        version
+            .levels
+            .get(level)
+            .map(|files| {
+                files
+                    .iter()
+                    .filter(|t| wanted.contains(&t.number()))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+    let upper = by_number(&task.inputs, task.level);
+    if task.level == 0 {
+        // L0 tables are newest first in the version.
+        for t in upper {
+            children.push(Box::new(t.table.iter(false)));
+        }
+    } else {
+        children.push(Box::new(LevelIterator::new(upper, false)));
+    }
+    let lower = by_number(&task.lower, task.output_level());
+    children.push(Box::new(LevelIterator::new(lower, false)));
+    MergingIterator::new(children)
+}
+
+fn merge(
+    inner: &DbInner,
+    task: &CompactionTask,
+    version: &Version,
+    written: &mut Vec<(u64, PathBuf)>,
+) -> Result<Outcome> {
+    let out_level = task.output_level();
+    let mut input = input_iterator(version, task);
+    let mut filter = DropFilter::new(inner.snapshot_seqs());
+    let mut drops = DropWriter::new();
+    let mut outputs: Vec<TableRecord> = Vec::new();
+    let mut builder: Option<(u64, TableBuilder)> = None;
+    let mut last_user_key: Vec<u8> = Vec::new();
+    let mut bytes_written = 0u64;
+    let mut entries = 0u64;
+    input.seek_to_first()?;
+    while input.valid() {
+        entries += 1;
+        if entries.is_multiple_of(4096) && shutting_down(inner) {
+            return Ok(Outcome::Abandoned);
+        }
+        let key = input.key();
+        let decision = filter.decide(key, |uk| !deeper_levels_may_hold(version, out_level, uk));
+        match decision {
+            Decision::Keep => {
+                let uk = user_key(key);
+                // Cut output files only between user keys, never between versions of one.
+                let cut = builder.as_ref().is_some_and(|(_, b)| {
+                    b.estimated_size() >= inner.opts.target_file_size && uk != last_user_key
+                });
+                if cut && let Some((number, b)) = builder.take() {
+                    let rec = finish_table(b, number, out_level)?;
+                    bytes_written += rec.file_size;
+                    outputs.push(rec);
+                }
+                let (_, b) = match builder.as_mut() {
+                    Some(b) => b,
+                    None => {
+                        let number = lock(&inner.versions).new_file_number();
+                        let path = file_path(&inner.dir, FileType::Table, number);
+                        let file = inner.fs.create(&path).ctx("create", &path)?;
+                        written.push((number, path.clone()));
+                        builder
+                            .insert((number, TableBuilder::new(file, path, &table_options(inner))))
+                    }
+                };
+                b.add(key, input.value())?;
+                last_user_key.clear();
+                last_user_key.extend_from_slice(uk);
+            }
+            Decision::Drop => record_drop(&mut drops, key, input.value())?,
+            Decision::Duplicate => {}
+        }
+        input.next()?;
+    }
+    if let Some((number, b)) = builder.take() {
+        let rec = finish_table(b, number, out_level)?;
+        bytes_written += rec.file_size;
+        outputs.push(rec);
+    }
+    if !outputs.is_empty() {
+        // IMPORTANT: output tables' directory entries are durable before the manifest
+        // names them.
+        inner
+            .fs
+            .sync_dir(&inner.dir)
+            .ctx("sync directory", &inner.dir)?;
+    }
+    let bytes_read: u64 = task
+        .inputs
+        .iter()
+        .chain(&task.lower)
+        .map(|t| t.file_size)
+        .sum();
+    let mut edit = task.edit(outputs);
+    persist_drops(inner, &mut drops, &mut edit)?;
+    install(inner, edit)?;
+    let c = &inner.counters;
+    Counters::add(&c.compactions, 1);
+    Counters::add(&c.compaction_bytes_read, bytes_read);
+    Counters::add(&c.compaction_bytes_written, bytes_written);
+    Ok(Outcome::Installed)
+}
+
+fn finish_table(b: TableBuilder, number: u64, level: usize) -> Result<TableRecord> {
+    let s = b.finish()?;
+    Ok(TableRecord {
+        level,
+        number,
+        file_size: s.file_size,
+        smallest: s.smallest,
+        largest: s.largest,
+        smallest_seq: s.properties.smallest_seq,
+        largest_seq: s.properties.largest_seq,
+    })
+}
+
+/// Flushes, then compacts every level's tables overlapping `[begin, end]` into the next
+/// level, down to the deepest level holding data. Automatic compactions pause meanwhile.
+pub(crate) fn compact_range(
+    inner: &DbInner,
+    begin: Option<&[u8]>,
+    end: Option<&[u8]>,
+) -> Result<()> {
+    flush_all(inner)?;
+    {
+        let mut st = lock(&inner.bg.state);
+        st.manual = true;
+        while st.compactions_running > 0 {
+            st = inner.bg.wait(st, Duration::from_millis(50));
+        }
+    }
+    let result = compact_levels(inner, begin, end);
+    lock(&inner.bg.state).manual = false;
+    inner.bg.notify_all();
+    result
+}
+
+fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    let lo = begin.unwrap_or_default().to_vec();
+    let levels = inner.opts.num_levels;
+    for level in 0..levels - 1 {
+        loop {
+            inner.check_bg_error()?;
+            let version = Arc::clone(&inner.super_version().version);
+            let state = &version.state;
+            let deepest = (0..levels)
+                .rev()
+                .find(|&l| !state.levels[l].is_empty())
+                .unwrap_or(0)
+                .max(1);
+            if level >= deepest {
+                return Ok(());
+            }
+            let hi = match end {
+                Some(e) => e.to_vec(),
+                None => state
+                    .levels
+                    .iter()
+                    .flatten()
+                    .map(|t| user_key(&t.largest).to_vec())
+                    .max()
+                    .unwrap_or_default(),
+            };
+            let Some(mut task) = pick_range(state, level, &lo, &hi, &HashSet::new()) else {
+                break;
+            };
+            // A manual compaction rewrites, so tombstones and old versions go away.
+            task.trivial_move = false;
+            run(inner, &task)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,295 @@
+//! [`Db`]: the public face of the engine. It delegates: opening and recovery to `open`,
+//! writes to `write`, point reads to `read`, iteration to `iter`, background work to
+//! `background`, `flush` and `compact`.
+
+mod background;
+mod compact;
+mod flush;
+mod iter;
+mod open;
+mod read;
+mod snapshot;
+mod write;
+
+pub use iter::{DbIterator, KvPair};
+pub use snapshot::Snapshot;
+
+use crate::cache::BlockCache;
+use crate::fs::{FileLock, Fs};
+use crate::key::SeqNo;
+use crate::memtable::Memtable;
+use crate::options::{Options, WriteOptions};
+use crate::stats::{Counters, Stats};
+use crate::version::{Version, VersionSet};
+use crate::{Error, Result, WriteBatch};
+use arc_swap::ArcSwap;
+use std::collections::BTreeMap;
+use std::ops::{Bound, RangeBounds};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What a reader needs, published as one immutable snapshot: the memtables and the
+/// version. Holding one keeps its memtables and files alive.
+#[derive(Debug)]
+pub(crate) struct SuperVersion {
+    /// The active memtable.
+    pub mem: Arc<Memtable>,
+    /// Frozen memtables, newest first.
+    pub imms: Vec<Arc<Memtable>>,
+    /// The current version.
+    pub version: Arc<Version>,
+}
+
+/// Locks a mutex, recovering the guard if another thread panicked while holding it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The shared state behind a [`Db`] handle. Thread-safe.
+///
+/// Lock order (never taken in the other direction): `write_state` -> `versions` ->
+/// `sv_lock`; `bg.state` is taken alone or after `versions`.
+pub(crate) struct DbInner {
+    pub dir: PathBuf,
+    pub opts: Options,
+    pub fs: Arc<dyn Fs>,
+    pub cache: Arc<BlockCache>,
+    pub versions: Mutex<VersionSet>,
+    pub super_version: ArcSwap<SuperVersion>,
+    pub sv_lock: Mutex<()>,
+    pub write: write::WritePath,
+    /// Sequence numbers up to this one are fully applied and visible to readers.
+    pub visible_seq: AtomicU64,
+    /// Live snapshots: sequence -> count.
+    pub snapshots: Mutex<BTreeMap<SeqNo, usize>>,
+    pub bg: background::Background,
+    /// Set after a failed write or sync: the database refuses writes until reopened.
+    pub bg_error: Mutex<Option<String>>,
+    pub has_bg_error: AtomicBool,
+    pub counters: Counters,
+    pub _lock: Box<dyn FileLock>,
+}
+
+impl DbInner {
+    /// Publishes a new super version built from the current one.
+    /// REQUIRES: the caller holds `versions` if it changes the version, so versions are
+    /// published in the order they were installed.
+    pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) {
+        let _g = lock(&self.sv_lock);
+        let cur = self.super_version.load_full();
+        self.super_version.store(Arc::new(f(&cur)));
+    }
+
+    /// The current super version.
+    pub fn super_version(&self) -> Arc<SuperVersion> {
+        self.super_version.load_full()
+    }
+
+    /// Records a failure that makes the database read-only, and returns the error to
+    /// report for it.
+    pub fn set_bg_error(&self, err: Error) -> Error {
+        let msg = err.to_string();
+        let mut g = lock(&self.bg_error);
+        if g.is_none() {
+            *g = Some(msg);
+        }
+        self.has_bg_error.store(true, Ordering::Release);
+        drop(g);
+        self.bg.notify_all();
+        err
+    }
+
+    /// Fails if the database is in its read-only error state.
+    pub fn check_bg_error(&self) -> Result<()> {
+        if self.has_bg_error.load(Ordering::Acquire) {
+            let msg = lock(&self.bg_error).clone().unwrap_or_default();
+            return Err(Error::ReadOnly(msg));
+        }
+        Ok(())
+    }
+
+    /// Sequence numbers of the live snapshots.
+    pub fn snapshot_seqs(&self) -> Vec<SeqNo> {
+        lock(&self.snapshots).keys().copied().collect()
+    }
+}
+
+/// An open twain database. `Send + Sync`: share it between threads (e.g. in an `Arc`).
+/// Dropping it closes the database: background work stops and the value log is synced.
+pub struct Db {
+    inner: Arc<DbInner>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("dir", &self.inner.dir).finish()
+    }
+}
+
+impl Db {
+    /// Opens (or, with `create_if_missing`, creates) the database in directory `path`,
+    /// recovering whatever the last run left: the manifest's version, then the value log
+    /// replayed from the flushed point.
+    pub fn open(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
+        let inner = open::open(path.as_ref(), opts)?;
+        Ok(Db { inner })
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &Options {
+        &self.inner.opts
+    }
+
+    /// Sets `key` to `value` (not synced).
+    pub fn put(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+        self.put_opt(key, value, &WriteOptions::default())
+    }
+
+    /// Sets `key` to `value` with write options.
+    pub fn put_opt(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        opts: &WriteOptions,
+    ) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(b, opts)
+    }
+
+    /// Deletes `key` (not synced).
+    pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<()> {
+        self.delete_opt(key, &WriteOptions::default())
+    }
+
+    /// Deletes `key` with write options.
+    pub fn delete_opt(&self, key: impl AsRef<[u8]>, opts: &WriteOptions) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(b, opts)
+    }
+
+    /// Applies a batch atomically. With `opts.sync`, returns only after the batch (and
+    /// everything written before it) is durable.
+    pub fn write(&self, batch: WriteBatch, opts: &WriteOptions) -> Result<()> {
+        write::write(&self.inner, batch, opts.sync)
+    }
+
+    /// Makes every write so far durable.
+    pub fn sync(&self) -> Result<()> {
+        write::sync_log(&self.inner)
+    }
+
+    /// The newest value of `key`, or `None`.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        let seq = self.inner.visible_seq.load(Ordering::Acquire);
+        read::get(&self.inner, key.as_ref(), seq)
+    }
+
+    /// A consistent read view: reads and iterators through it see the database as it is
+    /// now. Compaction keeps every version the snapshot can see until it is dropped.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(Arc::clone(&self.inner))
+    }
+
+    /// Iterates over every key in order (use `.rev()` for reverse order).
+    pub fn iter(&self) -> DbIterator {
+        self.range::<&[u8], _>(..)
+    }
+
+    /// Iterates over the keys in `range`, e.g. `db.range("a".."m")`.
+    pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
+        let seq = self.inner.visible_seq.load(Ordering::Acquire);
+        DbIterator::new(Arc::clone(&self.inner), seq, bounds(&range))
+    }
+
+    /// Iterates over the keys starting with `prefix`.
+    pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
+        let seq = self.inner.visible_seq.load(Ordering::Acquire);
+        DbIterator::new(Arc::clone(&self.inner), seq, prefix_bounds(prefix.as_ref()))
+    }
+
+    /// Flushes the memtable to an SSTable and waits until every frozen memtable is
+    /// flushed.
+    pub fn flush(&self) -> Result<()> {
+        flush::flush_all(&self.inner)
+    }
+
+    /// Compacts every level's tables that overlap `[begin, end]` (unbounded if `None`)
+    /// down to the last level, after flushing the memtable.
+    pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        compact::compact_range(&self.inner, begin, end)
+    }
+
+    /// A snapshot of the statistics.
+    pub fn stats(&self) -> Result<Stats> {
+        read::stats(&self.inner)
+    }
+
+    /// Closes the database, reporting any error of the final log sync. Dropping the
+    /// handle does the same and ignores errors.
+    pub fn close(self) -> Result<()> {
+        background::shutdown(&self.inner)
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let _ = background::shutdown(&self.inner);
+    }
+}
+
+/// Converts user range bounds into owned byte bounds.
+pub(crate) fn bounds<K: AsRef<[u8]>, R: RangeBounds<K>>(r: &R) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let conv = |b: Bound<&K>| match b {
+        Bound::Included(k) => Bound::Included(k.as_ref().to_vec()),
+        Bound::Excluded(k) => Bound::Excluded(k.as_ref().to_vec()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (conv(r.start_bound()), conv(r.end_bound()))
+}
+
+/// The range of keys starting with `prefix`.
+pub(crate) fn prefix_bounds(prefix: &[u8]) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return (Bound::Included(prefix.to_vec()), Bound::Excluded(end));
+        }
+    }
+    (Bound::Included(prefix.to_vec()), Bound::Unbounded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_bounds_increment_the_last_byte() {
+        assert_eq!(
+            prefix_bounds(b"ab"),
+            (
+                Bound::Included(b"ab".to_vec()),
+                Bound::Excluded(b"ac".to_vec())
+            )
+        );
+        assert_eq!(
+            prefix_bounds(b"a\xff"),
+            (
+                Bound::Included(b"a\xff".to_vec()),
+                Bound::Excluded(b"b".to_vec())
+            )
+        );
+        assert_eq!(
+            prefix_bounds(b"\xff"),
+            (Bound::Included(b"\xff".to_vec()), Bound::Unbounded)
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! Snapshots: a sequence number that compaction promises to keep readable.
+
+use super::{DbInner, DbIterator, bounds, lock, prefix_bounds, read};
+use crate::Result;
+use crate::key::SeqNo;
+use std::ops::RangeBounds;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// A consistent read view of the database at one moment. Thread-safe; keeps the versions
+/// it can see alive until dropped (so drop snapshots you no longer need).
+pub struct Snapshot {
+    inner: Arc<DbInner>,
+    seq: SeqNo,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot").field("seq", &self.seq).finish()
+    }
+}
+
+impl Snapshot {
+    pub(crate) fn new(inner: Arc<DbInner>) -> Snapshot {
+        let mut snaps = lock(&inner.snapshots);
+        let seq = inner.visible_seq.load(Ordering::Acquire);
+        *snaps.entry(seq).or_insert(0) += 1;
+        drop(snaps);
+        Snapshot { inner, seq }
+    }
+
+    /// The sequence number the snapshot reads at.
+    pub fn sequence(&self) -> SeqNo {
+        self.seq
+    }
+
+    /// The value of `key` as of the snapshot.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        read::get(&self.inner, key.as_ref(), self.seq)
+    }
+
+    /// Iterates over every key as of the snapshot.
+    pub fn iter(&self) -> DbIterator {
+        self.range::<&[u8], _>(..)
+    }
+
+    /// Iterates over the keys in `range` as of the snapshot.
+    pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
+        DbIterator::new(Arc::clone(&self.inner), self.seq, bounds(&range))
+    }
+
+    /// Iterates over the keys starting with `prefix` as of the snapshot.
+    pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
+        DbIterator::new(
+            Arc::clone(&self.inner),
+            self.seq,
+            prefix_bounds(prefix.as_ref()),
+        )
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        let mut snaps = lock(&self.inner.snapshots);
+        if let Some(n) = snaps.get_mut(&self.seq) {
+            *n -= 1;
+            if *n == 0 {
+                snaps.remove(&self.seq);
+            }
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! The write path: group commit into the value log, then the memtable.
+//!
+//! Writers queue up; the writer at the front becomes the leader, takes the batches of the
+//! writers behind it, appends one record per batch to the active value file with a single
+//! write (and a single fdatasync if any of them asked for sync), inserts the entries into
+//! the memtable, publishes their sequence numbers and wakes the followers.
+
+use super::{DbInner, SuperVersion, lock};
+use crate::format::handle::ValueHandle;
+use crate::format::vlog::{BatchRecordWriter, LogEntryKind};
+use crate::key::{EntryKind, SeqNo, internal_key};
+use crate::memtable::Memtable;
+use crate::stats::Counters;
+use crate::vlog::{LogWriter, ValueFile};
+use crate::{BatchOp, Error, Result, WriteBatch};
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// A group stops growing once it holds this many bytes of keys and values.
+const MAX_GROUP_BYTES: usize = 1 << 20;
+
+/// One waiting writer.
+struct Writer {
+    batch: WriteBatch,
+    sync: bool,
+    cv: Condvar,
+    /// Set by the leader that committed this writer's batch (under the queue lock).
+    outcome: Mutex<Option<Result<(), String>>>,
+}
+
+/// State only the group-commit leader touches.
+pub(crate) struct WriteState {
+    /// The active value file.
+    pub log: LogWriter,
+    /// The active memtable (the same one the super version publishes).
+    pub mem: Arc<Memtable>,
+    /// The sequence number the next entry gets.
+    pub next_seq: SeqNo,
+    /// Value-log bytes appended while the active memtable was active.
+    pub mem_log_bytes: u64,
+    /// Id for the next memtable.
+    pub next_mem_id: u64,
+    buf: Vec<u8>,
+    handles: Vec<ValueHandle>,
+}
+
+impl WriteState {
+    /// Write state continuing from recovery.
+    pub fn new(log: LogWriter, mem: Arc<Memtable>, next_seq: SeqNo) -> WriteState {
+        let next_mem_id = mem.id() + 1;
+        WriteState {
+            log,
+            mem,
+            next_seq,
+            mem_log_bytes: 0,
+            next_mem_id,
+            buf: Vec::new(),
+            handles: Vec::new(),
+        }
+    }
+}
+
+/// The writer queue and the leader's state.
+pub(crate) struct WritePath {
+    queue: Mutex<VecDeque<Arc<Writer>>>,
+    pub state: Mutex<WriteState>,
+}
+
+impl WritePath {
+    /// A write path over recovered state.
+    pub fn new(state: WriteState) -> WritePath {
+        WritePath {
+            queue: Mutex::new(VecDeque::new()),
+            state: Mutex::new(state),
+        }
+    }
+}
+
+/// Commits `batch`, as leader or as follower of a group.
+pub(crate) fn write(inner: &DbInner, batch: WriteBatch, sync: bool) -> Result<()> {
+    batch.validate()?;
+    inner.check_bg_error()?;
+    if batch.is_empty() {
+        return if sync { sync_log(inner) } else { Ok(()) };
+    }
+    let me = Arc::new(Writer {
+        batch,
+        sync,
+        cv: Condvar::new(),
+        outcome: Mutex::new(None),
+    });
+    let mut queue = lock(&inner.write.queue);
+    queue.push_back(Arc::clone(&me));
+    loop {
+        if let Some(outcome) = lock(&me.outcome).take() {
+            return outcome.map_err(Error::ReadOnly);
+        }
+        if queue.front().is_some_and(|f| Arc::ptr_eq(f, &me)) {
+            break;
+        }
+        queue = me.cv.wait(queue).unwrap_or_else(|e| e.into_inner());
+    }
+    let mut group = Vec::new();
+    let mut bytes = 0;
+    for w in queue.iter() {
+        if !group.is_empty() && bytes + w.batch.payload_bytes() > MAX_GROUP_BYTES {
+            break;
+        }
+        bytes += w.batch.payload_bytes();
+        group.push(Arc::clone(w));
+    }
+    drop(queue);
+
+    let result = commit_group(inner, &group);
+
+    let shared = result.as_ref().map(|_| ()).map_err(|e| e.to_string());
+    let mut queue = lock(&inner.write.queue);
+    for w in &group {
+        queue.pop_front();
+        if !Arc::ptr_eq(w, &me) {
+            *lock(&w.outcome) = Some(shared.clone());
+            w.cv.notify_one();
+        }
+    }
+    if let Some(next) = queue.front() {
+        next.cv.notify_one();
+    }
+    result
+}
+
+/// Appends the group's records, syncs if asked, and applies them to the memtable.
+fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
+    let mut guard = lock(&inner.write.state);
+    let ws = &mut *guard;
+    inner.check_bg_error()?;
+    make_room(inner, ws)?;
+    if ws.log.position().offset >= inner.opts.value_file_size {
+        roll_log(inner, ws)?;
+    }
+
+    let file = ws.log.value_file().number();
+    let base = ws.log.position().offset;
+    let synced_upto = ws.log.synced_upto();
+    let threshold = inner.opts.inline_threshold;
+    ws.buf.clear();
+    ws.handles.clear();
+    let mut seq = ws.next_seq;
+    let mut user_bytes = 0u64;
+    let mut ops = 0u64;
+    let mut separated_bytes = 0u64;
+    for w in group {
+        let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
+        for op in w.batch.iter() {
+            let (kind, key, value) = match op {
+                BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..]),
+                BatchOp::Put { key, value } if key.len() + value.len() >= threshold => {
+                    (LogEntryKind::Separated, key, value)
+                }
+                BatchOp::Put { key, value } => (LogEntryKind::Inline, key, value),
+            };
+            let placed = rec.add(&mut ws.buf, kind, key, value);
+            if kind == LogEntryKind::Separated {
+                separated_bytes += placed.len as u64;
+                ws.handles.push(ValueHandle {
+                    file,
+                    epoch: 0,
+                    offset: base + placed.offset as u64,
+                    len: placed.len as u32,
+                });
+            }
+            user_bytes += (key.len() + value.len()) as u64;
+            ops += 1;
+            seq += 1;
+        }
+        rec.finish(&mut ws.buf);
+    }
+
+    if let Err(e) = ws.log.append(&ws.buf) {
+        return Err(inner.set_bg_error(e));
+    }
+    let sync = group.iter().any(|w| w.sync);
+    if sync && let Err(e) = ws.log.sync() {
+        // IMPORTANT: a failed fsync is never retried into a success; the database
+        // refuses writes until it is reopened and recovers from what is durable.
+        return Err(inner.set_bg_error(e));
+    }
+    ws.log
+        .value_file()
+        .add_separated(ws.handles.len() as u64, separated_bytes);
+    ws.mem_log_bytes += ws.buf.len() as u64;
+
+    let mut seq = ws.next_seq;
+    let mut handles = ws.handles.iter();
+    let mut encoded = Vec::with_capacity(16);
+    for w in group {
+        for op in w.batch.iter() {
+            match op {
+                BatchOp::Delete { key } => {
+                    ws.mem
+                        .insert(internal_key(key, seq, EntryKind::Delete as u8), &[]);
+                }
+                BatchOp::Put { key, value } if key.len() + value.len() >= threshold => {
+                    encoded.clear();
+                    if let Some(h) = handles.next() {
+                        h.encode_to(&mut encoded);
+                    }
+                    ws.mem
+                        .insert(internal_key(key, seq, EntryKind::Handle as u8), &encoded);
+                }
+                BatchOp::Put { key, value } => {
+                    ws.mem
+                        .insert(internal_key(key, seq, EntryKind::Inline as u8), value);
+                }
+            }
+            seq += 1;
+        }
+    }
+    ws.next_seq = seq;
+    // IMPORTANT: publish only after every entry of the group is in the memtable, so a
+    // reader never sees part of a batch.
+    inner.visible_seq.store(seq - 1, Ordering::Release);
+
+    let c = &inner.counters;
+    Counters::add(&c.user_bytes, user_bytes);
+    Counters::add(&c.user_ops, ops);
+    Counters::add(&c.write_groups, 1);
+    Counters::add(&c.log_bytes, ws.buf.len() as u64);
+    if sync {
+        Counters::add(&c.synced_groups, 1);
+    }
+    Ok(())
+}
+
+/// Makes sure the memtable has room, freezing it when full, and applies the L0 slowdown
+/// and stop triggers. Waits (stalls) while too many memtables await flush.
+fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    let opts = &inner.opts;
+    let mut slowed = false;
+    loop {
+        inner.check_bg_error()?;
+        let sv = inner.super_version();
+        let l0 = sv.version.num_level_files(0);
+        if !slowed && l0 >= opts.l0_slowdown_trigger {
+            let start = Instant::now();
+            std::thread::sleep(Duration::from_millis(1));
+            Counters::add(&inner.counters.slowdowns, 1);
+            Counters::add(
+                &inner.counters.stall_micros,
+                start.elapsed().as_micros() as u64,
+            );
+            slowed = true;
+            continue;
+        }
+        let full = ws.mem.approximate_bytes() >= opts.memtable_size
+            || ws.mem_log_bytes >= opts.memtable_max_log_bytes;
+        if !full || ws.mem.is_empty() {
+            return Ok(());
+        }
+        if sv.imms.len() >= opts.max_immutable_memtables || l0 >= opts.l0_stop_trigger {
+            let start = Instant::now();
+            inner.bg.wait_for_change(Duration::from_millis(100));
+            Counters::add(
+                &inner.counters.stall_micros,
+                start.elapsed().as_micros() as u64,
+            );
+            continue;
+        }
+        switch_memtable(inner, ws);
+        return Ok(());
+    }
+}
+
+/// Freezes the active memtable at the current log position and starts a new one.
+pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) {
+    ws.mem.freeze(ws.log.position());
+    let mem = Arc::new(Memtable::new(ws.next_mem_id));
+    ws.next_mem_id += 1;
+    ws.mem_log_bytes = 0;
+    let frozen = std::mem::replace(&mut ws.mem, Arc::clone(&mem));
+    inner.update_super_version(|sv| {
+        let mut imms = Vec::with_capacity(sv.imms.len() + 1);
+        imms.push(frozen);
+        imms.extend(sv.imms.iter().cloned());
+        SuperVersion {
+            mem,
+            imms,
+            version: Arc::clone(&sv.version),
+        }
+    });
+    inner.bg.notify_all();
+}
+
+/// Seals the active value file and starts the next one.
+fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    // IMPORTANT: a sealed value file is durable in full, so that only the last value
+    // file can end in a torn record after a crash.
+    if let Err(e) = ws.log.sync() {
+        return Err(inner.set_bg_error(e));
+    }
+    let mut versions = lock(&inner.versions);
+    let number = versions.new_file_number();
+    let file = Arc::new(ValueFile::new(Arc::clone(&inner.fs), &inner.dir, number));
+    let log = match LogWriter::create(inner.fs.as_ref(), &inner.dir, Arc::clone(&file)) {
+        Ok(l) => l,
+        Err(e) => return Err(inner.set_bg_error(e)),
+    };
+    let version = versions.add_log_file(file)?;
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
+    drop(versions);
+    ws.log = log;
+    Ok(())
+}
+
+/// Makes everything appended to the value log durable.
+pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
+    inner.check_bg_error()?;
+    let mut ws = lock(&inner.write.state);
+    if let Err(e) = ws.log.sync() {
+        return Err(inner.set_bg_error(e));
+    }
+    Ok(())
+}

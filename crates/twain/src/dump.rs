@@ -1,0 +1,229 @@
+//! Readable dumps of every file kind, for `twain dump` and bug reports.
+
+use crate::cache::BlockCache;
+use crate::error::IoContext;
+use crate::format::drops::decode_block;
+use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
+use crate::format::manifest::VersionEdit;
+use crate::format::names::{FileType, parse_file_name};
+use crate::format::record::{Frame, decode_frame};
+use crate::format::vlog::LogEntryKind;
+use crate::fs::Fs;
+use crate::table::Table;
+use crate::vlog::scan_value_file;
+use crate::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Escapes bytes for display: printable ASCII as is, everything else as `\xNN`.
+pub fn escape(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_graphic() && b != b'\\' || b == b' ' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    s
+}
+
+/// At most `n` leading bytes of a value, escaped, with its length.
+fn preview(value: &[u8]) -> String {
+    const N: usize = 24;
+    let shown = value.get(..N.min(value.len())).unwrap_or_default();
+    let more = if value.len() > N { "..." } else { "" };
+    format!("{} bytes \"{}{more}\"", value.len(), escape(shown))
+}
+
+fn write_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Io {
+        op: "write dump of",
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+/// Dumps the file at `path`, choosing the format by its name.
+pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<()> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::InvalidArgument(format!("{} has no file name", path.display())))?;
+    match parse_file_name(name) {
+        Some((FileType::Table, n)) => {
+            let reader = fs.open_read(path).ctx("open", path)?;
+            let size = reader.len().ctx("stat", path)?;
+            let table = Table::open(
+                n,
+                path.to_path_buf(),
+                reader,
+                size,
+                Arc::new(BlockCache::new(0)),
+            )?;
+            crate::table::dump(&table, out)
+        }
+        Some((FileType::ValueLog, n)) => dump_value_file(fs.as_ref(), path, n, out),
+        Some((FileType::Manifest, _)) => dump_framed(fs.as_ref(), path, FileKind::Manifest, out),
+        Some((FileType::Drops, _)) => dump_framed(fs.as_ref(), path, FileKind::Drops, out),
+        Some((FileType::Current, _)) => {
+            let f = fs.open_read(path).ctx("open", path)?;
+            let bytes = f
+                .read_vec(0, f.len().ctx("stat", path)? as usize)
+                .ctx("read", path)?;
+            writeln!(out, "CURRENT -> {}", escape(&bytes)).map_err(write_err(path))
+        }
+        _ => Err(Error::InvalidArgument(format!(
+            "{name}: not a twain file (expected NNNNNN.sst, .vlog, .manifest, .drop or CURRENT)"
+        ))),
+    }
+}
+
+fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "value file {number} ({})", path.display()).map_err(write_err(path))?;
+    let mut io_err = None;
+    let outcome = scan_value_file(fs, path, number, true, |at, len, reader| {
+        let h = reader.header();
+        let r = writeln!(
+            out,
+            "batch @{at} len {len}: first_seq {} count {} synced_upto {}",
+            h.first_seq, h.count, h.synced_upto
+        );
+        while let Some(e) = reader
+            .next_entry()
+            .map_err(|e| e.into_corruption(path, at + 8))?
+        {
+            let kind = match e.kind {
+                LogEntryKind::Delete => "delete",
+                LogEntryKind::Inline => "inline",
+                LogEntryKind::Separated => "separated",
+            };
+            let r2 = writeln!(
+                out,
+                "  seq {} {kind} key \"{}\" value {} (entry @{} len {})",
+                e.seq,
+                escape(e.key),
+                preview(e.value),
+                at + 8 + e.offset as u64,
+                e.len
+            );
+            if let Err(e) = r2 {
+                io_err.get_or_insert(e);
+            }
+        }
+        if let Err(e) = r {
+            io_err.get_or_insert(e);
+        }
+        Ok(())
+    })?;
+    if let Some(e) = io_err {
+        return Err(write_err(path)(e));
+    }
+    if let Some((at, what)) = outcome.torn_at {
+        writeln!(out, "torn tail at {at}: {what}").map_err(write_err(path))?;
+    }
+    writeln!(
+        out,
+        "end: {} valid bytes of {}",
+        outcome.valid_end, outcome.file_len
+    )
+    .map_err(write_err(path))
+}
+
+fn dump_framed(fs: &dyn Fs, path: &Path, kind: FileKind, out: &mut dyn Write) -> Result<()> {
+    let f = fs.open_read(path).ctx("open", path)?;
+    let bytes = f
+        .read_vec(0, f.len().ctx("stat", path)? as usize)
+        .ctx("read", path)?;
+    let number = decode_header(kind, &bytes).map_err(|e| e.into_corruption(path, 0))?;
+    let w = write_err(path);
+    writeln!(out, "{kind:?} file, number {number}").map_err(&w)?;
+    let mut offset = FILE_HEADER_LEN;
+    while offset < bytes.len() {
+        match decode_frame(bytes.get(offset..).unwrap_or_default()) {
+            Frame::Good { payload, frame_len } => {
+                match kind {
+                    FileKind::Manifest => {
+                        let e = VersionEdit::decode(payload)
+                            .map_err(|e| e.into_corruption(path, offset as u64 + 8))?;
+                        writeln!(out, "edit @{offset}:").map_err(&w)?;
+                        dump_edit(&e, out).map_err(&w)?;
+                    }
+                    _ => {
+                        let drops = decode_block(payload)
+                            .map_err(|e| e.into_corruption(path, offset as u64 + 8))?;
+                        writeln!(out, "drop block @{offset}: {} records", drops.len())
+                            .map_err(&w)?;
+                        for (seq, len) in drops {
+                            writeln!(out, "  seq {seq} len {len}").map_err(&w)?;
+                        }
+                    }
+                }
+                offset += frame_len;
+            }
+            Frame::Truncated { .. } => {
+                writeln!(out, "torn tail at {offset}").map_err(&w)?;
+                break;
+            }
+            Frame::Bad { what } => {
+                writeln!(out, "damaged record at {offset}: {what}").map_err(&w)?;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
+    if let Some(n) = e.next_file_number {
+        writeln!(out, "  next_file_number {n}")?;
+    }
+    if let Some(s) = e.last_sequence {
+        writeln!(out, "  last_sequence {s}")?;
+    }
+    if let Some((f, o)) = e.flushed_point {
+        writeln!(out, "  flushed_point file {f} offset {o}")?;
+    }
+    for t in &e.added_tables {
+        writeln!(
+            out,
+            "  add table {} L{} size {} keys \"{}\"..\"{}\" seqs {}..{}",
+            t.number,
+            t.level,
+            t.file_size,
+            escape(crate::key::user_key(&t.smallest)),
+            escape(crate::key::user_key(&t.largest)),
+            t.smallest_seq,
+            t.largest_seq
+        )?;
+    }
+    for (l, n) in &e.deleted_tables {
+        writeln!(out, "  delete table {n} L{l}")?;
+    }
+    for v in &e.added_value_files {
+        writeln!(
+            out,
+            "  seal value file {} epoch {} total {} separated {} ({} entries)",
+            v.number, v.epoch, v.total_bytes, v.separated_bytes, v.separated_count
+        )?;
+    }
+    for d in &e.value_file_drops {
+        writeln!(
+            out,
+            "  drops in value file {}: {} entries, {} bytes",
+            d.number, d.count, d.bytes
+        )?;
+    }
+    for n in &e.deleted_value_files {
+        writeln!(out, "  delete value file {n}")?;
+    }
+    for (l, k) in &e.compact_pointers {
+        writeln!(
+            out,
+            "  compact pointer L{l} \"{}\"",
+            escape(crate::key::user_key(k))
+        )?;
+    }
+    Ok(())
+}

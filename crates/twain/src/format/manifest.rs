@@ -1,0 +1,297 @@
+//! Version edits, the records of the manifest. Specified in `docs/format/manifest.md`.
+//!
+//! ```text
+//! manifest := file_header(Manifest, manifest_number) frame(edit)*
+//! edit := field*
+//! field := tag: varint body          -- tags below; an unknown tag is corruption
+//! ```
+
+use super::coding::{DecodeError, Decoder, put_len_prefixed, put_varint};
+use crate::key::SeqNo;
+
+/// Field tags of a version edit.
+///
+/// DO NOT CHANGE THESE VALUES: they are embedded in manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Tag {
+    /// `next_file_number: varint`
+    NextFileNumber = 1,
+    /// `last_sequence: varint`
+    LastSequence = 2,
+    /// `file: varint | offset: varint` — the flushed point.
+    FlushedPoint = 3,
+    /// `level | number | file_size | smallest: len-prefixed | largest: len-prefixed |
+    /// smallest_seq | largest_seq` (integers as varints).
+    AddTable = 4,
+    /// `level: varint | number: varint`
+    DeleteTable = 5,
+    /// `number | epoch | total_bytes | separated_bytes | separated_count` (varints).
+    AddValueFile = 6,
+    /// `number | dropped_count | dropped_bytes` (varints): drops counted by one edit.
+    ValueFileDrops = 7,
+    /// `number: varint`
+    DeleteValueFile = 8,
+    /// `level: varint | key: len-prefixed` — where the next compaction of a level starts.
+    CompactPointer = 9,
+}
+
+impl TryFrom<u64> for Tag {
+    type Error = u64;
+
+    fn try_from(v: u64) -> Result<Self, u64> {
+        Ok(match v {
+            1 => Tag::NextFileNumber,
+            2 => Tag::LastSequence,
+            3 => Tag::FlushedPoint,
+            4 => Tag::AddTable,
+            5 => Tag::DeleteTable,
+            6 => Tag::AddValueFile,
+            7 => Tag::ValueFileDrops,
+            8 => Tag::DeleteValueFile,
+            9 => Tag::CompactPointer,
+            other => return Err(other),
+        })
+    }
+}
+
+/// An SSTable as the manifest describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRecord {
+    /// Level, 0-based.
+    pub level: usize,
+    /// File number.
+    pub number: u64,
+    /// Size in bytes.
+    pub file_size: u64,
+    /// Smallest internal key.
+    pub smallest: Vec<u8>,
+    /// Largest internal key.
+    pub largest: Vec<u8>,
+    /// Smallest sequence number in the table.
+    pub smallest_seq: SeqNo,
+    /// Largest sequence number in the table.
+    pub largest_seq: SeqNo,
+}
+
+/// A value file as the manifest describes it when it becomes wholly flushed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueFileRecord {
+    /// File number (stable across GC rewrites).
+    pub number: u64,
+    /// Current epoch (0 for the original log file).
+    pub epoch: u32,
+    /// File size in bytes.
+    pub total_bytes: u64,
+    /// Bytes of separated entries.
+    pub separated_bytes: u64,
+    /// Number of separated entries.
+    pub separated_count: u64,
+}
+
+/// Drops that one flush or compaction recorded against one value file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DropDelta {
+    /// The value file.
+    pub number: u64,
+    /// Entries dropped.
+    pub count: u64,
+    /// Bytes of those entries.
+    pub bytes: u64,
+}
+
+/// One atomic change to the database's file set and counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionEdit {
+    /// The next file number to hand out.
+    pub next_file_number: Option<u64>,
+    /// The largest sequence number used.
+    pub last_sequence: Option<SeqNo>,
+    /// Everything in the value log before this position is in SSTables.
+    pub flushed_point: Option<(u64, u64)>,
+    /// SSTables added.
+    pub added_tables: Vec<TableRecord>,
+    /// SSTables removed: `(level, number)`.
+    pub deleted_tables: Vec<(usize, u64)>,
+    /// Value files that became wholly flushed.
+    pub added_value_files: Vec<ValueFileRecord>,
+    /// Drops recorded by this edit's flush or compaction.
+    pub value_file_drops: Vec<DropDelta>,
+    /// Value files removed.
+    pub deleted_value_files: Vec<u64>,
+    /// Compaction pointers: `(level, internal key)`.
+    pub compact_pointers: Vec<(usize, Vec<u8>)>,
+}
+
+impl VersionEdit {
+    /// Encodes the edit.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        let tag = |b: &mut Vec<u8>, t: Tag| put_varint(b, t as u64);
+        if let Some(n) = self.next_file_number {
+            tag(&mut b, Tag::NextFileNumber);
+            put_varint(&mut b, n);
+        }
+        if let Some(s) = self.last_sequence {
+            tag(&mut b, Tag::LastSequence);
+            put_varint(&mut b, s);
+        }
+        if let Some((file, offset)) = self.flushed_point {
+            tag(&mut b, Tag::FlushedPoint);
+            put_varint(&mut b, file);
+            put_varint(&mut b, offset);
+        }
+        for t in &self.added_tables {
+            tag(&mut b, Tag::AddTable);
+            put_varint(&mut b, t.level as u64);
+            put_varint(&mut b, t.number);
+            put_varint(&mut b, t.file_size);
+            put_len_prefixed(&mut b, &t.smallest);
+            put_len_prefixed(&mut b, &t.largest);
+            put_varint(&mut b, t.smallest_seq);
+            put_varint(&mut b, t.largest_seq);
+        }
+        for &(level, number) in &self.deleted_tables {
+            tag(&mut b, Tag::DeleteTable);
+            put_varint(&mut b, level as u64);
+            put_varint(&mut b, number);
+        }
+        for v in &self.added_value_files {
+            tag(&mut b, Tag::AddValueFile);
+            put_varint(&mut b, v.number);
+            put_varint(&mut b, u64::from(v.epoch));
+            put_varint(&mut b, v.total_bytes);
+            put_varint(&mut b, v.separated_bytes);
+            put_varint(&mut b, v.separated_count);
+        }
+        for d in &self.value_file_drops {
+            tag(&mut b, Tag::ValueFileDrops);
+            put_varint(&mut b, d.number);
+            put_varint(&mut b, d.count);
+            put_varint(&mut b, d.bytes);
+        }
+        for &n in &self.deleted_value_files {
+            tag(&mut b, Tag::DeleteValueFile);
+            put_varint(&mut b, n);
+        }
+        for (level, key) in &self.compact_pointers {
+            tag(&mut b, Tag::CompactPointer);
+            put_varint(&mut b, *level as u64);
+            put_len_prefixed(&mut b, key);
+        }
+        b
+    }
+
+    /// Decodes an edit.
+    pub fn decode(buf: &[u8]) -> Result<VersionEdit, DecodeError> {
+        let mut d = Decoder::new(buf);
+        let mut e = VersionEdit::default();
+        let level = |d: &mut Decoder<'_>| d.varint_len(63, "level");
+        while !d.is_empty() {
+            let at = d.pos();
+            let raw = d.varint("edit tag")?;
+            let tag = Tag::try_from(raw)
+                .map_err(|t| DecodeError::new(at, format!("unknown version edit tag {t}")))?;
+            match tag {
+                Tag::NextFileNumber => e.next_file_number = Some(d.varint("next file number")?),
+                Tag::LastSequence => e.last_sequence = Some(d.varint("last sequence")?),
+                Tag::FlushedPoint => {
+                    e.flushed_point = Some((d.varint("flushed file")?, d.varint("flushed offset")?))
+                }
+                Tag::AddTable => e.added_tables.push(TableRecord {
+                    level: level(&mut d)?,
+                    number: d.varint("table number")?,
+                    file_size: d.varint("table size")?,
+                    smallest: d.len_prefixed("smallest key")?.to_vec(),
+                    largest: d.len_prefixed("largest key")?.to_vec(),
+                    smallest_seq: d.varint("smallest seq")?,
+                    largest_seq: d.varint("largest seq")?,
+                }),
+                Tag::DeleteTable => e
+                    .deleted_tables
+                    .push((level(&mut d)?, d.varint("table number")?)),
+                Tag::AddValueFile => e.added_value_files.push(ValueFileRecord {
+                    number: d.varint("value file number")?,
+                    epoch: d.varint_u32("epoch")?,
+                    total_bytes: d.varint("total bytes")?,
+                    separated_bytes: d.varint("separated bytes")?,
+                    separated_count: d.varint("separated count")?,
+                }),
+                Tag::ValueFileDrops => e.value_file_drops.push(DropDelta {
+                    number: d.varint("value file number")?,
+                    count: d.varint("dropped count")?,
+                    bytes: d.varint("dropped bytes")?,
+                }),
+                Tag::DeleteValueFile => e.deleted_value_files.push(d.varint("value file number")?),
+                Tag::CompactPointer => e
+                    .compact_pointers
+                    .push((level(&mut d)?, d.len_prefixed("compact pointer")?.to_vec())),
+            }
+        }
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sample() -> VersionEdit {
+        VersionEdit {
+            next_file_number: Some(12),
+            last_sequence: Some(9000),
+            flushed_point: Some((7, 4096)),
+            added_tables: vec![TableRecord {
+                level: 1,
+                number: 10,
+                file_size: 2048,
+                smallest: b"a\x01\0\0\0\0\0\0\0".to_vec(),
+                largest: b"z\x01\0\0\0\0\0\0\0".to_vec(),
+                smallest_seq: 1,
+                largest_seq: 99,
+            }],
+            deleted_tables: vec![(0, 3), (1, 4)],
+            added_value_files: vec![ValueFileRecord {
+                number: 5,
+                epoch: 0,
+                total_bytes: 1 << 20,
+                separated_bytes: 900_000,
+                separated_count: 870,
+            }],
+            value_file_drops: vec![DropDelta {
+                number: 5,
+                count: 3,
+                bytes: 3100,
+            }],
+            deleted_value_files: vec![2],
+            compact_pointers: vec![(2, b"m".to_vec())],
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let e = sample();
+        assert_eq!(VersionEdit::decode(&e.encode()), Ok(e));
+        assert_eq!(VersionEdit::decode(&[]), Ok(VersionEdit::default()));
+    }
+
+    #[test]
+    fn unknown_tag_and_truncation_are_errors() {
+        assert!(VersionEdit::decode(&[99]).is_err());
+        let enc = sample().encode();
+        for cut in 1..enc.len() {
+            // Every strict prefix either fails or decodes to something different.
+            if let Ok(e) = VersionEdit::decode(&enc[..cut]) {
+                assert_ne!(e, sample());
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes: Vec<u8>) {
+            let _ = VersionEdit::decode(&bytes);
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Options of a database, of writes and of reads.
+
+use crate::fs::{Fs, RealFs};
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// The longest key accepted: 64 KiB.
+pub const MAX_KEY_SIZE: usize = 64 * 1024;
+/// The largest value accepted: 64 MiB.
+pub const MAX_VALUE_SIZE: usize = 64 * 1024 * 1024;
+/// The largest write batch accepted, in encoded bytes: 512 MiB.
+pub const MAX_BATCH_SIZE: usize = 512 * 1024 * 1024;
+
+/// How a database is opened and run. `Options::default()` is a good start.
+#[derive(Clone)]
+pub struct Options {
+    /// Create the database if the directory holds none. Default: true.
+    pub create_if_missing: bool,
+    /// Fail if a database already exists. Default: false.
+    pub error_if_exists: bool,
+    /// The file system everything goes through. Default: the real one.
+    pub fs: Arc<dyn Fs>,
+    /// Entries whose key + value size is at least this many bytes keep their value in a
+    /// value file and only a handle in the key store; smaller ones stay inline.
+    /// Default: 256.
+    pub inline_threshold: usize,
+    /// A value file is sealed and a new one started when it reaches this size.
+    /// Default: 128 MiB.
+    pub value_file_size: u64,
+    /// A memtable is frozen and flushed when its entries take this many bytes.
+    /// Default: 64 MiB.
+    pub memtable_size: usize,
+    /// Frozen memtables waiting for flush before writes stall. Default: 2.
+    pub max_immutable_memtables: usize,
+    /// A memtable is also frozen once this many value-log bytes were written while it was
+    /// active. This bounds the log replayed on open to about
+    /// `(max_immutable_memtables + 1) * memtable_max_log_bytes`. Default: 256 MiB.
+    pub memtable_max_log_bytes: u64,
+    /// Target data block size of SSTables. Default: 4096.
+    pub block_size: usize,
+    /// Bloom filter bits per key (0 disables filters). Default: 10.
+    pub bloom_bits_per_key: u32,
+    /// Bytes of decoded blocks kept in the block cache. Default: 64 MiB.
+    pub block_cache_size: u64,
+    /// L0 file count that triggers an L0 -> L1 compaction. Default: 4.
+    pub l0_compaction_trigger: usize,
+    /// L0 file count at which each write is delayed by a millisecond. Default: 20.
+    pub l0_slowdown_trigger: usize,
+    /// L0 file count at which writes wait for compaction. Default: 36.
+    pub l0_stop_trigger: usize,
+    /// Target size of L1; each deeper level is `level_size_ratio` times larger.
+    /// Default: 64 MiB.
+    pub l1_target_size: u64,
+    /// Size ratio between adjacent levels. Default: 10.
+    pub level_size_ratio: u64,
+    /// Number of levels, L0 included. Default: 7.
+    pub num_levels: usize,
+    /// Compaction output files are cut at this size. Default: 64 MiB.
+    pub target_file_size: u64,
+    /// Background threads running compactions (a separate thread flushes). Default: 1.
+    pub compaction_threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            create_if_missing: true,
+            error_if_exists: false,
+            fs: Arc::new(RealFs::new()),
+            inline_threshold: 256,
+            value_file_size: 128 << 20,
+            memtable_size: 64 << 20,
+            max_immutable_memtables: 2,
+            memtable_max_log_bytes: 256 << 20,
+            block_size: 4096,
+            bloom_bits_per_key: 10,
+            block_cache_size: 64 << 20,
+            l0_compaction_trigger: 4,
+            l0_slowdown_trigger: 20,
+            l0_stop_trigger: 36,
+            l1_target_size: 64 << 20,
+            level_size_ratio: 10,
+            num_levels: 7,
+            target_file_size: 64 << 20,
+            compaction_threads: 1,
+        }
+    }
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("create_if_missing", &self.create_if_missing)
+            .field("error_if_exists", &self.error_if_exists)
+            .field("fs", &self.fs)
+            .field("inline_threshold", &self.inline_threshold)
+            .field("value_file_size", &self.value_file_size)
+            .field("memtable_size", &self.memtable_size)
+            .field("max_immutable_memtables", &self.max_immutable_memtables)
+            .field("memtable_max_log_bytes", &self.memtable_max_log_bytes)
+            .field("block_size", &self.block_size)
+            .field("bloom_bits_per_key", &self.bloom_bits_per_key)
+            .field("block_cache_size", &self.block_cache_size)
+            .field("l0_compaction_trigger", &self.l0_compaction_trigger)
+            .field("l0_slowdown_trigger", &self.l0_slowdown_trigger)
+            .field("l0_stop_trigger", &self.l0_stop_trigger)
+            .field("l1_target_size", &self.l1_target_size)
+            .field("level_size_ratio", &self.level_size_ratio)
+            .field("num_levels", &self.num_levels)
+            .field("target_file_size", &self.target_file_size)
+            .field("compaction_threads", &self.compaction_threads)
+            .finish()
+    }
+}
+
+impl Options {
+    /// Checks that the options make sense together.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: &str| Err(Error::InvalidArgument(format!("option {what}")));
+        if self.value_file_size < 64 * 1024 {
+            return bad("value_file_size must be at least 64 KiB");
+        }
+        if self.memtable_size < 64 * 1024 {
+            return bad("memtable_size must be at least 64 KiB");
+        }
+        if self.max_immutable_memtables == 0 {
+            return bad("max_immutable_memtables must be at least 1");
+        }
+        if self.block_size < 256 {
+            return bad("block_size must be at least 256");
+        }
+        if self.num_levels < 2 || self.num_levels > 16 {
+            return bad("num_levels must be between 2 and 16");
+        }
+        if self.level_size_ratio < 2 {
+            return bad("level_size_ratio must be at least 2");
+        }
+        if self.l0_compaction_trigger == 0
+            || self.l0_slowdown_trigger < self.l0_compaction_trigger
+            || self.l0_stop_trigger < self.l0_slowdown_trigger
+        {
+            return bad("l0 triggers must satisfy 0 < compaction <= slowdown <= stop");
+        }
+        if self.compaction_threads == 0 {
+            return bad("compaction_threads must be at least 1");
+        }
+        if self.target_file_size < 64 * 1024 {
+            return bad("target_file_size must be at least 64 KiB");
+        }
+        Ok(())
+    }
+
+    /// Sets one option from its name and a string value, as the CLI's `--set key=value`
+    /// does. Sizes accept suffixes `K`, `M`, `G` (powers of 1024).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let size = || parse_size(value);
+        let num = || {
+            value.parse::<u64>().map_err(|_| {
+                Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
+            })
+        };
+        let flag = || match value {
+            "true" | "1" | "on" | "yes" => Ok(true),
+            "false" | "0" | "off" | "no" => Ok(false),
+            _ => Err(Error::InvalidArgument(format!(
+                "option {name}: {value:?} is not a boolean"
+            ))),
+        };
+        match name {
+            "create_if_missing" => self.create_if_missing = flag()?,
+            "error_if_exists" => self.error_if_exists = flag()?,
+            "inline_threshold" => self.inline_threshold = size()? as usize,
+            "value_file_size" => self.value_file_size = size()?,
+            "memtable_size" => self.memtable_size = size()? as usize,
+            "max_immutable_memtables" => self.max_immutable_memtables = num()? as usize,
+            "memtable_max_log_bytes" => self.memtable_max_log_bytes = size()?,
+            "block_size" => self.block_size = size()? as usize,
+            "bloom_bits_per_key" => self.bloom_bits_per_key = num()? as u32,
+            "block_cache_size" => self.block_cache_size = size()?,
+            "l0_compaction_trigger" => self.l0_compaction_trigger = num()? as usize,
+            "l0_slowdown_trigger" => self.l0_slowdown_trigger = num()? as usize,
+            "l0_stop_trigger" => self.l0_stop_trigger = num()? as usize,
+            "l1_target_size" => self.l1_target_size = size()?,
+            "level_size_ratio" => self.level_size_ratio = num()?,
+            "num_levels" => self.num_levels = num()? as usize,
+            "target_file_size" => self.target_file_size = size()?,
+            "compaction_threads" => self.compaction_threads = num()? as usize,
+            other => {
+                return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses `123`, `64K`, `8M`, `1G` (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64> {
+    let s = s.trim();
+    let (digits, mult) = match s.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&s[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&s[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| Error::InvalidArgument(format!("{s:?} is not a size")))
+}
+
+/// Options of one write.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteOptions {
+    /// Make the write durable (fdatasync of the value log) before it is acknowledged.
+    pub sync: bool,
+}
+
+impl WriteOptions {
+    /// A write that is synced before it returns.
+    pub fn synced() -> WriteOptions {
+        WriteOptions { sync: true }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("64K").unwrap(), 65536);
+        assert_eq!(parse_size("3m").unwrap(), 3 << 20);
+        assert_eq!(parse_size("12").unwrap(), 12);
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("99999999999999G").is_err());
+    }
+
+    #[test]
+    fn set_rejects_unknown_and_malformed() {
+        let mut o = Options::default();
+        o.set("memtable_size", "8M").unwrap();
+        assert_eq!(o.memtable_size, 8 << 20);
+        assert!(o.set("nope", "1").is_err());
+        assert!(o.set("num_levels", "many").is_err());
+    }
+
+    #[test]
+    fn defaults_validate() {
+        Options::default().validate().unwrap();
+        let o = Options {
+            l0_stop_trigger: 1,
+            ..Options::default()
+        };
+        assert!(o.validate().is_err());
+    }
+}

@@ -1,0 +1,277 @@
+//! The version set: the current version and the manifest that makes it durable.
+
+use super::{Version, VersionState};
+use crate::cache::BlockCache;
+use crate::error::IoContext;
+use crate::format::file_header::{FileKind, decode_header, encode_header};
+use crate::format::manifest::VersionEdit;
+use crate::format::names::{FileType, current_contents, current_path, file_path, parse_current};
+use crate::format::record::{Frame, decode_frame, next_good_frame, put_frame};
+use crate::fs::{Fs, WritableFile};
+use crate::vlog::ValueFile;
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The manifest is rewritten as a snapshot once it grows past this size.
+const MANIFEST_ROLL_BYTES: u64 = 16 << 20;
+
+/// The current version and the manifest. Not thread-safe by itself: the engine keeps it
+/// behind one mutex, held across each manifest write so edits are logged in order.
+pub struct VersionSet {
+    fs: Arc<dyn Fs>,
+    dir: PathBuf,
+    cache: Arc<BlockCache>,
+    current: Arc<Version>,
+    manifest: Box<dyn WritableFile>,
+    manifest_number: u64,
+    /// Shared with the writer, which hands out numbers for new value files.
+    next_file_number: Arc<AtomicU64>,
+    /// Bytes written to manifests.
+    bytes_written: u64,
+}
+
+impl std::fmt::Debug for VersionSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VersionSet")
+            .field("manifest", &self.manifest_number)
+            .field(
+                "next_file_number",
+                &self.next_file_number.load(Ordering::Relaxed),
+            )
+            .finish()
+    }
+}
+
+/// Reads the manifest named by `CURRENT` and replays its edits.
+pub(crate) fn read_manifest(
+    fs: &dyn Fs,
+    dir: &Path,
+    num_levels: usize,
+) -> Result<(VersionState, u64)> {
+    let current = current_path(dir);
+    let contents = fs
+        .open_read(&current)
+        .and_then(|f| {
+            let len = f.len()?;
+            f.read_vec(0, len as usize)
+        })
+        .ctx("read", &current)?;
+    let number = parse_current(&contents)
+        .ok_or_else(|| Error::corruption(&current, 0, "CURRENT does not name a manifest"))?;
+    let path = file_path(dir, FileType::Manifest, number);
+    let bytes = fs
+        .open_read(&path)
+        .and_then(|f| {
+            let len = f.len()?;
+            f.read_vec(0, len as usize)
+        })
+        .ctx("read", &path)?;
+    match decode_header(FileKind::Manifest, &bytes) {
+        Ok(n) if n == number => {}
+        Ok(n) => {
+            return Err(Error::corruption(
+                &path,
+                0,
+                format!("header names manifest {n}"),
+            ));
+        }
+        Err(e) => return Err(e.into_corruption(&path, 0)),
+    }
+    let mut state = VersionState::empty(num_levels);
+    let mut offset = crate::format::file_header::FILE_HEADER_LEN;
+    let mut edits = 0usize;
+    while offset < bytes.len() {
+        match decode_frame(bytes.get(offset..).unwrap_or_default()) {
+            Frame::Good { payload, frame_len } => {
+                let edit = VersionEdit::decode(payload)
+                    .map_err(|e| e.into_corruption(&path, (offset + 8) as u64))?;
+                state
+                    .apply(&edit)
+                    .map_err(|what| Error::corruption(&path, offset as u64, what))?;
+                edits += 1;
+                offset += frame_len;
+            }
+            // Each edit is synced before the next is written, so damage followed by an
+            // intact edit is corruption; damage at the very end is an unacknowledged edit.
+            Frame::Truncated { .. } => break,
+            Frame::Bad { what } => {
+                if next_good_frame(&bytes, offset).is_some() {
+                    return Err(Error::corruption(&path, offset as u64, what));
+                }
+                break;
+            }
+        }
+    }
+    if edits == 0 {
+        return Err(Error::corruption(
+            &path,
+            offset as u64,
+            "manifest holds no version edit",
+        ));
+    }
+    Ok((state, number))
+}
+
+impl VersionSet {
+    /// Opens the version set of a database: `state` comes from the manifest (or is empty
+    /// for a new database), `value_files` are the log files found after the flushed point.
+    /// Writes a fresh manifest holding a snapshot and points `CURRENT` at it.
+    pub(crate) fn open(
+        fs: Arc<dyn Fs>,
+        dir: &Path,
+        cache: Arc<BlockCache>,
+        state: VersionState,
+        value_files: &[Arc<ValueFile>],
+    ) -> Result<VersionSet> {
+        let next_file_number = Arc::new(AtomicU64::new(state.next_file_number));
+        let version = Version::materialize(state, None, value_files, &fs, dir, &cache)?;
+        let manifest_number = next_file_number.fetch_add(1, Ordering::SeqCst);
+        let (manifest, bytes) = write_new_manifest(
+            fs.as_ref(),
+            dir,
+            manifest_number,
+            &version.state,
+            next_file_number.load(Ordering::SeqCst),
+        )?;
+        Ok(VersionSet {
+            fs,
+            dir: dir.to_path_buf(),
+            cache,
+            current: Arc::new(version),
+            manifest,
+            manifest_number,
+            next_file_number,
+            bytes_written: bytes,
+        })
+    }
+
+    /// The current version.
+    pub fn current(&self) -> &Arc<Version> {
+        &self.current
+    }
+
+    /// The counter of file numbers, shared with the writer.
+    pub fn file_numbers(&self) -> &Arc<AtomicU64> {
+        &self.next_file_number
+    }
+
+    /// Hands out a new file number.
+    pub fn new_file_number(&self) -> u64 {
+        self.next_file_number.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// The live manifest's number.
+    pub fn manifest_number(&self) -> u64 {
+        self.manifest_number
+    }
+
+    /// Bytes written to manifests since open.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes_written
+    }
+
+    /// Makes `edit` durable in the manifest, then installs the version it produces and
+    /// retires the files the new version no longer names.
+    ///
+    /// If the manifest write or sync fails, nothing is installed and the error is
+    /// returned; the caller puts the database into its read-only error state.
+    pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
+        edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
+        let mut state = self.current.state.clone();
+        state.apply(&edit).map_err(Error::InvalidArgument)?;
+        let next = Version::materialize(
+            state,
+            Some(&self.current),
+            &[],
+            &self.fs,
+            &self.dir,
+            &self.cache,
+        )?;
+        let manifest_path = file_path(&self.dir, FileType::Manifest, self.manifest_number);
+        let mut frame = Vec::new();
+        put_frame(&mut frame, &edit.encode());
+        self.manifest.append(&frame).ctx("append", &manifest_path)?;
+        // IMPORTANT: an edit is applied in memory only after it is durable.
+        self.manifest.sync_data().ctx("sync", &manifest_path)?;
+        self.bytes_written += frame.len() as u64;
+        self.install(next);
+        if self.manifest.len() > MANIFEST_ROLL_BYTES {
+            self.roll_manifest()?;
+        }
+        Ok(Arc::clone(&self.current))
+    }
+
+    /// Adds a newly created log file to the current version (in memory only: recovery
+    /// finds log files in the directory).
+    pub fn add_log_file(&mut self, file: Arc<ValueFile>) -> Result<Arc<Version>> {
+        let mut state = self.current.state.clone();
+        state.value_files.entry(file.number()).or_default();
+        let next = Version::materialize(
+            state,
+            Some(&self.current),
+            &[file],
+            &self.fs,
+            &self.dir,
+            &self.cache,
+        )?;
+        self.current = Arc::new(next);
+        Ok(Arc::clone(&self.current))
+    }
+
+    fn install(&mut self, next: Version) {
+        self.current.retire_files_missing_from(&next);
+        self.current = Arc::new(next);
+    }
+
+    /// Starts a new manifest holding a snapshot of the current state.
+    fn roll_manifest(&mut self) -> Result<()> {
+        let number = self.new_file_number();
+        let (manifest, bytes) = write_new_manifest(
+            self.fs.as_ref(),
+            &self.dir,
+            number,
+            &self.current.state,
+            self.next_file_number.load(Ordering::SeqCst),
+        )?;
+        let old = file_path(&self.dir, FileType::Manifest, self.manifest_number);
+        self.manifest = manifest;
+        self.manifest_number = number;
+        self.bytes_written += bytes;
+        let _ = self.fs.remove_file(&old);
+        Ok(())
+    }
+}
+
+/// Writes manifest `number` with one snapshot edit, syncs it, and switches `CURRENT` to
+/// it (temporary file, sync, rename, directory sync). Returns the open manifest.
+fn write_new_manifest(
+    fs: &dyn Fs,
+    dir: &Path,
+    number: u64,
+    state: &VersionState,
+    next_file_number: u64,
+) -> Result<(Box<dyn WritableFile>, u64)> {
+    let path = file_path(dir, FileType::Manifest, number);
+    let mut file = fs.create(&path).ctx("create", &path)?;
+    let mut snapshot = state.snapshot();
+    snapshot.next_file_number = Some(next_file_number);
+    let mut bytes = encode_header(FileKind::Manifest, number).to_vec();
+    put_frame(&mut bytes, &snapshot.encode());
+    file.append(&bytes).ctx("append", &path)?;
+    file.sync_data().ctx("sync", &path)?;
+    // IMPORTANT: the manifest's directory entry is made durable together with the rename
+    // of CURRENT below, by one directory sync.
+    let tmp = dir.join("CURRENT.tmp");
+    let mut t = fs.create(&tmp).ctx("create", &tmp)?;
+    t.append(current_contents(number).as_bytes())
+        .ctx("append", &tmp)?;
+    t.sync_data().ctx("sync", &tmp)?;
+    drop(t);
+    let current = current_path(dir);
+    fs.rename(&tmp, &current).ctx("rename", &tmp)?;
+    // IMPORTANT: the rename of CURRENT is durable only after the directory sync.
+    fs.sync_dir(dir).ctx("sync directory", dir)?;
+    Ok((file, bytes.len() as u64))
+}

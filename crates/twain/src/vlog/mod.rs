@@ -1,0 +1,179 @@
+//! The value store: value files (the value log), reading values through handles, drop
+//! files, and scanning the log for recovery.
+
+mod drops;
+mod scan;
+mod writer;
+
+pub use drops::{DropWriter, read_drop_set};
+pub use scan::{ScanOutcome, scan_value_file};
+pub use writer::LogWriter;
+
+use crate::error::IoContext;
+use crate::format::handle::ValueHandle;
+use crate::format::names::{FileType, file_path};
+use crate::format::vlog::decode_separated;
+use crate::fs::{Fs, ReadableFile};
+use crate::key::SeqNo;
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// A position in the value log: file number and byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct LogPosition {
+    /// The value file's number.
+    pub file: u64,
+    /// Byte offset in it.
+    pub offset: u64,
+}
+
+/// One physical value file, shared by every version and reader that may dereference a
+/// handle into it. Thread-safe.
+///
+/// Owns the counters of what was written into it (maintained by the log writer while the
+/// file is active, and by recovery when it is replayed). When the file is marked obsolete,
+/// the last holder to let go deletes it and its drop file.
+pub struct ValueFile {
+    number: u64,
+    path: PathBuf,
+    drop_path: PathBuf,
+    fs: Arc<dyn Fs>,
+    reader: OnceLock<Arc<dyn ReadableFile>>,
+    obsolete: AtomicBool,
+    /// Bytes in the file (header included).
+    total_bytes: AtomicU64,
+    /// Bytes of separated entries.
+    separated_bytes: AtomicU64,
+    /// Number of separated entries.
+    separated_count: AtomicU64,
+}
+
+impl std::fmt::Debug for ValueFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ValueFile")
+            .field("number", &self.number)
+            .field("total_bytes", &self.total_bytes())
+            .field("separated_bytes", &self.separated_bytes())
+            .field("obsolete", &self.obsolete.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl ValueFile {
+    /// Describes value file `number` of database directory `dir`.
+    pub fn new(fs: Arc<dyn Fs>, dir: &Path, number: u64) -> ValueFile {
+        ValueFile {
+            number,
+            path: file_path(dir, FileType::ValueLog, number),
+            drop_path: file_path(dir, FileType::Drops, number),
+            fs,
+            reader: OnceLock::new(),
+            obsolete: AtomicBool::new(false),
+            total_bytes: AtomicU64::new(0),
+            separated_bytes: AtomicU64::new(0),
+            separated_count: AtomicU64::new(0),
+        }
+    }
+
+    /// The file number.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path of its drop file.
+    pub fn drop_path(&self) -> &Path {
+        &self.drop_path
+    }
+
+    /// Bytes written to the file.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of separated entries.
+    pub fn separated_bytes(&self) -> u64 {
+        self.separated_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Number of separated entries.
+    pub fn separated_count(&self) -> u64 {
+        self.separated_count.load(Ordering::Relaxed)
+    }
+
+    /// Sets the byte count of the file (after appending or recovering).
+    pub(crate) fn set_total_bytes(&self, n: u64) {
+        self.total_bytes.store(n, Ordering::Relaxed);
+    }
+
+    /// Counts separated entries appended or recovered.
+    pub(crate) fn add_separated(&self, count: u64, bytes: u64) {
+        self.separated_count.fetch_add(count, Ordering::Relaxed);
+        self.separated_bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Sets the counters from a manifest record.
+    pub(crate) fn set_counts(&self, total: u64, separated_bytes: u64, separated_count: u64) {
+        self.total_bytes.store(total, Ordering::Relaxed);
+        self.separated_bytes
+            .store(separated_bytes, Ordering::Relaxed);
+        self.separated_count
+            .store(separated_count, Ordering::Relaxed);
+    }
+
+    /// Marks the file for deletion once nothing holds it any more.
+    pub(crate) fn mark_obsolete(&self) {
+        self.obsolete.store(true, Ordering::Release);
+    }
+
+    fn reader(&self) -> Result<&Arc<dyn ReadableFile>> {
+        if let Some(r) = self.reader.get() {
+            return Ok(r);
+        }
+        let r = self.fs.open_read(&self.path).ctx("open", &self.path)?;
+        Ok(self.reader.get_or_init(|| r))
+    }
+
+    /// Reads the value a handle points at, verifying the entry's checksum, that it holds
+    /// `key`, and that it is the version `seq`.
+    pub fn read_value(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Vec<u8>> {
+        let reader = self.reader()?;
+        let mut buf = vec![0u8; handle.len as usize];
+        reader.read_exact_at(&mut buf, handle.offset).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::corruption(
+                    &self.path,
+                    handle.offset,
+                    "value handle points past the end of the file",
+                )
+            } else {
+                Error::Io {
+                    op: "read",
+                    path: self.path.clone(),
+                    source: e,
+                }
+            }
+        })?;
+        let range = decode_separated(&buf, key, seq)
+            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        buf.truncate(range.end);
+        buf.drain(..range.start);
+        Ok(buf)
+    }
+}
+
+impl Drop for ValueFile {
+    fn drop(&mut self) {
+        if self.obsolete.load(Ordering::Acquire) {
+            // The manifest no longer names this file; a leftover is removed on next open.
+            let _ = self.fs.remove_file(&self.path);
+            let _ = self.fs.remove_file(&self.drop_path);
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Reading a value file from front to back, as recovery (and later GC and `twain check`)
+//! does, telling a torn tail from corruption.
+
+use crate::error::IoContext;
+use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
+use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
+use crate::format::vlog::{BatchReader, peek_header};
+use crate::fs::{Fs, ReadableFile};
+use crate::key::SeqNo;
+use crate::{Error, Result};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Bytes read from the file at a time.
+const CHUNK: usize = 4 << 20;
+
+/// What a scan of a value file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanOutcome {
+    /// Offset just past the last intact record (the file's valid length).
+    pub valid_end: u64,
+    /// The file's length on disk.
+    pub file_len: u64,
+    /// If the file ended in a torn record: its offset and what was wrong.
+    pub torn_at: Option<(u64, String)>,
+    /// The largest sequence number seen.
+    pub max_seq: Option<SeqNo>,
+}
+
+/// Reads the whole of `path` in chunks; hands each intact batch record to `on_batch`
+/// with the file offset and length of its frame.
+///
+/// A damaged or incomplete record is a *torn tail* only if `may_be_torn` (the file is the
+/// last value file, the only one that can hold unsynced bytes) and no later intact record
+/// claims that the damaged bytes were already durable (`synced_upto`). Anything else is
+/// [`Error::Corruption`] naming the file and offset.
+pub fn scan_value_file(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    may_be_torn: bool,
+    mut on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
+) -> Result<ScanOutcome> {
+    let file = fs.open_read(path).ctx("open", path)?;
+    let file_len = file.len().ctx("stat", path)?;
+    let mut chunks = ChunkReader::new(file, file_len, path);
+    let header = chunks.window(0, FILE_HEADER_LEN)?;
+    let header_ok = match decode_header(FileKind::ValueLog, header) {
+        Ok(n) if n == number => true,
+        Ok(n) => {
+            return Err(Error::corruption(
+                path,
+                0,
+                format!("header names value file {n}, expected {number}"),
+            ));
+        }
+        Err(e)
+            if may_be_torn
+                && (file_len < FILE_HEADER_LEN as u64 || header.iter().all(|&b| b == 0)) =>
+        {
+            return Ok(ScanOutcome {
+                valid_end: 0,
+                file_len,
+                torn_at: Some((0, e.what)),
+                max_seq: None,
+            });
+        }
+        Err(e) => return Err(e.into_corruption(path, 0)),
+    };
+    debug_assert!(header_ok);
+    let mut offset = FILE_HEADER_LEN as u64;
+    let mut max_seq: Option<SeqNo> = None;
+    while offset < file_len {
+        let avail = chunks.window(offset, FRAME_HEADER_LEN)?;
+        let needed = match decode_frame(avail) {
+            Frame::Truncated { needed } if needed > 0 => needed,
+            _ => FRAME_HEADER_LEN,
+        };
+        let window = chunks.window(offset, needed)?;
+        let damage = match decode_frame(window) {
+            Frame::Good { payload, frame_len } => {
+                let mut reader = BatchReader::new(payload)
+                    .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
+                let header = reader.header();
+                if let Some(prev) = max_seq
+                    && header.first_seq <= prev
+                {
+                    return Err(Error::corruption(
+                        path,
+                        offset,
+                        format!("batch sequence {} does not follow {prev}", header.first_seq),
+                    ));
+                }
+                on_batch(offset, frame_len as u64, &mut reader)?;
+                max_seq = Some(header.first_seq + u64::from(header.count) - 1);
+                offset += frame_len as u64;
+                continue;
+            }
+            Frame::Truncated { .. } => "record extends past the end of the file".to_string(),
+            Frame::Bad { what } => what.to_string(),
+        };
+        if !may_be_torn {
+            return Err(Error::corruption(path, offset, damage));
+        }
+        if let Some(proof) = later_durable_record(&mut chunks, offset, file_len, max_seq)? {
+            return Err(Error::corruption(
+                path,
+                offset,
+                format!("{damage}; the record at offset {proof} shows these bytes were synced"),
+            ));
+        }
+        return Ok(ScanOutcome {
+            valid_end: offset,
+            file_len,
+            torn_at: Some((offset, damage)),
+            max_seq,
+        });
+    }
+    Ok(ScanOutcome {
+        valid_end: offset,
+        file_len,
+        torn_at: None,
+        max_seq,
+    })
+}
+
+/// Looks past damage at `damaged` for an intact later batch whose `synced_upto` covers
+/// the damage, which proves the damaged bytes had been made durable. Returns its offset.
+fn later_durable_record(
+    chunks: &mut ChunkReader,
+    damaged: u64,
+    file_len: u64,
+    max_seq: Option<SeqNo>,
+) -> Result<Option<u64>> {
+    let mut at = damaged + 1;
+    while at + FRAME_HEADER_LEN as u64 <= file_len {
+        let head = chunks.window(at, FRAME_HEADER_LEN)?;
+        let needed = match decode_frame(head) {
+            Frame::Truncated { needed } if needed > 0 && (at + needed as u64) <= file_len => needed,
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        let window = chunks.window(at, needed)?;
+        if let Frame::Good { payload, frame_len } = decode_frame(window)
+            && let Some(h) = peek_header(payload)
+            && max_seq.is_none_or(|m| h.first_seq > m)
+        {
+            if h.synced_upto > damaged {
+                return Ok(Some(at));
+            }
+            at += frame_len as u64;
+            continue;
+        }
+        at += 1;
+    }
+    Ok(None)
+}
+
+/// Serves byte windows of a file from a sliding in-memory chunk.
+struct ChunkReader<'p> {
+    file: Arc<dyn ReadableFile>,
+    file_len: u64,
+    path: &'p Path,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl<'p> ChunkReader<'p> {
+    fn new(file: Arc<dyn ReadableFile>, file_len: u64, path: &'p Path) -> ChunkReader<'p> {
+        ChunkReader {
+            file,
+            file_len,
+            path,
+            start: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Up to `len` bytes at `offset` (fewer at the end of the file).
+    fn window(&mut self, offset: u64, len: usize) -> Result<&[u8]> {
+        let want_end = (offset + len as u64).min(self.file_len);
+        let have_end = self.start + self.buf.len() as u64;
+        if offset < self.start || want_end > have_end {
+            let read_len = (want_end - offset)
+                .max(CHUNK as u64)
+                .min(self.file_len - offset);
+            self.buf.resize(read_len as usize, 0);
+            self.file
+                .read_exact_at(&mut self.buf, offset)
+                .ctx("read", self.path)?;
+            self.start = offset;
+        }
+        let from = (offset - self.start) as usize;
+        let to = (want_end - self.start) as usize;
+        Ok(self.buf.get(from..to).unwrap_or_default())
+    }
+}
