@@ -16,9 +16,11 @@
 //! file stays usable through handles already open, and `create` of an existing name empties
 //! that file in place.
 
+mod fault;
 mod mem;
 mod real;
 
+pub use fault::{FaultFs, FaultKind, FaultRule, OpKind};
 pub use mem::{CrashOptions, MemFs, MemOpCounts};
 pub use real::RealFs;
 
