@@ -7,9 +7,21 @@
 //!
 //! The engine only ever creates files, appends to them, reads them at offsets, truncates
 //! them, renames, deletes and syncs files and directories. It never overwrites bytes in place.
+//!
+//! `MemFs` and `FaultFs` are what the engine's crash tests run on: run a workload on a
+//! `FaultFs` over a `MemFs`, fail some operation, take [`MemFs::crash`] at any instant and
+//! reopen the engine on the image. Their exact semantics — what survives a crash, how rules
+//! count and what a failed operation leaves behind — are in the docs of [`MemFs`] and
+//! [`FaultFs`]; `tests/fs_conformance.rs` checks that all three agree. Files opened on any of the three follow POSIX: a removed or renamed
+//! file stays usable through handles already open, and `create` of an existing name empties
+//! that file in place.
 
+mod fault;
+mod mem;
 mod real;
 
+pub use fault::{FaultFs, FaultKind, FaultRule, OpKind};
+pub use mem::{CrashOptions, MemFs, MemOpCounts};
 pub use real::RealFs;
 
 use std::fmt;

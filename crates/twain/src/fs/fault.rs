@@ -1,0 +1,613 @@
+//! [`Fs`] that injects failures into another one: [`FaultFs`].
+//!
+//! The semantics are specified in the docs of [`FaultFs`].
+#![deny(clippy::indexing_slicing)]
+
+use super::{FileLock, Fs, MemFs, ReadableFile, WritableFile};
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The kinds of operation a [`FaultFs`] counts and can fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// [`Fs::create`].
+    Create,
+    /// [`Fs::open_append`].
+    OpenAppend,
+    /// [`Fs::open_read`].
+    OpenRead,
+    /// [`WritableFile::append`].
+    Append,
+    /// [`WritableFile::flush`].
+    Flush,
+    /// [`WritableFile::sync_data`].
+    Sync,
+    /// [`ReadableFile::read_exact_at`] (and so [`ReadableFile::read_vec`]).
+    Read,
+    /// [`Fs::remove_file`].
+    Remove,
+    /// [`Fs::rename`].
+    Rename,
+    /// [`Fs::list_dir`].
+    ListDir,
+    /// [`Fs::sync_dir`].
+    SyncDir,
+    /// [`Fs::exists`].
+    Exists,
+    /// [`Fs::file_size`] and [`ReadableFile::len`].
+    FileSize,
+    /// [`Fs::truncate`].
+    Truncate,
+    /// [`Fs::create_dir_all`].
+    CreateDir,
+    /// [`Fs::lock`].
+    Lock,
+}
+
+/// Number of [`OpKind`] variants.
+const OP_KINDS: usize = 16;
+
+/// What an injected failure looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// An I/O error (`io::ErrorKind::Other`, standing for `EIO`); nothing is done.
+    Eio,
+    /// No space left on the device (`io::ErrorKind::StorageFull`); nothing is done.
+    NoSpace,
+    /// An append writes the first half of its bytes (rounded down), then fails like
+    /// [`FaultKind::Eio`]. Plain `Eio` on other operations.
+    ShortWrite,
+}
+
+/// When a [`FaultFs`] injects a failure; see the [`FaultFs`] docs for how rules count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultRule {
+    /// The kind of operation to fail; `None` matches every kind.
+    pub op: Option<OpKind>,
+    /// Only operations on a path containing this string match (`None`: any path).
+    pub path_contains: Option<String>,
+    /// Fail the `nth` matching operation from when the rule is added (1-based; 0 is 1).
+    pub nth: u64,
+    /// Keep failing every matching operation after the `nth` too.
+    pub persistent: bool,
+    /// How to fail.
+    pub kind: FaultKind,
+}
+
+impl FaultRule {
+    /// Fails the next operation of kind `op`, once, with [`FaultKind::Eio`].
+    pub fn on(op: OpKind) -> FaultRule {
+        FaultRule {
+            op: Some(op),
+            path_contains: None,
+            nth: 1,
+            persistent: false,
+            kind: FaultKind::Eio,
+        }
+    }
+
+    /// Fails the next operation of any kind, once, with [`FaultKind::Eio`].
+    pub fn any_op() -> FaultRule {
+        FaultRule {
+            op: None,
+            ..FaultRule::on(OpKind::Create)
+        }
+    }
+
+    /// Only matches operations on a path containing `part`.
+    pub fn with_path(mut self, part: impl Into<String>) -> FaultRule {
+        self.path_contains = Some(part.into());
+        self
+    }
+
+    /// Fires on the `nth` matching operation instead of the first.
+    pub fn with_nth(mut self, nth: u64) -> FaultRule {
+        self.nth = nth;
+        self
+    }
+
+    /// Keeps firing on every matching operation after the first it fires on.
+    pub fn forever(mut self) -> FaultRule {
+        self.persistent = true;
+        self
+    }
+
+    /// Fails with `kind` instead of [`FaultKind::Eio`].
+    pub fn with_kind(mut self, kind: FaultKind) -> FaultRule {
+        self.kind = kind;
+        self
+    }
+
+    fn matches(&self, op: OpKind, paths: &[&Path]) -> bool {
+        self.op.is_none_or(|o| o == op)
+            && self.path_contains.as_ref().is_none_or(|part| {
+                paths
+                    .iter()
+                    .any(|p| p.to_string_lossy().contains(part.as_str()))
+            })
+    }
+}
+
+/// A file system that counts every operation and fails the ones its rules select.
+///
+/// # Counting and rules
+///
+/// Every call on a `FaultFs` and on the handles it returns is one *operation* of an
+/// [`OpKind`], counted before anything else happens (so failed calls count too). The
+/// operation is then checked against the [`FaultRule`]s in the order they were added. Each
+/// rule counts the operations it *matches* (right op kind, or any if `op` is `None`; some
+/// path of the call containing `path_contains`, if set) from the moment it is added, and
+/// *fires* on its `nth` match (1-based; 0 counts as 1) — and, if `persistent`, on every match
+/// after that. A rule that is not persistent is spent once it fires. Every matching rule
+/// counts the operation even if an earlier rule fires on it; the first rule that fires picks
+/// the failure.
+///
+/// Paths: handle operations use the path the handle was opened with (a later rename is not
+/// seen); `rename` matches if either of its paths does. [`ReadableFile::len`] counts as
+/// [`OpKind::FileSize`]; [`WritableFile::len`], which cannot fail, is not counted.
+///
+/// # Failures, without hidden side effects
+///
+/// A fired operation is not passed on to the inner file system, so it changes nothing there:
+/// - [`FaultKind::Eio`] fails with `io::ErrorKind::Other` (standing for `EIO`);
+/// - [`FaultKind::NoSpace`] fails with `io::ErrorKind::StorageFull`;
+/// - [`FaultKind::ShortWrite`] on an append passes on the first `len / 2` bytes (rounded
+///   down), then fails like `Eio`; on any other operation it is plain `Eio`.
+///
+/// A failed `sync_data` therefore leaves the data unsynced in the inner file system, and a
+/// failed `sync_dir` leaves its entries non-durable. [`FaultFs::is_injected`] tells an
+/// injected error from a real one.
+///
+/// # Space limit
+///
+/// With [`FaultFs::set_space_limit`], an append that would take the space in use past the
+/// limit fails with `StorageFull` and writes nothing. The space in use is measured by a
+/// *probe*: [`FaultFs::over_mem`] probes [`MemFs::total_bytes`] (sizes of the live files,
+/// so removing or truncating files frees space), [`FaultFs::with_space_probe`] takes any
+/// function; a `FaultFs` made with [`FaultFs::new`] has no probe and counts instead the
+/// bytes appended through it since it was made (nothing is ever freed).
+///
+/// # Thread safety
+///
+/// `FaultFs` is a cheap handle: clones share the rules, counters and limit. Appends are
+/// serialized while a space limit is set, so that the check and the write are one step.
+#[derive(Clone)]
+pub struct FaultFs {
+    inner: Arc<dyn Fs>,
+    shared: Arc<Shared>,
+}
+
+/// What a [`FaultFs`], its clones and its handles share.
+struct Shared {
+    state: Mutex<State>,
+    /// Measures the space in use for the space limit; `None`: use `appended`.
+    probe: Option<Box<dyn Fn() -> u64 + Send + Sync>>,
+    /// Bytes appended through this file system.
+    appended: AtomicU64,
+    /// Held across the check and the write of an append while a space limit is set.
+    space: Mutex<()>,
+}
+
+/// A rule and the number of operations it has matched.
+#[derive(Debug)]
+struct Armed {
+    rule: FaultRule,
+    seen: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    rules: Vec<Armed>,
+    counts: [u64; OP_KINDS],
+    total: u64,
+    space_limit: Option<u64>,
+}
+
+/// The error payload of an injected failure; found again by [`FaultFs::is_injected`].
+#[derive(Debug)]
+struct Injected {
+    op: OpKind,
+    kind: FaultKind,
+    path: PathBuf,
+}
+
+impl fmt::Display for Injected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "injected {:?} fault in {:?} of {}",
+            self.kind,
+            self.op,
+            self.path.display()
+        )
+    }
+}
+
+impl std::error::Error for Injected {}
+
+fn injected(kind: FaultKind, op: OpKind, paths: &[&Path]) -> io::Error {
+    let error_kind = match kind {
+        FaultKind::NoSpace => io::ErrorKind::StorageFull,
+        FaultKind::Eio | FaultKind::ShortWrite => io::ErrorKind::Other,
+    };
+    let path = paths.first().map(|p| p.to_path_buf()).unwrap_or_default();
+    io::Error::new(error_kind, Injected { op, kind, path })
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    /// Counts one operation and applies the rules; `Err` if one fires.
+    fn check(&self, op: OpKind, paths: &[&Path]) -> Result<(), FaultKind> {
+        let mut state = lock(&self.state);
+        if let Some(count) = state.counts.get_mut(op as usize) {
+            *count += 1;
+        }
+        state.total += 1;
+        let mut fired = None;
+        state.rules.retain_mut(|armed| {
+            if !armed.rule.matches(op, paths) {
+                return true;
+            }
+            armed.seen += 1;
+            let nth = armed.rule.nth.max(1);
+            let fires = armed.seen == nth || (armed.rule.persistent && armed.seen > nth);
+            if fires && fired.is_none() {
+                fired = Some(armed.rule.kind);
+            }
+            armed.rule.persistent || !fires
+        });
+        fired.map_or(Ok(()), Err)
+    }
+
+    /// Like [`check`](Self::check), with the failure as an `io::Error`.
+    fn check_io(&self, op: OpKind, paths: &[&Path]) -> io::Result<()> {
+        self.check(op, paths)
+            .map_err(|kind| injected(kind, op, paths))
+    }
+
+    /// Appends `data` to `file` unless that would exceed the space limit.
+    fn append_within_limit(
+        &self,
+        file: &mut dyn WritableFile,
+        data: &[u8],
+        path: &Path,
+    ) -> io::Result<()> {
+        let len = data.len() as u64;
+        let limit = lock(&self.state).space_limit;
+        let _serial = limit.map(|_| lock(&self.space));
+        if let Some(limit) = limit {
+            let used = match &self.probe {
+                Some(probe) => probe(),
+                None => self.appended.load(Ordering::Relaxed),
+            };
+            if used.saturating_add(len) > limit {
+                return Err(injected(FaultKind::NoSpace, OpKind::Append, &[path]));
+            }
+        }
+        file.append(data)?;
+        self.appended.fetch_add(len, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl FaultFs {
+    /// Wraps `inner`, with no rules. A space limit counts the bytes appended through the
+    /// new `FaultFs`.
+    pub fn new(inner: Arc<dyn Fs>) -> FaultFs {
+        FaultFs::build(inner, None)
+    }
+
+    /// Wraps `inner`; a space limit compares against what `probe` returns.
+    pub fn with_space_probe(
+        inner: Arc<dyn Fs>,
+        probe: impl Fn() -> u64 + Send + Sync + 'static,
+    ) -> FaultFs {
+        FaultFs::build(inner, Some(Box::new(probe)))
+    }
+
+    /// Wraps a clone of `mem`; a space limit compares against [`MemFs::total_bytes`].
+    pub fn over_mem(mem: &MemFs) -> FaultFs {
+        let probed = mem.clone();
+        FaultFs::with_space_probe(Arc::new(mem.clone()), move || probed.total_bytes())
+    }
+
+    fn build(inner: Arc<dyn Fs>, probe: Option<Box<dyn Fn() -> u64 + Send + Sync>>) -> FaultFs {
+        FaultFs {
+            inner,
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                probe,
+                appended: AtomicU64::new(0),
+                space: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The wrapped file system.
+    pub fn inner(&self) -> &Arc<dyn Fs> {
+        &self.inner
+    }
+
+    /// Adds a rule; it counts matching operations from now on.
+    pub fn add_rule(&self, rule: FaultRule) {
+        lock(&self.shared.state).rules.push(Armed { rule, seen: 0 });
+    }
+
+    /// Removes every rule (the space limit stays).
+    pub fn clear_rules(&self) {
+        lock(&self.shared.state).rules.clear();
+    }
+
+    /// Makes every later file sync and directory sync fail with [`FaultKind::Eio`].
+    pub fn fail_syncs_from_now(&self) {
+        self.add_rule(FaultRule::on(OpKind::Sync).forever());
+        self.add_rule(FaultRule::on(OpKind::SyncDir).forever());
+    }
+
+    /// Sets (or, with `None`, lifts) the space limit in bytes.
+    pub fn set_space_limit(&self, limit: Option<u64>) {
+        lock(&self.shared.state).space_limit = limit;
+    }
+
+    /// Operations counted so far, of every kind, failed ones included.
+    pub fn op_count(&self) -> u64 {
+        lock(&self.shared.state).total
+    }
+
+    /// Operations of `kind` counted so far, failed ones included.
+    pub fn ops_of(&self, kind: OpKind) -> u64 {
+        lock(&self.shared.state)
+            .counts
+            .get(kind as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Whether `error` was injected by a `FaultFs` (a rule or the space limit).
+    pub fn is_injected(error: &io::Error) -> bool {
+        error.get_ref().is_some_and(|e| e.is::<Injected>())
+    }
+}
+
+impl fmt::Debug for FaultFs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = lock(&self.shared.state);
+        f.debug_struct("FaultFs")
+            .field("inner", &self.inner)
+            .field("rules", &state.rules)
+            .field("op_count", &state.total)
+            .field("space_limit", &state.space_limit)
+            .finish()
+    }
+}
+
+impl Fs for FaultFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.shared.check_io(OpKind::CreateDir, &[path])?;
+        self.inner.create_dir_all(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        self.shared.check_io(OpKind::Create, &[path])?;
+        let file = self.inner.create(path)?;
+        Ok(Box::new(FaultWritable {
+            file,
+            path: path.to_path_buf(),
+            shared: self.shared.clone(),
+        }))
+    }
+
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        self.shared.check_io(OpKind::OpenAppend, &[path])?;
+        let file = self.inner.open_append(path)?;
+        Ok(Box::new(FaultWritable {
+            file,
+            path: path.to_path_buf(),
+            shared: self.shared.clone(),
+        }))
+    }
+
+    fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
+        self.shared.check_io(OpKind::OpenRead, &[path])?;
+        let file = self.inner.open_read(path)?;
+        Ok(Arc::new(FaultReadable {
+            file,
+            path: path.to_path_buf(),
+            shared: self.shared.clone(),
+        }))
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.shared.check_io(OpKind::Remove, &[path])?;
+        self.inner.remove_file(path)
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.shared.check_io(OpKind::Rename, &[from, to])?;
+        self.inner.rename(from, to)
+    }
+
+    fn list_dir(&self, path: &Path) -> io::Result<Vec<String>> {
+        self.shared.check_io(OpKind::ListDir, &[path])?;
+        self.inner.list_dir(path)
+    }
+
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        self.shared.check_io(OpKind::SyncDir, &[path])?;
+        self.inner.sync_dir(path)
+    }
+
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        self.shared.check_io(OpKind::Exists, &[path])?;
+        self.inner.exists(path)
+    }
+
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        self.shared.check_io(OpKind::FileSize, &[path])?;
+        self.inner.file_size(path)
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        self.shared.check_io(OpKind::Truncate, &[path])?;
+        self.inner.truncate(path, len)
+    }
+
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
+        self.shared.check_io(OpKind::Lock, &[path])?;
+        self.inner.lock(path)
+    }
+}
+
+/// An append handle whose operations are counted and checked.
+struct FaultWritable {
+    file: Box<dyn WritableFile>,
+    path: PathBuf,
+    shared: Arc<Shared>,
+}
+
+impl WritableFile for FaultWritable {
+    fn append(&mut self, data: &[u8]) -> io::Result<()> {
+        let path = self.path.as_path();
+        match self.shared.check(OpKind::Append, &[path]) {
+            Ok(()) => self.shared.append_within_limit(&mut *self.file, data, path),
+            Err(FaultKind::ShortWrite) => {
+                let prefix = data.get(..data.len() / 2).unwrap_or_default();
+                self.shared
+                    .append_within_limit(&mut *self.file, prefix, path)?;
+                Err(injected(FaultKind::ShortWrite, OpKind::Append, &[path]))
+            }
+            Err(kind) => Err(injected(kind, OpKind::Append, &[path])),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.shared.check_io(OpKind::Flush, &[&self.path])?;
+        self.file.flush()
+    }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        self.shared.check_io(OpKind::Sync, &[&self.path])?;
+        self.file.sync_data()
+    }
+
+    fn len(&self) -> u64 {
+        self.file.len()
+    }
+}
+
+/// A read handle whose operations are counted and checked.
+struct FaultReadable {
+    file: Arc<dyn ReadableFile>,
+    path: PathBuf,
+    shared: Arc<Shared>,
+}
+
+impl ReadableFile for FaultReadable {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.shared.check_io(OpKind::Read, &[&self.path])?;
+        self.file.read_exact_at(buf, offset)
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        self.shared.check_io(OpKind::FileSize, &[&self.path])?;
+        self.file.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> &Path {
+        Path::new(s)
+    }
+
+    fn shared() -> Shared {
+        Shared {
+            state: Mutex::new(State::default()),
+            probe: None,
+            appended: AtomicU64::new(0),
+            space: Mutex::new(()),
+        }
+    }
+
+    fn arm(shared: &Shared, rule: FaultRule) {
+        lock(&shared.state).rules.push(Armed { rule, seen: 0 });
+    }
+
+    #[test]
+    fn op_kinds_index_the_counter_array() {
+        assert_eq!(OpKind::Lock as usize, OP_KINDS - 1);
+    }
+
+    #[test]
+    fn rule_matches_op_and_any_path_of_the_call() {
+        let rule = FaultRule::on(OpKind::Rename).with_path("MANIFEST");
+        assert!(rule.matches(OpKind::Rename, &[p("/d/tmp"), p("/d/MANIFEST-1")]));
+        assert!(!rule.matches(OpKind::Rename, &[p("/d/tmp"), p("/d/x")]));
+        assert!(!rule.matches(OpKind::Remove, &[p("/d/MANIFEST-1")]));
+        assert!(FaultRule::any_op().matches(OpKind::Lock, &[p("/x")]));
+    }
+
+    #[test]
+    fn nth_zero_fires_like_nth_one() {
+        let s = shared();
+        arm(&s, FaultRule::on(OpKind::Sync).with_nth(0));
+        assert_eq!(s.check(OpKind::Sync, &[p("/f")]), Err(FaultKind::Eio));
+        assert_eq!(s.check(OpKind::Sync, &[p("/f")]), Ok(()));
+    }
+
+    #[test]
+    fn first_added_rule_picks_the_failure_and_both_are_spent() {
+        let s = shared();
+        arm(
+            &s,
+            FaultRule::on(OpKind::Append).with_kind(FaultKind::NoSpace),
+        );
+        arm(&s, FaultRule::any_op());
+        assert_eq!(s.check(OpKind::Append, &[p("/f")]), Err(FaultKind::NoSpace));
+        assert!(lock(&s.state).rules.is_empty());
+        assert_eq!(s.check(OpKind::Append, &[p("/f")]), Ok(()));
+    }
+
+    #[test]
+    fn every_matching_rule_counts_an_op_another_rule_fails() {
+        let s = shared();
+        arm(&s, FaultRule::on(OpKind::Read).forever());
+        arm(
+            &s,
+            FaultRule::on(OpKind::Read)
+                .with_nth(2)
+                .with_kind(FaultKind::NoSpace),
+        );
+        assert_eq!(s.check(OpKind::Read, &[p("/f")]), Err(FaultKind::Eio));
+        assert_eq!(s.check(OpKind::Read, &[p("/f")]), Err(FaultKind::Eio));
+        // The second rule fired (and was spent) on the second read.
+        assert_eq!(lock(&s.state).rules.len(), 1);
+    }
+
+    #[test]
+    fn injected_errors_are_recognized_and_real_ones_are_not() {
+        let e = injected(FaultKind::NoSpace, OpKind::Append, &[p("/d/f")]);
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        assert!(FaultFs::is_injected(&e));
+        assert_eq!(e.to_string(), "injected NoSpace fault in Append of /d/f");
+        assert!(!FaultFs::is_injected(&io::Error::other("disk on fire")));
+    }
+
+    #[test]
+    fn faultfs_is_send_sync_and_debug() {
+        fn assert_traits<T: Send + Sync + fmt::Debug + Clone>() {}
+        assert_traits::<FaultFs>();
+        let fs = FaultFs::over_mem(&MemFs::new());
+        fs.set_space_limit(Some(10));
+        let shown = format!("{fs:?}");
+        assert!(shown.contains("space_limit: Some(10)"), "{shown}");
+    }
+}
