@@ -181,6 +181,17 @@ impl VersionSet {
         edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
         let mut state = self.current.state.clone();
         state.apply(&edit).map_err(Error::InvalidArgument)?;
+        // A value file the edit leaves with nothing referenced is deleted by the same edit.
+        let dead: Vec<u64> = state
+            .value_files
+            .iter()
+            .filter(|(_, f)| f.is_dead())
+            .map(|(&n, _)| n)
+            .collect();
+        for n in dead {
+            state.value_files.remove(&n);
+            edit.deleted_value_files.push(n);
+        }
         let next = Version::materialize(
             state,
             Some(&self.current),
