@@ -95,9 +95,13 @@ pub struct MemOpCounts {
 /// the operating system. The root `/` and the current directory (the empty path) always exist.
 /// Directories cannot be removed or renamed.
 ///
+/// [`Fs::lock`] locks the file node (creating the file if missing, as a live entry that is
+/// not durable until its directory is synced); a second lock of it fails with `WouldBlock`
+/// until the first guard is dropped. Locks are not part of a crash image.
+///
 /// # The power-loss model
 ///
-/// What survives a power loss is defined by two kinds of durability:
+/// Durability is tracked separately for file content and for directory entries:
 ///
 /// - **File content.** Each node has its bytes and a *synced length*. `sync_data` through any
 ///   handle on the node makes its whole current content durable (synced length = length).
