@@ -55,7 +55,9 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
 
 fn assert_corruption(err: Error, file: &Path, near: std::ops::Range<u64>) {
     match err {
-        Error::Corruption { file: f, offset, .. } => {
+        Error::Corruption {
+            file: f, offset, ..
+        } => {
             assert_eq!(f, file, "corruption reported in the wrong file");
             assert!(near.contains(&offset), "offset {offset} not in {near:?}");
         }
@@ -76,7 +78,10 @@ fn damaged_value_in_a_sealed_value_file_is_reported_on_read() {
     // Neighbours are intact.
     assert_eq!(db.get("k0004").unwrap(), Some(big(4)));
     // A scan reports the same damage instead of skipping the key.
-    let err = db.iter().find_map(|r| r.err()).expect("scan hid the damage");
+    let err = db
+        .iter()
+        .find_map(|r| r.err())
+        .expect("scan hid the damage");
     assert!(err.is_corruption());
 }
 
@@ -86,7 +91,8 @@ fn damage_in_the_middle_of_a_sealed_value_file_fails_recovery() {
     {
         let db = Db::open(DIR, options(&fs)).unwrap();
         for i in 0..100u32 {
-            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced()).unwrap();
+            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced())
+                .unwrap();
         }
     }
     // Nothing was flushed: recovery replays every value file. Damage a sealed one.
@@ -102,7 +108,8 @@ fn damage_to_synced_records_of_the_last_value_file_is_not_mistaken_for_a_torn_ta
     {
         let db = Db::open(DIR, options(&fs)).unwrap();
         for i in 0..20u32 {
-            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced()).unwrap();
+            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced())
+                .unwrap();
         }
     }
     let vlog = files(&fs, ".vlog").last().unwrap().clone();
@@ -120,7 +127,8 @@ fn a_torn_tail_of_the_last_value_file_is_truncated() {
     {
         let db = Db::open(DIR, options(&fs)).unwrap();
         for i in 0..20u32 {
-            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced()).unwrap();
+            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced())
+                .unwrap();
         }
     }
     let vlog = files(&fs, ".vlog").last().unwrap().clone();
@@ -174,7 +182,8 @@ fn damaged_manifest_edit_fails_open() {
 #[test]
 fn garbage_in_current_fails_open() {
     let fs = build();
-    fs.write_file(&Path::new(DIR).join("CURRENT"), b"not a manifest\n").unwrap();
+    fs.write_file(&Path::new(DIR).join("CURRENT"), b"not a manifest\n")
+        .unwrap();
     let err = Db::open(DIR, options(&fs)).unwrap_err();
     assert_corruption(err, &Path::new(DIR).join("CURRENT"), 0..1);
 }

@@ -66,8 +66,14 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>) {
                 batch.delete(&key);
                 model.remove(&key);
             } else {
-                let len = if rng.below(2) == 0 { rng.below(40) } else { 60 + rng.below(900) };
-                let value: Vec<u8> = (0..len).map(|j| (seed as u8) ^ (i as u8) ^ (j as u8)).collect();
+                let len = if rng.below(2) == 0 {
+                    rng.below(40)
+                } else {
+                    60 + rng.below(900)
+                };
+                let value: Vec<u8> = (0..len)
+                    .map(|j| (seed as u8) ^ (i as u8) ^ (j as u8))
+                    .collect();
                 batch.put(&key, &value);
                 model.insert(key, value);
             }
@@ -97,7 +103,9 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>) {
 }
 
 fn contents(db: &Db) -> Model {
-    db.iter().map(|r| r.expect("read after recovery failed")).collect()
+    db.iter()
+        .map(|r| r.expect("read after recovery failed"))
+        .collect()
 }
 
 /// What one image showed: bytes of torn tail truncated, writes lost.
@@ -136,7 +144,11 @@ fn check_image(seed: u64, models: &[Model], image: &Image) -> Observed {
     let db = Db::open(Path::new("/db"), options(fs)).unwrap();
     let mut expected = models[prefix].clone();
     expected.insert(b"after-crash".to_vec(), b"yes".to_vec());
-    assert_eq!(contents(&db), expected, "seed {seed}: second recovery differs");
+    assert_eq!(
+        contents(&db),
+        expected,
+        "seed {seed}: second recovery differs"
+    );
     Observed {
         torn_bytes,
         lost_writes: image.issued_writes - prefix,
@@ -158,6 +170,12 @@ fn every_crash_image_is_a_prefix_holding_all_synced_writes() {
     println!("crash images {checked}, with a torn tail {torn}, losing unsynced writes {lossy}");
     assert!(checked >= 200, "only {checked} crash images checked");
     // The images must exercise recovery, not only clean states.
-    assert!(torn >= checked / 10, "only {torn} of {checked} images had a torn tail");
-    assert!(lossy >= checked / 4, "only {lossy} of {checked} images lost unsynced writes");
+    assert!(
+        torn >= checked / 10,
+        "only {torn} of {checked} images had a torn tail"
+    );
+    assert!(
+        lossy >= checked / 4,
+        "only {lossy} of {checked} images lost unsynced writes"
+    );
 }

@@ -28,7 +28,8 @@ fn failed_log_fsync_fails_the_write_and_every_later_one() {
     let faults = FaultFs::over_mem(&mem);
     let db = Db::open(DIR, options(Arc::new(faults.clone()))).unwrap();
     for i in 0..50u32 {
-        db.put_opt(format!("k{i}"), value(i), &WriteOptions::synced()).unwrap();
+        db.put_opt(format!("k{i}"), value(i), &WriteOptions::synced())
+            .unwrap();
     }
     faults.add_rule(FaultRule::on(OpKind::Sync).with_path(".vlog"));
     let err = db
@@ -37,17 +38,31 @@ fn failed_log_fsync_fails_the_write_and_every_later_one() {
     assert!(matches!(err, Error::Io { op: "sync", .. }), "got {err}");
     faults.clear_rules();
     // The fsync would succeed now, but the database must not pretend the data is safe.
-    let later = db.put_opt("later", "y", &WriteOptions::synced()).unwrap_err();
+    let later = db
+        .put_opt("later", "y", &WriteOptions::synced())
+        .unwrap_err();
     assert!(matches!(later, Error::ReadOnly(_)), "got {later}");
-    assert!(matches!(db.put("later2", "z").unwrap_err(), Error::ReadOnly(_)));
+    assert!(matches!(
+        db.put("later2", "z").unwrap_err(),
+        Error::ReadOnly(_)
+    ));
     // Reads keep working.
     assert_eq!(db.get("k7").unwrap(), Some(value(7)));
     drop(db);
 
-    let db = Db::open(DIR, options(Arc::new(mem.crash(&twain::fs::CrashOptions::drop_unsynced()))))
-        .unwrap();
+    let db = Db::open(
+        DIR,
+        options(Arc::new(
+            mem.crash(&twain::fs::CrashOptions::drop_unsynced()),
+        )),
+    )
+    .unwrap();
     for i in 0..50u32 {
-        assert_eq!(db.get(format!("k{i}")).unwrap(), Some(value(i)), "acknowledged write lost");
+        assert_eq!(
+            db.get(format!("k{i}")).unwrap(),
+            Some(value(i)),
+            "acknowledged write lost"
+        );
     }
     assert_eq!(db.get("later").unwrap(), None);
     assert_eq!(db.get("later2").unwrap(), None);
@@ -85,14 +100,20 @@ fn failed_manifest_sync_makes_the_database_read_only() {
     let faults = FaultFs::over_mem(&mem);
     let db = Db::open(DIR, options(Arc::new(faults.clone()))).unwrap();
     for i in 0..100u32 {
-        db.put_opt(format!("k{i}"), value(i), &WriteOptions::synced()).unwrap();
+        db.put_opt(format!("k{i}"), value(i), &WriteOptions::synced())
+            .unwrap();
     }
     faults.add_rule(FaultRule::on(OpKind::Sync).with_path(".manifest").forever());
     assert!(db.flush().is_err());
     assert!(matches!(db.put("x", "y").unwrap_err(), Error::ReadOnly(_)));
     drop(db);
-    let db = Db::open(DIR, options(Arc::new(mem.crash(&twain::fs::CrashOptions::drop_unsynced()))))
-        .unwrap();
+    let db = Db::open(
+        DIR,
+        options(Arc::new(
+            mem.crash(&twain::fs::CrashOptions::drop_unsynced()),
+        )),
+    )
+    .unwrap();
     for i in 0..100u32 {
         assert_eq!(db.get(format!("k{i}")).unwrap(), Some(value(i)));
     }
@@ -124,8 +145,13 @@ fn running_out_of_space_fails_writes_without_losing_acknowledged_ones() {
     assert!(db.put("more", "x").is_err());
     drop(db);
     faults.set_space_limit(None);
-    let db = Db::open(DIR, options(Arc::new(mem.crash(&twain::fs::CrashOptions::drop_unsynced()))))
-        .unwrap();
+    let db = Db::open(
+        DIR,
+        options(Arc::new(
+            mem.crash(&twain::fs::CrashOptions::drop_unsynced()),
+        )),
+    )
+    .unwrap();
     for &i in &acknowledged {
         assert_eq!(db.get(format!("k{i:05}")).unwrap(), Some(value(i)));
     }
@@ -137,10 +163,21 @@ fn short_write_to_the_log_is_truncated_on_recovery() {
     let mem = MemFs::new();
     let faults = FaultFs::over_mem(&mem);
     let db = Db::open(DIR, options(Arc::new(faults.clone()))).unwrap();
-    db.put_opt("before", value(1), &WriteOptions::synced()).unwrap();
-    faults.add_rule(FaultRule::on(OpKind::Append).with_path(".vlog").with_kind(FaultKind::ShortWrite));
-    assert!(db.put_opt("torn", value(2), &WriteOptions::synced()).is_err());
-    assert!(matches!(db.put("next", "x").unwrap_err(), Error::ReadOnly(_)));
+    db.put_opt("before", value(1), &WriteOptions::synced())
+        .unwrap();
+    faults.add_rule(
+        FaultRule::on(OpKind::Append)
+            .with_path(".vlog")
+            .with_kind(FaultKind::ShortWrite),
+    );
+    assert!(
+        db.put_opt("torn", value(2), &WriteOptions::synced())
+            .is_err()
+    );
+    assert!(matches!(
+        db.put("next", "x").unwrap_err(),
+        Error::ReadOnly(_)
+    ));
     drop(db);
     faults.clear_rules();
     let db = Db::open(DIR, options(Arc::new(mem))).unwrap();

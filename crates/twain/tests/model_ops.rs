@@ -82,7 +82,9 @@ fn scan_model(m: &Model, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Vec<(Vec<u8>
     {
         return Vec::new();
     }
-    m.range((lo, hi)).map(|(k, v)| (k.clone(), v.clone())).collect()
+    m.range((lo, hi))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn collect(it: impl Iterator<Item = twain::Result<twain::KvPair>>) -> Vec<(Vec<u8>, Vec<u8>)> {
@@ -140,11 +142,18 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
                 } else {
                     collect(db.range(a.clone()..b.clone()))
                 };
-                prop_assert_eq!(got, scan_model(&model, Bound::Included(a), Bound::Excluded(b)));
+                prop_assert_eq!(
+                    got,
+                    scan_model(&model, Bound::Included(a), Bound::Excluded(b))
+                );
             }
             Op::Prefix(p, rev) => {
                 let prefix = format!("key{p}").into_bytes();
-                let mut got = if rev { collect(db.prefix(&prefix).rev()) } else { collect(db.prefix(&prefix)) };
+                let mut got = if rev {
+                    collect(db.prefix(&prefix).rev())
+                } else {
+                    collect(db.prefix(&prefix))
+                };
                 if rev {
                     got.reverse();
                 }
@@ -160,7 +169,10 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
                 if !snaps.is_empty() {
                     let (s, m) = &snaps[i % snaps.len()];
                     prop_assert_eq!(s.get(key(k)).unwrap(), m.get(&key(k)).cloned());
-                    prop_assert_eq!(collect(s.iter()), scan_model(m, Bound::Unbounded, Bound::Unbounded));
+                    prop_assert_eq!(
+                        collect(s.iter()),
+                        scan_model(m, Bound::Unbounded, Bound::Unbounded)
+                    );
                 }
             }
             Op::DropSnapshot(i) => {

@@ -36,14 +36,19 @@ fn small_value_logs_are_deleted_once_flushed() {
     let mut most = 0;
     for round in 0..20u32 {
         for i in 0..2000u32 {
-            db.put(format!("k{:05}", i % 500), format!("value {round} {i}")).unwrap();
+            db.put(format!("k{:05}", i % 500), format!("value {round} {i}"))
+                .unwrap();
         }
         db.flush().unwrap();
         most = most.max(count(&fs, ".vlog"));
     }
     let s = db.stats().unwrap();
     // About 20 * 2000 * 30 bytes of log were written: more than 15 value files' worth.
-    assert!(s.log_bytes_written > 15 * (64 << 10), "log bytes {}", s.log_bytes_written);
+    assert!(
+        s.log_bytes_written > 15 * (64 << 10),
+        "log bytes {}",
+        s.log_bytes_written
+    );
     assert!(most <= 3, "{most} value files alive at once");
     assert_eq!(s.value_files.iter().filter(|v| !v.is_log).count(), 0);
 }
@@ -56,7 +61,13 @@ fn overwritten_separated_values_are_recorded_as_drops_and_counted_after_restart(
         db.put(format!("k{i:04}"), vec![1u8; 500]).unwrap();
     }
     db.flush().unwrap();
-    let first_files: Vec<u64> = db.stats().unwrap().value_files.iter().map(|v| v.number).collect();
+    let first_files: Vec<u64> = db
+        .stats()
+        .unwrap()
+        .value_files
+        .iter()
+        .map(|v| v.number)
+        .collect();
     // Overwrite every other key, then compact everything: the old versions are dropped,
     // and every value file keeps live entries (so none is deleted).
     for i in (0..300u32).step_by(2) {
@@ -64,7 +75,11 @@ fn overwritten_separated_values_are_recorded_as_drops_and_counted_after_restart(
     }
     db.compact_range(None, None).unwrap();
     let before = db.stats().unwrap();
-    assert!(before.drop_records >= 150, "drop records {}", before.drop_records);
+    assert!(
+        before.drop_records >= 150,
+        "drop records {}",
+        before.drop_records
+    );
     let dropped: u64 = before.value_files.iter().map(|v| v.dropped_bytes).sum();
     assert!(dropped >= 150 * 500, "dropped bytes {dropped}");
     for v in &before.value_files {
@@ -88,7 +103,11 @@ fn overwritten_separated_values_are_recorded_as_drops_and_counted_after_restart(
     let counts = per_file(&before);
     drop(db);
     let db = Db::open(DIR, options(&fs, 64)).unwrap();
-    assert_eq!(per_file(&db.stats().unwrap()), counts, "counts changed across a restart");
+    assert_eq!(
+        per_file(&db.stats().unwrap()),
+        counts,
+        "counts changed across a restart"
+    );
     for i in 0..300u32 {
         let want = if i % 2 == 0 { 2u8 } else { 1 };
         assert_eq!(db.get(format!("k{i:04}")).unwrap(), Some(vec![want; 500]));
@@ -103,7 +122,13 @@ fn a_value_file_whose_entries_are_all_dropped_is_deleted() {
         db.put(format!("k{i:04}"), vec![1u8; 600]).unwrap();
     }
     db.flush().unwrap();
-    let old: Vec<u64> = db.stats().unwrap().value_files.iter().map(|v| v.number).collect();
+    let old: Vec<u64> = db
+        .stats()
+        .unwrap()
+        .value_files
+        .iter()
+        .map(|v| v.number)
+        .collect();
     for i in 0..200u32 {
         db.delete(format!("k{i:04}")).unwrap();
     }
@@ -111,11 +136,23 @@ fn a_value_file_whose_entries_are_all_dropped_is_deleted() {
     // One more flush seals the log files of the first round, which are now all dead.
     db.put("z", "1").unwrap();
     db.flush().unwrap();
-    let live: Vec<u64> = db.stats().unwrap().value_files.iter().map(|v| v.number).collect();
+    let live: Vec<u64> = db
+        .stats()
+        .unwrap()
+        .value_files
+        .iter()
+        .map(|v| v.number)
+        .collect();
     let names = fs.file_names(Path::new(DIR));
     for n in old.iter().filter(|n| !live.contains(n)) {
-        assert!(!names.contains(&format!("{n:06}.vlog")), "dead value file {n} kept");
-        assert!(!names.contains(&format!("{n:06}.drop")), "drop file of {n} kept");
+        assert!(
+            !names.contains(&format!("{n:06}.vlog")),
+            "dead value file {n} kept"
+        );
+        assert!(
+            !names.contains(&format!("{n:06}.drop")),
+            "drop file of {n} kept"
+        );
     }
     assert!(
         old.iter().filter(|n| !live.contains(n)).count() >= 2,
@@ -128,7 +165,8 @@ fn files_stay_while_an_iterator_reads_them() {
     let fs = MemFs::new();
     let db = Db::open(DIR, options(&fs, 64)).unwrap();
     for i in 0..200u32 {
-        db.put(format!("k{i:04}"), vec![(i % 200) as u8; 600]).unwrap();
+        db.put(format!("k{i:04}"), vec![(i % 200) as u8; 600])
+            .unwrap();
     }
     db.flush().unwrap();
     let mut it = db.iter();
@@ -147,5 +185,8 @@ fn files_stay_while_an_iterator_reads_them() {
     let before = count(&fs, ".sst") + count(&fs, ".vlog");
     drop(it);
     let after = count(&fs, ".sst") + count(&fs, ".vlog");
-    assert!(after < before, "dropping the iterator released no file ({before} -> {after})");
+    assert!(
+        after < before,
+        "dropping the iterator released no file ({before} -> {after})"
+    );
 }

@@ -86,10 +86,6 @@ pub trait ReadableFile: Send + Sync {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     /// The file's current length.
     fn len(&self) -> io::Result<u64>;
-    /// Whether the file is empty.
-    fn is_empty(&self) -> io::Result<bool> {
-        Ok(self.len()? == 0)
-    }
     /// Reads `len` bytes at `offset` into a new vector.
     fn read_vec(&self, offset: u64, len: usize) -> io::Result<Vec<u8>> {
         let mut buf = vec![0u8; len];
