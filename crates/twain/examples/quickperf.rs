@@ -34,7 +34,10 @@ fn main() {
     let e = t.elapsed().as_secs_f64();
     println!("fillrandom {n} x {vlen}: {:.0} ops/s", n as f64 / e);
     let t = Instant::now();
-    let r = 200_000u64;
+    let r: u64 = std::env::var("READS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200_000);
     for i in 0..r {
         x ^= x << 13;
         x ^= x >> 7;

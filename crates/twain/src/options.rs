@@ -160,7 +160,13 @@ impl Options {
     /// Sets one option from its name and a string value, as the CLI's `--set key=value`
     /// does. Sizes accept suffixes `K`, `M`, `G` (powers of 1024).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
-        let size = || parse_size(value);
+        let size = || {
+            parse_size(value).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "option {name}: {value:?} is not a size (a number, optionally with K, M or G)"
+                ))
+            })
+        };
         let num = || {
             value.parse::<u64>().map_err(|_| {
                 Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))

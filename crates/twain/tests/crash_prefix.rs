@@ -34,7 +34,11 @@ fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
     Options {
         fs,
         log_buffer_size: if seed % 2 == 1 { 0 } else { 4096 },
-        value_file_size: if seed.is_multiple_of(3) { 4 << 20 } else { 96 << 10 },
+        value_file_size: if seed.is_multiple_of(3) {
+            4 << 20
+        } else {
+            96 << 10
+        },
         memtable_size: 8 << 10,
         inline_threshold: 48,
         l0_compaction_trigger: 2,
