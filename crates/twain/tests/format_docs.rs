@@ -146,6 +146,7 @@ fn manifest_doc_matches_code() {
         }],
         value_file_drops: vec![DropDelta {
             number: 4,
+            epoch: 0,
             count: 2,
             bytes: 2100,
         }],

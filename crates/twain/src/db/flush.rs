@@ -146,11 +146,19 @@ pub(crate) fn persist_drops(
         file_path(&inner.dir, FileType::Drops, n)
     })?;
     let mut records = 0;
+    let version = Arc::clone(&inner.super_version().version);
     for (number, count, bytes) in drops.totals() {
         records += count;
+        let epoch = version
+            .state
+            .value_files
+            .get(&number)
+            .and_then(|f| f.sealed)
+            .map_or(0, |s| s.epoch);
         edit.value_file_drops
             .push(crate::format::manifest::DropDelta {
                 number,
+                epoch,
                 count,
                 bytes,
             });

@@ -28,7 +28,8 @@ pub enum Tag {
     DeleteTable = 5,
     /// `number | epoch | total_bytes | separated_bytes | separated_count` (varints).
     AddValueFile = 6,
-    /// `number | dropped_count | dropped_bytes` (varints): drops counted by one edit.
+    /// `number | epoch | dropped_count | dropped_bytes` (varints): drops counted by one
+    /// edit against one epoch of a value file.
     ValueFileDrops = 7,
     /// `number: varint`
     DeleteValueFile = 8,
@@ -94,6 +95,8 @@ pub struct ValueFileRecord {
 pub struct DropDelta {
     /// The value file.
     pub number: u64,
+    /// The epoch of the value file the drops were counted against.
+    pub epoch: u32,
     /// Entries dropped.
     pub count: u64,
     /// Bytes of those entries.
@@ -167,6 +170,7 @@ impl VersionEdit {
         for d in &self.value_file_drops {
             tag(&mut b, Tag::ValueFileDrops);
             put_varint(&mut b, d.number);
+            put_varint(&mut b, u64::from(d.epoch));
             put_varint(&mut b, d.count);
             put_varint(&mut b, d.bytes);
         }
@@ -219,6 +223,7 @@ impl VersionEdit {
                 }),
                 Tag::ValueFileDrops => e.value_file_drops.push(DropDelta {
                     number: d.varint("value file number")?,
+                    epoch: d.varint_u32("epoch")?,
                     count: d.varint("dropped count")?,
                     bytes: d.varint("dropped bytes")?,
                 }),
@@ -261,6 +266,7 @@ mod tests {
             }],
             value_file_drops: vec![DropDelta {
                 number: 5,
+                epoch: 0,
                 count: 3,
                 bytes: 3100,
             }],

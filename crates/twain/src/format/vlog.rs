@@ -2,9 +2,10 @@
 //! Specified in `docs/format/value-log.md`.
 //!
 //! ```text
-//! value_file := file_header(ValueLog, file_number) batch_record*
-//! batch_record := frame(batch)                      -- see record.rs
-//! batch := first_seq: u64 LE | synced_upto: u64 LE | count: u32 LE | entry{count}
+//! value_file := file_header(ValueLog, file_number) record*
+//! record := frame(record_type: u8 | synced_upto: u64 LE | body)   -- see record.rs
+//! record_type := 0x01 (batch)                       -- the only type so far
+//! batch body := first_seq: u64 LE | count: u32 LE | entry{count}
 //! entry := 0x00 key_len: varint key                                   -- delete
 //!        | 0x01 key_len: varint value_len: varint key value           -- inline put
 //!        | 0x02 key_len: varint value_len: varint key value entry_crc -- separated put
@@ -24,8 +25,29 @@ use super::coding::{DecodeError, Decoder, put_varint, varint_len};
 use super::record::{FRAME_HEADER_LEN, begin_frame, finish_frame};
 use crate::key::SeqNo;
 
-/// Bytes of a batch header: first sequence, synced offset, count.
-pub const BATCH_HEADER_LEN: usize = 20;
+/// Bytes of a batch record's header: record type, synced offset, first sequence, count.
+pub const BATCH_HEADER_LEN: usize = 21;
+
+/// The type byte that starts every value-log record.
+///
+/// DO NOT CHANGE THESE VALUES: they are embedded in value files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RecordType {
+    /// A write batch.
+    Batch = 1,
+}
+
+impl TryFrom<u8> for RecordType {
+    type Error = u8;
+
+    fn try_from(b: u8) -> Result<Self, u8> {
+        match b {
+            1 => Ok(RecordType::Batch),
+            other => Err(other),
+        }
+    }
+}
 
 /// Bytes of the checksum that ends a separated entry.
 pub const ENTRY_CRC_LEN: usize = 4;
@@ -79,8 +101,9 @@ impl BatchRecordWriter {
     /// Starts a batch record at the end of `buf`.
     pub fn begin(buf: &mut Vec<u8>, first_seq: SeqNo, synced_upto: u64) -> BatchRecordWriter {
         let frame_start = begin_frame(buf);
-        buf.extend_from_slice(&first_seq.to_le_bytes());
+        buf.push(RecordType::Batch as u8);
         buf.extend_from_slice(&synced_upto.to_le_bytes());
+        buf.extend_from_slice(&first_seq.to_le_bytes());
         buf.extend_from_slice(&0u32.to_le_bytes());
         BatchRecordWriter {
             frame_start,
@@ -121,7 +144,7 @@ impl BatchRecordWriter {
 
     /// Completes the record: fills in the count and the frame header.
     pub fn finish(self, buf: &mut [u8]) {
-        let count_at = self.frame_start + FRAME_HEADER_LEN + 16;
+        let count_at = self.frame_start + FRAME_HEADER_LEN + 17;
         if let Some(slot) = buf.get_mut(count_at..count_at + 4) {
             slot.copy_from_slice(&self.count.to_le_bytes());
         }
@@ -188,13 +211,21 @@ impl<'a> BatchReader<'a> {
     /// Starts decoding `payload`.
     pub fn new(payload: &'a [u8]) -> Result<BatchReader<'a>, DecodeError> {
         let mut dec = Decoder::new(payload);
+        let kind = dec.u8("record type")?;
+        if RecordType::try_from(kind) != Ok(RecordType::Batch) {
+            return Err(DecodeError::new(
+                0,
+                format!("unknown value-log record type {kind}"),
+            ));
+        }
+        let synced_upto = dec.u64("synced offset")?;
         let header = BatchHeader {
             first_seq: dec.u64("batch first sequence")?,
-            synced_upto: dec.u64("batch synced offset")?,
+            synced_upto,
             count: dec.u32("batch count")?,
         };
         if header.count == 0 {
-            return Err(DecodeError::new(16, "batch with no entries"));
+            return Err(DecodeError::new(17, "batch with no entries"));
         }
         Ok(BatchReader {
             payload,
@@ -294,13 +325,17 @@ pub fn decode_separated(
     Ok(value_start..body_end)
 }
 
-/// Checks a frame payload's claims without decoding entries: used when scanning past a
-/// damaged record to find later intact ones.
+/// Reads a batch record's header without decoding its entries: used when scanning past a
+/// damaged record to find later intact ones. `None` if the payload is not a batch.
 pub fn peek_header(payload: &[u8]) -> Option<BatchHeader> {
     let mut d = Decoder::new(payload);
+    if d.u8("").ok()? != RecordType::Batch as u8 {
+        return None;
+    }
+    let synced_upto = d.u64("").ok()?;
     Some(BatchHeader {
         first_seq: d.u64("").ok()?,
-        synced_upto: d.u64("").ok()?,
+        synced_upto,
         count: d.u32("").ok()?,
     })
 }

@@ -42,8 +42,8 @@ impl ValueFileState {
 /// The files and counters of one version of the database, without open resources.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VersionState {
-    /// Tables per level. L0 newest first (by largest sequence); deeper levels sorted by
-    /// smallest key and non-overlapping.
+    /// Tables per level. L0 newest first (by file number, i.e. flush order); deeper levels
+    /// sorted by smallest key and non-overlapping.
     pub levels: Vec<Vec<TableRecord>>,
     /// Every value file the engine knows: sealed ones from the manifest and the log files
     /// after the flushed point.
@@ -112,13 +112,18 @@ impl VersionState {
         }
         for &DropDelta {
             number,
+            epoch,
             count,
             bytes,
         } in &edit.value_file_drops
         {
             let f = self.value_files.entry(number).or_default();
-            f.dropped_count += count;
-            f.dropped_bytes += bytes;
+            // Drops counted against an epoch the file has left behind were settled when it
+            // was rewritten (the rewrite skipped or carried them over).
+            if f.sealed.is_none_or(|s| s.epoch == epoch) {
+                f.dropped_count += count;
+                f.dropped_bytes += bytes;
+            }
         }
         for n in &edit.deleted_value_files {
             self.value_files.remove(n);
@@ -142,11 +147,10 @@ impl VersionState {
     fn sort_levels(&mut self) -> Result<(), String> {
         for (level, files) in self.levels.iter_mut().enumerate() {
             if level == 0 {
-                files.sort_by(|a, b| {
-                    b.largest_seq
-                        .cmp(&a.largest_seq)
-                        .then(b.number.cmp(&a.number))
-                });
+                // Newest flush first. Flushes take numbers in order; sequence ranges cannot
+                // order L0, since a table may hold old sequences re-inserted with new
+                // handles (value GC's fix-ups), which must shadow the stale originals.
+                files.sort_by(|a, b| b.number.cmp(&a.number));
                 continue;
             }
             files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));
@@ -182,6 +186,7 @@ impl VersionState {
             if f.dropped_count > 0 {
                 e.value_file_drops.push(DropDelta {
                     number,
+                    epoch: f.sealed.map_or(0, |s| s.epoch),
                     count: f.dropped_count,
                     bytes: f.dropped_bytes,
                 });
@@ -238,6 +243,7 @@ mod tests {
         });
         e.value_file_drops.push(DropDelta {
             number: 2,
+            epoch: 0,
             count: 3,
             bytes: 300,
         });
@@ -274,12 +280,44 @@ mod tests {
     }
 
     #[test]
+    fn drops_of_a_left_behind_epoch_are_ignored() {
+        let mut s = VersionState::empty(3);
+        let seal = |epoch| VersionEdit {
+            added_value_files: vec![ValueFileRecord {
+                number: 4,
+                epoch,
+                total_bytes: 100,
+                separated_bytes: 80,
+                separated_count: 8,
+            }],
+            ..VersionEdit::default()
+        };
+        let drop = |epoch| VersionEdit {
+            value_file_drops: vec![DropDelta {
+                number: 4,
+                epoch,
+                count: 2,
+                bytes: 20,
+            }],
+            ..VersionEdit::default()
+        };
+        s.apply(&seal(0)).unwrap();
+        s.apply(&drop(0)).unwrap();
+        s.apply(&seal(1)).unwrap();
+        s.apply(&drop(0)).unwrap();
+        assert_eq!(s.value_files[&4].dropped_count, 2);
+        s.apply(&drop(1)).unwrap();
+        assert_eq!(s.value_files[&4].dropped_count, 4);
+    }
+
+    #[test]
     fn l0_is_newest_first_and_drops_accumulate_before_sealing() {
         let mut s = VersionState::empty(3);
         s.apply(&VersionEdit {
-            added_tables: vec![table(0, 1, "a", "b", 5), table(0, 2, "a", "b", 9)],
+            added_tables: vec![table(0, 2, "a", "b", 5), table(0, 1, "a", "b", 9)],
             value_file_drops: vec![DropDelta {
                 number: 7,
+                epoch: 0,
                 count: 1,
                 bytes: 50,
             }],
