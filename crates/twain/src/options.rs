@@ -172,6 +172,11 @@ impl Options {
                 Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
             })
         };
+        let out_of_range =
+            || Error::InvalidArgument(format!("option {name}: {value:?} is out of range"));
+        let usize_num = || num().and_then(|n| usize::try_from(n).map_err(|_| out_of_range()));
+        let usize_size = || size().and_then(|n| usize::try_from(n).map_err(|_| out_of_range()));
+        let u32_num = || num().and_then(|n| u32::try_from(n).map_err(|_| out_of_range()));
         let flag = || match value {
             "true" | "1" | "on" | "yes" => Ok(true),
             "false" | "0" | "off" | "no" => Ok(false),
@@ -182,23 +187,23 @@ impl Options {
         match name {
             "create_if_missing" => self.create_if_missing = flag()?,
             "error_if_exists" => self.error_if_exists = flag()?,
-            "inline_threshold" => self.inline_threshold = size()? as usize,
+            "inline_threshold" => self.inline_threshold = usize_size()?,
             "value_file_size" => self.value_file_size = size()?,
-            "memtable_size" => self.memtable_size = size()? as usize,
-            "max_immutable_memtables" => self.max_immutable_memtables = num()? as usize,
+            "memtable_size" => self.memtable_size = usize_size()?,
+            "max_immutable_memtables" => self.max_immutable_memtables = usize_num()?,
             "memtable_max_log_bytes" => self.memtable_max_log_bytes = size()?,
-            "log_buffer_size" => self.log_buffer_size = size()? as usize,
-            "block_size" => self.block_size = size()? as usize,
-            "bloom_bits_per_key" => self.bloom_bits_per_key = num()? as u32,
+            "log_buffer_size" => self.log_buffer_size = usize_size()?,
+            "block_size" => self.block_size = usize_size()?,
+            "bloom_bits_per_key" => self.bloom_bits_per_key = u32_num()?,
             "block_cache_size" => self.block_cache_size = size()?,
-            "l0_compaction_trigger" => self.l0_compaction_trigger = num()? as usize,
-            "l0_slowdown_trigger" => self.l0_slowdown_trigger = num()? as usize,
-            "l0_stop_trigger" => self.l0_stop_trigger = num()? as usize,
+            "l0_compaction_trigger" => self.l0_compaction_trigger = usize_num()?,
+            "l0_slowdown_trigger" => self.l0_slowdown_trigger = usize_num()?,
+            "l0_stop_trigger" => self.l0_stop_trigger = usize_num()?,
             "l1_target_size" => self.l1_target_size = size()?,
             "level_size_ratio" => self.level_size_ratio = num()?,
-            "num_levels" => self.num_levels = num()? as usize,
+            "num_levels" => self.num_levels = usize_num()?,
             "target_file_size" => self.target_file_size = size()?,
-            "compaction_threads" => self.compaction_threads = num()? as usize,
+            "compaction_threads" => self.compaction_threads = usize_num()?,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
             }

@@ -123,14 +123,15 @@ fn damage_to_synced_records_of_the_last_value_file_is_not_mistaken_for_a_torn_ta
 
 #[test]
 fn a_torn_tail_of_the_last_value_file_is_truncated() {
-    let fs = MemFs::new();
-    {
-        let db = Db::open(DIR, options(&fs)).unwrap();
-        for i in 0..20u32 {
-            db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced())
-                .unwrap();
-        }
+    let live = MemFs::new();
+    let db = Db::open(DIR, options(&live)).unwrap();
+    for i in 0..20u32 {
+        db.put_opt(format!("k{i:04}"), big(i), &WriteOptions::synced())
+            .unwrap();
     }
+    // A power loss now: no clean-close marker vouches for the last record.
+    let fs = live.crash(&twain::fs::CrashOptions::drop_unsynced());
+    drop(db);
     let vlog = files(&fs, ".vlog").last().unwrap().clone();
     let bytes = fs.read_file(&vlog).unwrap();
     let at = find(&bytes, &big(19)) as u64;
@@ -140,6 +141,24 @@ fn a_torn_tail_of_the_last_value_file_is_truncated() {
     assert_eq!(db.get("k0018").unwrap(), Some(big(18)));
     assert_eq!(db.get("k0019").unwrap(), None);
     assert!(db.stats().unwrap().recovered_torn_bytes > 0);
+}
+
+#[test]
+fn after_a_clean_close_damage_to_the_last_record_is_corruption() {
+    let fs = MemFs::new();
+    {
+        let db = Db::open(DIR, options(&fs)).unwrap();
+        for i in 0..20u32 {
+            db.put(format!("k{i:04}"), big(i)).unwrap();
+        }
+        db.close().unwrap();
+    }
+    let vlog = files(&fs, ".vlog").last().unwrap().clone();
+    let bytes = fs.read_file(&vlog).unwrap();
+    let at = find(&bytes, &big(19)) as u64;
+    fs.corrupt(&vlog, at + 10, 0x08).unwrap();
+    let err = Db::open(DIR, options(&fs)).unwrap_err();
+    assert_corruption(err, &vlog, 24..at);
 }
 
 #[test]

@@ -173,7 +173,7 @@ fn damage_before_a_later_synced_record_is_a_corruption_error() {
 /// unsynced torn tail: recovery should fail with a corruption error (or keep every write
 /// after the damage), not drop them silently.
 #[test]
-#[ignore = "BUG: damage in the last value file after sync()+close() is truncated as a torn tail: open succeeds and every later durable write silently vanishes"]
+
 fn damage_in_durable_log_records_is_not_silently_truncated() {
     let dir = tempfile::tempdir().unwrap();
     {

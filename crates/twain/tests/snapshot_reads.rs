@@ -233,7 +233,7 @@ fn after_the_snapshot_is_dropped_compaction_reclaims_old_versions() {
 /// rewrite them away (compact.rs: "A manual compaction rewrites, so tombstones and old
 /// versions go away").
 #[test]
-#[ignore = "BUG: compact_range never rewrites the bottom level, so versions and tombstones kept for a dropped snapshot are never reclaimed"]
+
 fn versions_kept_in_the_bottom_level_are_reclaimed_after_the_snapshot_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), small_opts()).unwrap();

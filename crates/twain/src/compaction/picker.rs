@@ -30,11 +30,15 @@ impl LevelShape {
 }
 
 /// One compaction to run: merge `inputs` (from `level`) with the overlapping `lower`
-/// tables (from `level + 1`) into new tables in `level + 1`.
+/// tables (from `output_level`) into new tables in `output_level` — normally `level + 1`;
+/// the bottom level compacts into itself (with no `lower` tables) to drop what only a
+/// released snapshot still needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactionTask {
     /// The level compacted from.
     pub level: usize,
+    /// The level written to.
+    pub output_level: usize,
     /// Its tables taking part.
     pub inputs: Vec<TableRecord>,
     /// The overlapping tables of `level + 1`.
@@ -46,11 +50,6 @@ pub struct CompactionTask {
 }
 
 impl CompactionTask {
-    /// The level written to.
-    pub fn output_level(&self) -> usize {
-        self.level + 1
-    }
-
     /// Every input table's number.
     pub fn input_numbers(&self) -> impl Iterator<Item = u64> + '_ {
         self.inputs.iter().chain(&self.lower).map(|t| t.number)
@@ -69,7 +68,7 @@ impl CompactionTask {
             e.deleted_tables.push((self.level, t.number));
         }
         for t in self.lower.iter() {
-            e.deleted_tables.push((self.level + 1, t.number));
+            e.deleted_tables.push((self.output_level, t.number));
         }
         e.added_tables = outputs;
         if self.level > 0
@@ -162,6 +161,30 @@ pub fn pick_range(
     finish(state, level, inputs, busy, "manual")
 }
 
+/// Picks a compaction of the bottom level `level` into itself: its tables overlapping
+/// `[lo, hi]`. Used by manual compaction to drop versions and tombstones that no snapshot
+/// needs any more.
+pub fn pick_bottom(
+    state: &VersionState,
+    level: usize,
+    lo: &[u8],
+    hi: &[u8],
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
+    let inputs = overlapping(state, level, lo, hi);
+    if inputs.is_empty() || inputs.iter().any(|t| busy.contains(&t.number)) {
+        return None;
+    }
+    Some(CompactionTask {
+        level,
+        output_level: level,
+        inputs,
+        lower: Vec::new(),
+        trivial_move: false,
+        reason: "manual bottom",
+    })
+}
+
 fn pick_level(
     state: &VersionState,
     level: usize,
@@ -205,6 +228,7 @@ fn finish(
     let trivial_move = inputs.len() == 1 && lower.is_empty();
     Some(CompactionTask {
         level,
+        output_level: level + 1,
         inputs,
         lower,
         trivial_move,
@@ -278,7 +302,7 @@ mod tests {
         assert_eq!((task.level, task.inputs[0].number), (1, 1));
         assert!(task.trivial_move);
         s.apply(&task.edit(vec![TableRecord {
-            level: 2,
+            level: task.output_level,
             ..task.inputs[0].clone()
         }]))
         .unwrap();
@@ -309,5 +333,15 @@ mod tests {
         assert_eq!(task.inputs[0].number, 2);
         assert_eq!(task.lower[0].number, 3);
         assert_eq!(pick_range(&s, 3, b"a", b"z", &HashSet::new()), None);
+        let bottom = pick_bottom(&s, 2, b"a", b"z", &HashSet::new()).unwrap();
+        assert_eq!((bottom.level, bottom.output_level), (2, 2));
+        let mut after = s.clone();
+        after
+            .apply(&bottom.edit(vec![TableRecord {
+                number: 9,
+                ..bottom.inputs[0].clone()
+            }]))
+            .unwrap();
+        assert_eq!(after.levels[2][0].number, 9);
     }
 }

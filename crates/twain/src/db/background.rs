@@ -154,12 +154,13 @@ pub(crate) fn shutting_down(inner: &DbInner) -> bool {
     lock(&inner.bg.state).shutting_down
 }
 
-/// Stops the background threads and syncs the value log. Idempotent.
+/// Stops the background threads and syncs the value log, marking it cleanly closed.
+/// Reports an earlier failure that made the database read-only. Idempotent.
 pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     {
         let mut st = lock(&inner.bg.state);
         if st.shutting_down {
-            return Ok(());
+            return inner.check_bg_error();
         }
         st.shutting_down = true;
     }
@@ -168,9 +169,7 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     for t in threads {
         let _ = t.join();
     }
-    if inner.has_bg_error.load(Ordering::Acquire) {
-        return Ok(());
-    }
+    inner.check_bg_error()?;
     let mut ws = lock(&inner.write.state);
-    ws.log.sync()
+    ws.log.sync_and_mark()
 }

@@ -5,7 +5,7 @@ use super::flush::{flush_all, persist_drops, record_drop, table_options};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
-use crate::compaction::picker::{CompactionTask, pick_range};
+use crate::compaction::picker::{CompactionTask, pick_bottom, pick_range};
 use crate::error::IoContext;
 use crate::format::manifest::{TableRecord, VersionEdit};
 use crate::format::names::{FileType, file_path};
@@ -50,7 +50,7 @@ fn trivial_move(inner: &DbInner, task: &CompactionTask) -> Result<()> {
         .inputs
         .iter()
         .map(|t| TableRecord {
-            level: task.output_level(),
+            level: task.output_level,
             ..t.clone()
         })
         .collect();
@@ -101,7 +101,7 @@ fn input_iterator(version: &Version, task: &CompactionTask) -> MergingIterator {
     } else {
         children.push(Box::new(LevelIterator::new(upper, false)));
     }
-    let lower = by_number(&task.lower, task.output_level());
+    let lower = by_number(&task.lower, task.output_level);
     children.push(Box::new(LevelIterator::new(lower, false)));
     MergingIterator::new(children)
 }
@@ -112,7 +112,7 @@ fn merge(
     version: &Version,
     written: &mut Vec<(u64, PathBuf)>,
 ) -> Result<Outcome> {
-    let out_level = task.output_level();
+    let out_level = task.output_level;
     let mut input = input_iterator(version, task);
     let mut filter = DropFilter::new(inner.snapshot_seqs());
     let mut drops = DropWriter::new();
@@ -204,7 +204,9 @@ fn finish_table(b: TableBuilder, number: u64, level: usize) -> Result<TableRecor
 }
 
 /// Flushes, then compacts every level's tables overlapping `[begin, end]` into the next
-/// level, down to the deepest level holding data. Automatic compactions pause meanwhile.
+/// level, down to the deepest level holding data, and finally that level into itself, so
+/// that versions and tombstones no snapshot needs are gone. Automatic compactions pause
+/// meanwhile.
 pub(crate) fn compact_range(
     inner: &DbInner,
     begin: Option<&[u8]>,
@@ -227,30 +229,23 @@ pub(crate) fn compact_range(
 fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
     let lo = begin.unwrap_or_default().to_vec();
     let levels = inner.opts.num_levels;
+    let deepest = |version: &Version| {
+        (0..levels)
+            .rev()
+            .find(|&l| version.levels.get(l).is_some_and(|f| !f.is_empty()))
+            .unwrap_or(0)
+            .max(1)
+    };
     for level in 0..levels - 1 {
         loop {
             inner.check_bg_error()?;
             let version = Arc::clone(&inner.super_version().version);
-            let state = &version.state;
-            let deepest = (0..levels)
-                .rev()
-                .find(|&l| !state.levels[l].is_empty())
-                .unwrap_or(0)
-                .max(1);
-            if level >= deepest {
-                return Ok(());
+            if level >= deepest(&version) {
+                break;
             }
-            let hi = match end {
-                Some(e) => e.to_vec(),
-                None => state
-                    .levels
-                    .iter()
-                    .flatten()
-                    .map(|t| user_key(&t.largest).to_vec())
-                    .max()
-                    .unwrap_or_default(),
-            };
-            let Some(mut task) = pick_range(state, level, &lo, &hi, &HashSet::new()) else {
+            let hi = range_end(&version, end);
+            let Some(mut task) = pick_range(&version.state, level, &lo, &hi, &HashSet::new())
+            else {
                 break;
             };
             // A manual compaction rewrites, so tombstones and old versions go away.
@@ -258,5 +253,25 @@ fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> 
             run(inner, &task)?;
         }
     }
-    Ok(())
+    let version = Arc::clone(&inner.super_version().version);
+    let bottom = deepest(&version);
+    let hi = range_end(&version, end);
+    match pick_bottom(&version.state, bottom, &lo, &hi, &HashSet::new()) {
+        Some(task) => run(inner, &task),
+        None => Ok(()),
+    }
+}
+
+/// The last user key of the range: `end`, or the largest key of any table.
+fn range_end(version: &Version, end: Option<&[u8]>) -> Vec<u8> {
+    match end {
+        Some(e) => e.to_vec(),
+        None => version
+            .levels
+            .iter()
+            .flatten()
+            .map(|t| t.largest_user_key().to_vec())
+            .max()
+            .unwrap_or_default(),
+    }
 }

@@ -44,13 +44,15 @@ impl std::fmt::Debug for DbIterator {
 }
 
 impl DbIterator {
-    /// REQUIRES: `seq` was read before this call loads the super version (see `read`).
+    /// REQUIRES: `sv` holds every version visible at `seq`: a pair from
+    /// [`DbInner::read_view`], or a registered snapshot's sequence with any later super
+    /// version.
     pub(crate) fn new(
         inner: Arc<DbInner>,
+        sv: Arc<SuperVersion>,
         seq: SeqNo,
         (lower, upper): (Bound<Vec<u8>>, Bound<Vec<u8>>),
     ) -> DbIterator {
-        let sv = inner.super_version();
         DbIterator {
             inner,
             sv,

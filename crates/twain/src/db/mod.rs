@@ -86,6 +86,25 @@ impl DbInner {
         self.super_version.load_full()
     }
 
+    /// A consistent read view for a reader that is not a registered snapshot: a super
+    /// version and a sequence number such that the super version's memtables and files
+    /// hold every version visible at that sequence.
+    ///
+    /// The sequence is read between two loads of the super version, retrying until both
+    /// loads agree. Flushes and compactions drop versions that no *registered* snapshot
+    /// can see, but they publish a new super version when they do; so does every memtable
+    /// switch and value-file roll (the writer registers a value file before any entry
+    /// pointing into it becomes visible).
+    pub fn read_view(&self) -> (Arc<SuperVersion>, SeqNo) {
+        loop {
+            let sv = self.super_version.load_full();
+            let seq = self.visible_seq.load(Ordering::Acquire);
+            if Arc::ptr_eq(&sv, &*self.super_version.load()) {
+                return (sv, seq);
+            }
+        }
+    }
+
     /// Records a failure that makes the database read-only, and returns the error to
     /// report for it.
     pub fn set_bg_error(&self, err: Error) -> Error {
@@ -188,8 +207,9 @@ impl Db {
 
     /// The newest value of `key`, or `None`.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        let seq = self.inner.visible_seq.load(Ordering::Acquire);
-        read::get(&self.inner, key.as_ref(), seq)
+        let key = key.as_ref();
+        let (sv, seq) = self.inner.read_view();
+        read::get_in(&self.inner, &sv, key, seq)
     }
 
     /// A consistent read view: reads and iterators through it see the database as it is
@@ -205,14 +225,16 @@ impl Db {
 
     /// Iterates over the keys in `range`, e.g. `db.range("a".."m")`.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
-        let seq = self.inner.visible_seq.load(Ordering::Acquire);
-        DbIterator::new(Arc::clone(&self.inner), seq, bounds(&range))
+        let bounds = bounds(&range);
+        let (sv, seq) = self.inner.read_view();
+        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
     }
 
     /// Iterates over the keys starting with `prefix`.
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
-        let seq = self.inner.visible_seq.load(Ordering::Acquire);
-        DbIterator::new(Arc::clone(&self.inner), seq, prefix_bounds(prefix.as_ref()))
+        let bounds = prefix_bounds(prefix.as_ref());
+        let (sv, seq) = self.inner.read_view();
+        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
     }
 
     /// Flushes the memtable to an SSTable and waits until every frozen memtable is

@@ -1,9 +1,8 @@
 //! Point reads and statistics.
 //!
-//! Invariant: a reader loads the visible sequence number *before* the super version.
-//! The writer registers a new value file in a published version before any entry with a
-//! handle into it becomes visible, so the version a reader loads names every value file
-//! that an entry visible to it can point into.
+//! A reader needs a super version that holds every version visible at its sequence
+//! number: a pair from `DbInner::read_view`, or a registered snapshot's sequence (which
+//! flushes and compactions preserve) with any later super version.
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
@@ -14,14 +13,21 @@ use crate::version::Version;
 use crate::{Error, Result};
 use std::path::Path;
 
-/// The value of `key` visible at `seq`.
+/// The value of `key` visible at `seq`. REQUIRES: `seq` is a registered snapshot's.
 pub(crate) fn get(inner: &DbInner, key: &[u8], seq: SeqNo) -> Result<Option<Vec<u8>>> {
-    Counters::add(&inner.counters.gets, 1);
     let sv = inner.super_version();
     get_in(inner, &sv, key, seq)
 }
 
-fn get_in(inner: &DbInner, sv: &SuperVersion, key: &[u8], seq: SeqNo) -> Result<Option<Vec<u8>>> {
+/// The value of `key` visible at `seq` in `sv`. REQUIRES: `sv` holds every version
+/// visible at `seq` (see the module docs).
+pub(crate) fn get_in(
+    inner: &DbInner,
+    sv: &SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+) -> Result<Option<Vec<u8>>> {
+    Counters::add(&inner.counters.gets, 1);
     let lookup = lookup_key(key, seq);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some((ikey, value)) = mem.get(&lookup) {

@@ -46,16 +46,16 @@ impl Snapshot {
 
     /// Iterates over the keys in `range` as of the snapshot.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
-        DbIterator::new(Arc::clone(&self.inner), self.seq, bounds(&range))
+        let bounds = bounds(&range);
+        let sv = self.inner.super_version();
+        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds)
     }
 
     /// Iterates over the keys starting with `prefix` as of the snapshot.
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
-        DbIterator::new(
-            Arc::clone(&self.inner),
-            self.seq,
-            prefix_bounds(prefix.as_ref()),
-        )
+        let bounds = prefix_bounds(prefix.as_ref());
+        let sv = self.inner.super_version();
+        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds)
     }
 }
 

@@ -4,8 +4,9 @@
 //! ```text
 //! value_file := file_header(ValueLog, file_number) record*
 //! record := frame(record_type: u8 | synced_upto: u64 LE | body)   -- see record.rs
-//! record_type := 0x01 (batch)                       -- the only type so far
+//! record_type := 0x01 (batch) | 0x02 (sync marker)
 //! batch body := first_seq: u64 LE | count: u32 LE | entry{count}
+//! sync marker body := (empty)
 //! entry := 0x00 key_len: varint key                                   -- delete
 //!        | 0x01 key_len: varint value_len: varint key value           -- inline put
 //!        | 0x02 key_len: varint value_len: varint key value entry_crc -- separated put
@@ -36,6 +37,9 @@ pub const BATCH_HEADER_LEN: usize = 21;
 pub enum RecordType {
     /// A write batch.
     Batch = 1,
+    /// No data: written after a sync on clean close, so that its `synced_upto` proves
+    /// everything before it was durable.
+    SyncMarker = 2,
 }
 
 impl TryFrom<u8> for RecordType {
@@ -44,6 +48,7 @@ impl TryFrom<u8> for RecordType {
     fn try_from(b: u8) -> Result<Self, u8> {
         match b {
             1 => Ok(RecordType::Batch),
+            2 => Ok(RecordType::SyncMarker),
             other => Err(other),
         }
     }
@@ -323,6 +328,27 @@ pub fn decode_separated(
         ));
     }
     Ok(value_start..body_end)
+}
+
+/// Appends a sync marker frame saying the file was durable up to `synced_upto`.
+pub fn put_sync_marker(buf: &mut Vec<u8>, synced_upto: u64) {
+    let start = begin_frame(buf);
+    buf.push(RecordType::SyncMarker as u8);
+    buf.extend_from_slice(&synced_upto.to_le_bytes());
+    finish_frame(buf, start);
+}
+
+/// The type and `synced_upto` of any value-log record.
+pub fn peek_record(payload: &[u8]) -> Result<(RecordType, u64), DecodeError> {
+    let mut d = Decoder::new(payload);
+    let kind = d.u8("record type")?;
+    let t = RecordType::try_from(kind)
+        .map_err(|k| DecodeError::new(0, format!("unknown value-log record type {k}")))?;
+    let synced_upto = d.u64("synced offset")?;
+    if t == RecordType::SyncMarker && !d.is_empty() {
+        return Err(d.error("bytes after a sync marker"));
+    }
+    Ok((t, synced_upto))
 }
 
 /// Reads a batch record's header without decoding its entries: used when scanning past a

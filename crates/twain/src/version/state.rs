@@ -150,7 +150,7 @@ impl VersionState {
                 // Newest flush first. Flushes take numbers in order; sequence ranges cannot
                 // order L0, since a table may hold old sequences re-inserted with new
                 // handles (value GC's fix-ups), which must shadow the stale originals.
-                files.sort_by(|a, b| b.number.cmp(&a.number));
+                files.sort_by_key(|t| std::cmp::Reverse(t.number));
                 continue;
             }
             files.sort_by(|a, b| compare_internal(&a.smallest, &b.smallest));

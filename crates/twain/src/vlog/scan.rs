@@ -4,7 +4,7 @@
 use crate::error::IoContext;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
-use crate::format::vlog::{BatchReader, peek_header};
+use crate::format::vlog::{BatchReader, RecordType, peek_header, peek_record};
 use crate::fs::{Fs, ReadableFile};
 use crate::key::SeqNo;
 use crate::{Error, Result};
@@ -79,6 +79,12 @@ pub fn scan_value_file(
         let window = chunks.window(offset, needed)?;
         let damage = match decode_frame(window) {
             Frame::Good { payload, frame_len } => {
+                let (kind, _) = peek_record(payload)
+                    .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
+                if kind == RecordType::SyncMarker {
+                    offset += frame_len as u64;
+                    continue;
+                }
                 let mut reader = BatchReader::new(payload)
                     .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
                 let header = reader.header();
@@ -144,10 +150,11 @@ fn later_durable_record(
         };
         let window = chunks.window(at, needed)?;
         if let Frame::Good { payload, frame_len } = decode_frame(window)
-            && let Some(h) = peek_header(payload)
-            && max_seq.is_none_or(|m| h.first_seq > m)
+            && let Ok((kind, synced_upto)) = peek_record(payload)
+            && (kind == RecordType::SyncMarker
+                || peek_header(payload).is_some_and(|h| max_seq.is_none_or(|m| h.first_seq > m)))
         {
-            if h.synced_upto > damaged {
+            if synced_upto > damaged {
                 return Ok(Some(at));
             }
             at += frame_len as u64;
