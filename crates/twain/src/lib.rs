@@ -2,6 +2,28 @@
 //! key-value separation.
 //!
 //! See `docs/` for the architecture and the on-disk formats.
+//!
+//! ```
+//! use twain::{Db, Options, WriteBatch, WriteOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::open(dir.path(), Options::default())?;
+//! db.put("apple", "red")?;
+//! let mut batch = WriteBatch::new();
+//! batch.put("banana", "yellow").delete("apple");
+//! db.write(batch, &WriteOptions { sync: true })?; // durable when it returns
+//! assert_eq!(db.get("banana")?, Some(b"yellow".to_vec()));
+//!
+//! let snapshot = db.snapshot();
+//! db.put("cherry", "dark red")?;
+//! assert_eq!(snapshot.get("cherry")?, None);
+//! let keys: Vec<Vec<u8>> = db.range("a".."c").rev().map(|kv| kv.map(|(k, _)| k)).collect::<Result<_, _>>()?;
+//! assert_eq!(keys, vec![b"banana".to_vec()]);
+//! db.flush()?;
+//! db.compact_range(None, None)?;
+//! assert_eq!(db.stats()?.levels.iter().map(|l| l.files).sum::<usize>(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 

@@ -36,6 +36,11 @@ pub struct Options {
     /// active. This bounds the log replayed on open to about
     /// `(max_immutable_memtables + 1) * memtable_max_log_bytes`. Default: 256 MiB.
     pub memtable_max_log_bytes: u64,
+    /// Bytes of value-log records kept in memory (readable at once) before they are
+    /// handed to the operating system. Synced writes, rolls and close write them out
+    /// first; a crash of the process can lose at most this much of the newest unsynced
+    /// writes. 0 hands every group commit to the operating system. Default: 1 MiB.
+    pub log_buffer_size: usize,
     /// Target data block size of SSTables. Default: 4096.
     pub block_size: usize,
     /// Bloom filter bits per key (0 disables filters). Default: 10.
@@ -72,6 +77,7 @@ impl Default for Options {
             memtable_size: 64 << 20,
             max_immutable_memtables: 2,
             memtable_max_log_bytes: 256 << 20,
+            log_buffer_size: 1 << 20,
             block_size: 4096,
             bloom_bits_per_key: 10,
             block_cache_size: 64 << 20,
@@ -98,6 +104,7 @@ impl std::fmt::Debug for Options {
             .field("memtable_size", &self.memtable_size)
             .field("max_immutable_memtables", &self.max_immutable_memtables)
             .field("memtable_max_log_bytes", &self.memtable_max_log_bytes)
+            .field("log_buffer_size", &self.log_buffer_size)
             .field("block_size", &self.block_size)
             .field("bloom_bits_per_key", &self.bloom_bits_per_key)
             .field("block_cache_size", &self.block_cache_size)
@@ -117,11 +124,11 @@ impl Options {
     /// Checks that the options make sense together.
     pub fn validate(&self) -> Result<()> {
         let bad = |what: &str| Err(Error::InvalidArgument(format!("option {what}")));
-        if self.value_file_size < 64 * 1024 {
-            return bad("value_file_size must be at least 64 KiB");
+        if self.value_file_size < 4096 {
+            return bad("value_file_size must be at least 4 KiB");
         }
-        if self.memtable_size < 64 * 1024 {
-            return bad("memtable_size must be at least 64 KiB");
+        if self.memtable_size < 4096 {
+            return bad("memtable_size must be at least 4 KiB");
         }
         if self.max_immutable_memtables == 0 {
             return bad("max_immutable_memtables must be at least 1");
@@ -144,8 +151,8 @@ impl Options {
         if self.compaction_threads == 0 {
             return bad("compaction_threads must be at least 1");
         }
-        if self.target_file_size < 64 * 1024 {
-            return bad("target_file_size must be at least 64 KiB");
+        if self.target_file_size < 4096 {
+            return bad("target_file_size must be at least 4 KiB");
         }
         Ok(())
     }
@@ -153,7 +160,13 @@ impl Options {
     /// Sets one option from its name and a string value, as the CLI's `--set key=value`
     /// does. Sizes accept suffixes `K`, `M`, `G` (powers of 1024).
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
-        let size = || parse_size(value);
+        let size = || {
+            parse_size(value).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "option {name}: {value:?} is not a size (a number, optionally with K, M or G)"
+                ))
+            })
+        };
         let num = || {
             value.parse::<u64>().map_err(|_| {
                 Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
@@ -174,6 +187,7 @@ impl Options {
             "memtable_size" => self.memtable_size = size()? as usize,
             "max_immutable_memtables" => self.max_immutable_memtables = num()? as usize,
             "memtable_max_log_bytes" => self.memtable_max_log_bytes = size()?,
+            "log_buffer_size" => self.log_buffer_size = size()? as usize,
             "block_size" => self.block_size = size()? as usize,
             "bloom_bits_per_key" => self.bloom_bits_per_key = num()? as u32,
             "block_cache_size" => self.block_cache_size = size()?,

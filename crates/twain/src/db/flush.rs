@@ -167,7 +167,7 @@ pub(crate) fn flush_all(inner: &DbInner) -> Result<()> {
         let mut ws = lock(&inner.write.state);
         inner.check_bg_error()?;
         if !ws.mem.is_empty() {
-            write::switch_memtable(inner, &mut ws);
+            write::switch_memtable(inner, &mut ws)?;
         }
     }
     loop {

@@ -125,13 +125,16 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     remove_orphans(fs.as_ref(), dir, &names, &versions)?;
 
     let log = match replayed.logs.last() {
-        Some(f) if f.total_bytes() < opts.value_file_size => {
-            LogWriter::reopen(fs.as_ref(), Arc::clone(f), f.total_bytes())?
-        }
+        Some(f) if f.total_bytes() < opts.value_file_size => LogWriter::reopen(
+            fs.as_ref(),
+            Arc::clone(f),
+            f.total_bytes(),
+            opts.log_buffer_size,
+        )?,
         _ => {
             let number = versions.new_file_number();
             let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
-            let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file))?;
+            let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
             versions.add_log_file(file)?;
             log
         }
@@ -211,11 +214,13 @@ fn replay(
                 match e.kind {
                     LogEntryKind::Delete => {
                         out.mem
-                            .insert(internal_key(e.key, e.seq, EntryKind::Delete as u8), &[]);
+                            .insert(&internal_key(e.key, e.seq, EntryKind::Delete as u8), &[]);
                     }
                     LogEntryKind::Inline => {
-                        out.mem
-                            .insert(internal_key(e.key, e.seq, EntryKind::Inline as u8), e.value);
+                        out.mem.insert(
+                            &internal_key(e.key, e.seq, EntryKind::Inline as u8),
+                            e.value,
+                        );
                     }
                     LogEntryKind::Separated => {
                         ValueHandle {
@@ -226,7 +231,7 @@ fn replay(
                         }
                         .encode_to(&mut key_buf);
                         out.mem.insert(
-                            internal_key(e.key, e.seq, EntryKind::Handle as u8),
+                            &internal_key(e.key, e.seq, EntryKind::Handle as u8),
                             &key_buf,
                         );
                     }

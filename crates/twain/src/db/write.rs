@@ -8,7 +8,7 @@
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BatchRecordWriter, LogEntryKind};
-use crate::key::{EntryKind, SeqNo, internal_key};
+use crate::key::{EntryKind, SeqNo, append_internal_key};
 use crate::memtable::Memtable;
 use crate::stats::Counters;
 use crate::vlog::{LogWriter, ValueFile};
@@ -194,24 +194,26 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let mut seq = ws.next_seq;
     let mut handles = ws.handles.iter();
     let mut encoded = Vec::with_capacity(16);
+    let mut ikey = Vec::with_capacity(64);
     for w in group {
         for op in w.batch.iter() {
+            ikey.clear();
             match op {
                 BatchOp::Delete { key } => {
-                    ws.mem
-                        .insert(internal_key(key, seq, EntryKind::Delete as u8), &[]);
+                    append_internal_key(&mut ikey, key, seq, EntryKind::Delete as u8);
+                    ws.mem.insert(&ikey, &[]);
                 }
                 BatchOp::Put { key, value } if key.len() + value.len() >= threshold => {
                     encoded.clear();
                     if let Some(h) = handles.next() {
                         h.encode_to(&mut encoded);
                     }
-                    ws.mem
-                        .insert(internal_key(key, seq, EntryKind::Handle as u8), &encoded);
+                    append_internal_key(&mut ikey, key, seq, EntryKind::Handle as u8);
+                    ws.mem.insert(&ikey, &encoded);
                 }
                 BatchOp::Put { key, value } => {
-                    ws.mem
-                        .insert(internal_key(key, seq, EntryKind::Inline as u8), value);
+                    append_internal_key(&mut ikey, key, seq, EntryKind::Inline as u8);
+                    ws.mem.insert(&ikey, value);
                 }
             }
             seq += 1;
@@ -267,13 +269,18 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             );
             continue;
         }
-        switch_memtable(inner, ws);
-        return Ok(());
+        return switch_memtable(inner, ws);
     }
 }
 
 /// Freezes the active memtable at the current log position and starts a new one.
-pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) {
+pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    // IMPORTANT: the flush of this memtable will record its freeze position as the flushed
+    // point and write tables holding handles into the log before it, so the log must be
+    // durable up to there first — else a crash could leave tables pointing at lost records.
+    if let Err(e) = ws.log.sync() {
+        return Err(inner.set_bg_error(e));
+    }
     ws.mem.freeze(ws.log.position());
     let mem = Arc::new(Memtable::new(ws.next_mem_id));
     ws.next_mem_id += 1;
@@ -290,6 +297,7 @@ pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) {
         }
     });
     inner.bg.notify_all();
+    Ok(())
 }
 
 /// Seals the active value file and starts the next one.
@@ -302,7 +310,12 @@ fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
     let mut versions = lock(&inner.versions);
     let number = versions.new_file_number();
     let file = Arc::new(ValueFile::new(Arc::clone(&inner.fs), &inner.dir, number));
-    let log = match LogWriter::create(inner.fs.as_ref(), &inner.dir, Arc::clone(&file)) {
+    let log = match LogWriter::create(
+        inner.fs.as_ref(),
+        &inner.dir,
+        Arc::clone(&file),
+        inner.opts.log_buffer_size,
+    ) {
         Ok(l) => l,
         Err(e) => return Err(inner.set_bg_error(e)),
     };
@@ -313,7 +326,7 @@ fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
         version,
     });
     drop(versions);
-    ws.log = log;
+    std::mem::replace(&mut ws.log, log).release_tail();
     Ok(())
 }
 

@@ -18,7 +18,7 @@ use crate::key::SeqNo;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// A position in the value log: file number and byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -48,6 +48,21 @@ pub struct ValueFile {
     separated_bytes: AtomicU64,
     /// Number of separated entries.
     separated_count: AtomicU64,
+    /// Bytes appended by the log writer but not yet handed to the operating system,
+    /// readable here until they are (only the active value file has any).
+    tail: RwLock<Tail>,
+    /// Every byte before this offset is in the operating system's file (`u64::MAX`: all).
+    /// Readers below it skip the tail lock.
+    tail_start: AtomicU64,
+}
+
+/// The unflushed end of the active value file.
+#[derive(Debug, Default)]
+pub(crate) struct Tail {
+    /// File offset of `data[0]`.
+    pub start: u64,
+    /// The bytes.
+    pub data: Vec<u8>,
 }
 
 impl std::fmt::Debug for ValueFile {
@@ -74,6 +89,8 @@ impl ValueFile {
             total_bytes: AtomicU64::new(0),
             separated_bytes: AtomicU64::new(0),
             separated_count: AtomicU64::new(0),
+            tail: RwLock::new(Tail::default()),
+            tail_start: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -140,12 +157,51 @@ impl ValueFile {
         Ok(self.reader.get_or_init(|| r))
     }
 
+    /// The tail buffer (for the log writer).
+    pub(crate) fn tail(&self) -> &RwLock<Tail> {
+        &self.tail
+    }
+
+    /// Publishes that every byte before `offset` is in the operating system's file.
+    pub(crate) fn set_tail_start(&self, offset: u64) {
+        self.tail_start.store(offset, Ordering::Release);
+    }
+
+    /// Copies `buf.len()` bytes at `offset` from the unflushed tail, if they are there.
+    fn read_tail(&self, offset: u64, buf: &mut [u8]) -> bool {
+        if offset + buf.len() as u64 <= self.tail_start.load(Ordering::Acquire) {
+            return false;
+        }
+        let tail = self.tail.read().unwrap_or_else(|e| e.into_inner());
+        let Some(from) = offset.checked_sub(tail.start) else {
+            return false;
+        };
+        match tail.data.get(from as usize..from as usize + buf.len()) {
+            Some(bytes) => {
+                buf.copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Reads the value a handle points at, verifying the entry's checksum, that it holds
     /// `key`, and that it is the version `seq`.
     pub fn read_value(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Vec<u8>> {
-        let reader = self.reader()?;
         let mut buf = vec![0u8; handle.len as usize];
-        reader.read_exact_at(&mut buf, handle.offset).map_err(|e| {
+        if !self.read_tail(handle.offset, &mut buf) {
+            self.read_file(handle, &mut buf)?;
+        }
+        let range = decode_separated(&buf, key, seq)
+            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        buf.truncate(range.end);
+        buf.drain(..range.start);
+        Ok(buf)
+    }
+
+    fn read_file(&self, handle: &ValueHandle, buf: &mut [u8]) -> Result<()> {
+        let reader = self.reader()?;
+        reader.read_exact_at(buf, handle.offset).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 Error::corruption(
                     &self.path,
@@ -159,12 +215,7 @@ impl ValueFile {
                     source: e,
                 }
             }
-        })?;
-        let range = decode_separated(&buf, key, seq)
-            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
-        buf.truncate(range.end);
-        buf.drain(..range.start);
-        Ok(buf)
+        })
     }
 }
 

@@ -1,4 +1,9 @@
 //! Appending to the active value file.
+//!
+//! Records go first into the file's in-memory tail (where readers find them at once) and
+//! are handed to the operating system when the tail reaches the buffer size, and whenever
+//! the log is synced, sealed or closed. A crash of the process loses at most the tail — a
+//! suffix of unsynced writes; a synced write is never in it.
 
 use super::{LogPosition, ValueFile};
 use crate::Result;
@@ -12,14 +17,17 @@ use std::sync::Arc;
 pub struct LogWriter {
     file: Box<dyn WritableFile>,
     value_file: Arc<ValueFile>,
+    /// Bytes appended, tail included.
+    len: u64,
     synced_upto: u64,
+    buffer_size: usize,
 }
 
 impl std::fmt::Debug for LogWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LogWriter")
             .field("file", &self.value_file.number())
-            .field("len", &self.file.len())
+            .field("len", &self.len)
             .field("synced_upto", &self.synced_upto)
             .finish()
     }
@@ -28,7 +36,13 @@ impl std::fmt::Debug for LogWriter {
 impl LogWriter {
     /// Creates value file `value_file` with its header, durably: the file is synced and
     /// then its directory, so records appended later can be made durable by a file sync.
-    pub fn create(fs: &dyn Fs, dir: &Path, value_file: Arc<ValueFile>) -> Result<LogWriter> {
+    /// Up to `buffer_size` bytes of records wait in memory before they are written out.
+    pub fn create(
+        fs: &dyn Fs,
+        dir: &Path,
+        value_file: Arc<ValueFile>,
+        buffer_size: usize,
+    ) -> Result<LogWriter> {
         let path = value_file.path().to_path_buf();
         let mut file = fs.create(&path).ctx("create", &path)?;
         file.append(&encode_header(FileKind::ValueLog, value_file.number()))
@@ -37,24 +51,46 @@ impl LogWriter {
         // IMPORTANT: the directory entry must be durable before any record in the file is
         // acknowledged as durable.
         fs.sync_dir(dir).ctx("sync directory", dir)?;
-        value_file.set_total_bytes(FILE_HEADER_LEN as u64);
-        Ok(LogWriter {
+        Ok(LogWriter::start(
             file,
             value_file,
-            synced_upto: FILE_HEADER_LEN as u64,
-        })
+            FILE_HEADER_LEN as u64,
+            buffer_size,
+        ))
     }
 
     /// Continues appending to a recovered value file whose durable length is `len`.
-    pub fn reopen(fs: &dyn Fs, value_file: Arc<ValueFile>, len: u64) -> Result<LogWriter> {
+    pub fn reopen(
+        fs: &dyn Fs,
+        value_file: Arc<ValueFile>,
+        len: u64,
+        buffer_size: usize,
+    ) -> Result<LogWriter> {
         let path = value_file.path().to_path_buf();
         let file = fs.open_append(&path).ctx("open", &path)?;
+        Ok(LogWriter::start(file, value_file, len, buffer_size))
+    }
+
+    fn start(
+        file: Box<dyn WritableFile>,
+        value_file: Arc<ValueFile>,
+        len: u64,
+        buffer_size: usize,
+    ) -> LogWriter {
         value_file.set_total_bytes(len);
-        Ok(LogWriter {
+        {
+            let mut tail = value_file.tail().write().unwrap_or_else(|e| e.into_inner());
+            tail.start = len;
+            tail.data = Vec::with_capacity(buffer_size.min(8 << 20));
+        }
+        value_file.set_tail_start(len);
+        LogWriter {
             file,
             value_file,
+            len,
             synced_upto: len,
-        })
+            buffer_size,
+        }
     }
 
     /// The file being written.
@@ -66,7 +102,7 @@ impl LogWriter {
     pub fn position(&self) -> LogPosition {
         LogPosition {
             file: self.value_file.number(),
-            offset: self.file.len(),
+            offset: self.len,
         }
     }
 
@@ -75,20 +111,71 @@ impl LogWriter {
         self.synced_upto
     }
 
-    /// Appends encoded records and hands them to the operating system, so that readers
-    /// of the file see them. Not durable until [`sync`](Self::sync).
+    /// Appends encoded records. Readers of the value file see them at once; they reach
+    /// the operating system when the buffer fills, and the device at the next sync.
     pub fn append(&mut self, records: &[u8]) -> Result<()> {
-        let path = self.value_file.path();
-        self.file.append(records).ctx("append", path)?;
-        self.file.flush().ctx("write", path)?;
-        self.value_file.set_total_bytes(self.file.len());
+        let buffered = {
+            let mut tail = self
+                .value_file
+                .tail()
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            tail.data.extend_from_slice(records);
+            tail.data.len()
+        };
+        self.len += records.len() as u64;
+        self.value_file.set_total_bytes(self.len);
+        if buffered >= self.buffer_size {
+            self.write_out()?;
+        }
         Ok(())
     }
 
-    /// Makes everything appended durable (fdatasync).
-    pub fn sync(&mut self) -> Result<()> {
-        self.file.sync_data().ctx("sync", self.value_file.path())?;
-        self.synced_upto = self.file.len();
+    /// Hands the tail to the operating system. Readers keep finding the bytes in the tail
+    /// until the write completed; then the tail is emptied.
+    fn write_out(&mut self) -> Result<()> {
+        let path = self.value_file.path();
+        {
+            let tail = self
+                .value_file
+                .tail()
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
+            if tail.data.is_empty() {
+                return Ok(());
+            }
+            self.file.append(&tail.data).ctx("append", path)?;
+            self.file.flush().ctx("write", path)?;
+        }
+        let mut tail = self
+            .value_file
+            .tail()
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        tail.start += tail.data.len() as u64;
+        tail.data.clear();
+        self.value_file.set_tail_start(tail.start);
         Ok(())
+    }
+
+    /// Makes everything appended durable (write out, then fdatasync).
+    pub fn sync(&mut self) -> Result<()> {
+        self.write_out()?;
+        self.file.sync_data().ctx("sync", self.value_file.path())?;
+        self.synced_upto = self.len;
+        Ok(())
+    }
+
+    /// Releases the tail of a file that is complete on disk: readers read it from the file
+    /// from now on. REQUIRES: everything appended was synced.
+    pub fn release_tail(self) {
+        debug_assert_eq!(self.synced_upto, self.len);
+        self.value_file.set_tail_start(u64::MAX);
+        let mut tail = self
+            .value_file
+            .tail()
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        tail.data = Vec::new();
     }
 }

@@ -4,25 +4,20 @@
 //! or nothing for a tombstone (the kind is in the key's trailer). One writer (the group
 //! commit leader) inserts while any number of readers look up and iterate.
 
+mod skiplist;
+
 use crate::Result;
 use crate::iter::InternalIterator;
-use crate::key::{InternalKey, InternalKeyRef, ParsedKey};
+use crate::key::{ParsedKey, compare_internal};
 use crate::vlog::LogPosition;
-use crossbeam_skiplist::SkipMap;
-use crossbeam_skiplist::map::Entry;
-use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use skiplist::{Cursor, SkipList};
 use std::sync::{Arc, OnceLock};
 
-/// Per-entry bookkeeping bytes counted on top of key and value (node, pointers, boxes).
-const ENTRY_OVERHEAD: usize = 80;
-
-/// A sorted in-memory table of internal entries. Thread-safe (`Send + Sync`).
+/// A sorted in-memory table of internal entries. Thread-safe (`Send + Sync`): inserts are
+/// serialized inside, lookups and cursors never block.
 pub struct Memtable {
     id: u64,
-    map: SkipMap<InternalKey, Box<[u8]>>,
-    bytes: AtomicUsize,
-    entries: AtomicU64,
+    list: SkipList,
     /// Where the value log ended when this memtable was frozen: once it is flushed,
     /// everything before this position is in SSTables.
     frozen_at: OnceLock<LogPosition>,
@@ -44,9 +39,7 @@ impl Memtable {
     pub fn new(id: u64) -> Memtable {
         Memtable {
             id,
-            map: SkipMap::new(),
-            bytes: AtomicUsize::new(0),
-            entries: AtomicU64::new(0),
+            list: SkipList::new(compare_internal),
             frozen_at: OnceLock::new(),
         }
     }
@@ -56,41 +49,35 @@ impl Memtable {
         self.id
     }
 
-    /// Inserts an entry. `ikey` is an encoded internal key.
-    pub fn insert(&self, ikey: Vec<u8>, value: &[u8]) {
-        let added = ikey.len() + value.len() + ENTRY_OVERHEAD;
-        self.map
-            .insert(InternalKey(ikey.into_boxed_slice()), value.into());
-        self.bytes.fetch_add(added, Ordering::Relaxed);
-        self.entries.fetch_add(1, Ordering::Relaxed);
+    /// Inserts an entry. `ikey` is an encoded internal key. An entry with an equal internal
+    /// key inserted later is found first.
+    pub fn insert(&self, ikey: &[u8], value: &[u8]) {
+        self.list.insert(ikey, value);
     }
 
     /// The first entry at or after `lookup` (a [`lookup_key`](crate::key::lookup_key)) if it
     /// has the same user key: the newest version visible at the lookup's sequence.
     pub fn get(&self, lookup: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
-        let entry = self
-            .map
-            .lower_bound(Bound::Included(InternalKeyRef::new(lookup)))?;
-        let found = &entry.key().0;
-        if ParsedKey::parse(found).user_key != ParsedKey::parse(lookup).user_key {
+        let c = self.list.seek(lookup);
+        if !c.valid() || ParsedKey::parse(c.key()).user_key != ParsedKey::parse(lookup).user_key {
             return None;
         }
-        Some((found.to_vec(), entry.value().to_vec()))
+        Some((c.key().to_vec(), c.value().to_vec()))
     }
 
-    /// Bytes of memory the entries take, approximately.
+    /// Bytes of memory the entries take.
     pub fn approximate_bytes(&self) -> usize {
-        self.bytes.load(Ordering::Relaxed)
+        self.list.memory_bytes()
     }
 
     /// Number of entries.
     pub fn len(&self) -> u64 {
-        self.entries.load(Ordering::Relaxed)
+        self.list.len() as u64
     }
 
     /// Whether the memtable holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.list.is_empty()
     }
 
     /// Records where the value log ended when the memtable was frozen.
@@ -106,92 +93,75 @@ impl Memtable {
     /// A cursor over the entries.
     pub fn iter(self: &Arc<Self>) -> MemtableIter {
         MemtableIter {
-            cell: Cursor::new(Arc::clone(self), |_| Position(None)),
+            cell: CursorCell::new(Arc::clone(self), |m| m.list.none()),
         }
     }
 }
 
-struct Position<'a>(Option<Entry<'a, InternalKey, Box<[u8]>>>);
-
 self_cell::self_cell!(
-    struct Cursor {
+    struct CursorCell {
         owner: Arc<Memtable>,
         #[covariant]
-        dependent: Position,
+        dependent: Cursor,
     }
 );
 
 /// A cursor over a memtable; keeps the memtable alive.
 pub struct MemtableIter {
-    cell: Cursor,
+    cell: CursorCell,
 }
 
 impl MemtableIter {
-    fn set(
-        &mut self,
-        pick: impl for<'a> FnOnce(
-            &'a Memtable,
-            Option<Entry<'a, InternalKey, Box<[u8]>>>,
-        ) -> Option<Entry<'a, InternalKey, Box<[u8]>>>,
-    ) {
-        self.cell.with_dependent_mut(|mem, pos| {
-            let cur = pos.0.take();
-            pos.0 = pick(mem, cur);
-        });
+    fn set(&mut self, f: impl for<'a> FnOnce(&'a Memtable, Cursor<'a>) -> Cursor<'a>) {
+        self.cell.with_dependent_mut(|mem, cur| *cur = f(mem, *cur));
     }
 
-    fn entry(&self) -> Option<&Entry<'_, InternalKey, Box<[u8]>>> {
-        self.cell.borrow_dependent().0.as_ref()
+    fn cursor(&self) -> &Cursor<'_> {
+        self.cell.borrow_dependent()
     }
 }
 
 impl InternalIterator for MemtableIter {
     fn valid(&self) -> bool {
-        self.entry().is_some()
+        self.cursor().valid()
     }
 
     fn seek_to_first(&mut self) -> Result<()> {
-        self.set(|m, _| m.map.front());
+        self.set(|m, _| m.list.first());
         Ok(())
     }
 
     fn seek_to_last(&mut self) -> Result<()> {
-        self.set(|m, _| m.map.back());
+        self.set(|m, _| m.list.last());
         Ok(())
     }
 
     fn seek(&mut self, target: &[u8]) -> Result<()> {
-        self.set(|m, _| {
-            m.map
-                .lower_bound(Bound::Included(InternalKeyRef::new(target)))
-        });
+        self.set(|m, _| m.list.seek(target));
         Ok(())
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) -> Result<()> {
-        self.set(|m, _| {
-            m.map
-                .upper_bound(Bound::Included(InternalKeyRef::new(target)))
-        });
+        self.set(|m, _| m.list.seek_for_prev(target));
         Ok(())
     }
 
     fn next(&mut self) -> Result<()> {
-        self.set(|_, cur| cur.and_then(|e| e.next()));
+        self.set(|_, c| c.next());
         Ok(())
     }
 
     fn prev(&mut self) -> Result<()> {
-        self.set(|_, cur| cur.and_then(|e| e.prev()));
+        self.set(|_, c| c.prev());
         Ok(())
     }
 
     fn key(&self) -> &[u8] {
-        self.entry().map(|e| &e.key().0[..]).unwrap_or_default()
+        self.cursor().key()
     }
 
     fn value(&self) -> &[u8] {
-        self.entry().map(|e| &e.value()[..]).unwrap_or_default()
+        self.cursor().value()
     }
 }
 
@@ -202,7 +172,7 @@ mod tests {
 
     fn put(m: &Memtable, k: &str, seq: u64, v: &str) {
         m.insert(
-            internal_key(k.as_bytes(), seq, EntryKind::Inline as u8),
+            &internal_key(k.as_bytes(), seq, EntryKind::Inline as u8),
             v.as_bytes(),
         );
     }

@@ -1,0 +1,113 @@
+//! The `twain` binary end to end: write, read, scan, stats, flush, compact and dump a
+//! database through the command line; bad input gives a clear error and a failing status.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn twain(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_twain"))
+        .args(args)
+        .output()
+        .expect("run twain")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = twain(args);
+    assert!(
+        out.status.success(),
+        "twain {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn db_arg(dir: &Path) -> &str {
+    dir.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn put_get_delete_scan_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db_arg(&db);
+    ok(&["put", db, "apple", "red"]);
+    ok(&["put", db, "banana", "yellow", "--sync"]);
+    ok(&["put", db, "cherry", "dark red"]);
+    assert_eq!(ok(&["get", db, "banana"]), "yellow\n");
+    ok(&["delete", db, "banana"]);
+    let missing = twain(&["get", db, "banana"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(ok(&["scan", db]), "apple\tred\ncherry\tdark red\n");
+    assert_eq!(
+        ok(&["scan", db, "--reverse", "--limit", "1"]),
+        "cherry\tdark red\n"
+    );
+    assert_eq!(ok(&["scan", db, "--prefix", "ch"]), "cherry\tdark red\n");
+    assert_eq!(
+        ok(&["scan", db, "--from", "b", "--to", "d"]),
+        "cherry\tdark red\n"
+    );
+}
+
+#[test]
+fn stats_flush_compact_and_dump_every_file_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let dbs = db_arg(&db);
+    for i in 0..20 {
+        ok(&[
+            "put",
+            dbs,
+            &format!("key{i:02}"),
+            &"v".repeat(300 + i),
+            "--set",
+            "inline_threshold=64",
+        ]);
+    }
+    ok(&["flush", dbs]);
+    ok(&["compact", dbs]);
+    let text = ok(&["stats", dbs]);
+    assert!(text.contains("amplification"), "{text}");
+    let json = ok(&["stats", dbs, "--json"]);
+    assert!(json.trim_start().starts_with('{') && json.contains("\"space_amplification\":"));
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(&db).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(ext) = name.rsplit('.').next() else {
+            continue;
+        };
+        if ["sst", "vlog", "manifest"].contains(&ext) || name == "CURRENT" {
+            let out = ok(&["dump", path.to_str().unwrap()]);
+            assert!(!out.is_empty(), "empty dump of {name}");
+            kinds.push(if name == "CURRENT" {
+                "CURRENT".to_string()
+            } else {
+                ext.to_string()
+            });
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds, vec!["CURRENT", "manifest", "sst", "vlog"]);
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let dbs = db_arg(&db);
+    let out = twain(&["get", dbs, "x"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no database"));
+    let out = twain(&["put", dbs, "k", "v", "--set", "memtable_size=lots"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("memtable_size"));
+    let out = twain(&["put", dbs, "k", "v", "--set", "no_such_option=1"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option"));
+    let junk = dir.path().join("000001.sst");
+    std::fs::write(&junk, b"not a table").unwrap();
+    let out = twain(&["dump", junk.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("corruption"));
+}
