@@ -78,8 +78,22 @@ fn json_lines_carry_the_schema_and_round_trip() {
     assert_eq!(parsed.len(), results.len());
     for (p, r) in parsed.iter().zip(&results) {
         assert_eq!(
-            (&p.engine, &p.phase, p.ops, p.user_bytes, p.wchar, p.db_bytes),
-            (&r.engine, &r.phase, r.ops, r.user_bytes, r.wchar, r.db_bytes)
+            (
+                &p.engine,
+                &p.phase,
+                p.ops,
+                p.user_bytes,
+                p.wchar,
+                p.db_bytes
+            ),
+            (
+                &r.engine,
+                &r.phase,
+                r.ops,
+                r.user_bytes,
+                r.wchar,
+                r.db_bytes
+            )
         );
         assert!((p.ops_per_sec - r.ops_per_sec).abs() <= 1e-9 * r.ops_per_sec);
         assert_eq!(p.write_amp_engine.is_some(), r.write_amp_engine.is_some());
