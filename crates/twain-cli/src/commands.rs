@@ -115,6 +115,8 @@ enum Command {
         /// The file.
         file: PathBuf,
     },
+    /// Benchmark twain with db_bench / YCSB workloads on a fresh database.
+    Bench(crate::bench::BenchCmd),
 }
 
 /// Runs a parsed command line.
@@ -190,5 +192,6 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
             twain::dump::dump_file(&fs, &file, &mut out)
         }
+        Command::Bench(cmd) => crate::bench::run(cmd),
     }
 }

@@ -1,5 +1,6 @@
 //! `twain`: the command-line tool of the twain storage engine.
 
+mod bench;
 mod commands;
 
 use clap::Parser;

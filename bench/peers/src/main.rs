@@ -1,0 +1,256 @@
+//! `twain-peers`: runs the same workloads, with the same generators and phase code as
+//! `twain bench` (the `twain-bench` crate), on twain, RocksDB, RocksDB with BlobDB and
+//! fjall, one engine after the other in one process, and compares them.
+
+mod fjall_engine;
+mod rocks;
+
+use clap::Parser;
+use std::io::Write;
+use std::path::PathBuf;
+use twain_bench::args::{BenchArgs, Scale, command_line};
+use twain_bench::report::{self, PhaseResult};
+use twain_bench::runner::Runner;
+use twain_bench::{BenchError, BenchResult, Engine, TwainEngine};
+
+/// Compare twain with RocksDB, RocksDB+BlobDB and fjall on db_bench / YCSB workloads.
+#[derive(Debug, Parser)]
+#[command(name = "twain-peers")]
+struct Cli {
+    #[command(flatten)]
+    bench: BenchArgs,
+    /// Engines to run, in this order: twain, rocksdb, blobdb, fjall.
+    #[arg(long, default_value = "twain,rocksdb,blobdb,fjall")]
+    engines: String,
+    /// Directory under which each engine gets a fresh subdirectory (default: a temporary
+    /// directory, removed afterwards unless --keep).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Keep the databases.
+    #[arg(long)]
+    keep: bool,
+    /// A twain option, e.g. `--set inline_threshold=64` (repeatable). The peers get the
+    /// same memtable size, block cache size and bloom filter bits.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Write every phase of every engine as JSON lines to this file.
+    #[arg(long, value_name = "FILE.jsonl")]
+    out: Option<PathBuf>,
+    /// Background threads of the peers (twain: one flush and one compaction thread).
+    #[arg(long, default_value_t = 2)]
+    background_jobs: usize,
+    /// Values at least this large are separated by BlobDB and fjall.
+    #[arg(long, default_value_t = 64)]
+    separation_threshold: u64,
+}
+
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("twain-peers: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> BenchResult<()> {
+    let plan = cli.bench.plan(Scale::OneK)?;
+    let mut twain_opts = twain::Options::default();
+    for s in &cli.set {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| BenchError::InvalidArgument(format!("--set {s:?}: expected KEY=VALUE")))?;
+        twain_opts
+            .set(k.trim(), v.trim())
+            .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;
+    }
+    let settings = rocks::PeerSettings {
+        memtable_size: twain_opts.memtable_size,
+        background_jobs: cli.background_jobs,
+        separation_threshold: cli.separation_threshold,
+        bloom_bits_per_key: twain_opts.bloom_bits_per_key,
+        block_cache_size: twain_opts.block_cache_size as usize,
+        sync: cli.bench.sync,
+    };
+    let engines: Vec<String> = cli
+        .engines
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for e in &engines {
+        if !["twain", "rocksdb", "blobdb", "fjall"].contains(&e.as_str()) {
+            return Err(BenchError::InvalidArgument(format!("unknown engine {e:?}")));
+        }
+    }
+    let temp = match &cli.dir {
+        Some(_) => None,
+        None => Some(
+            tempfile::Builder::new()
+                .prefix("twain-peers-")
+                .tempdir()
+                .map_err(|e| BenchError::io("creating a temporary directory", e))?,
+        ),
+    };
+    let base = match (&cli.dir, &temp) {
+        (Some(d), _) => d.clone(),
+        (None, Some(t)) => t.path().to_path_buf(),
+        (None, None) => std::env::temp_dir(),
+    };
+
+    println!("# {}", command_line());
+    println!("# {}", plan.describe().replace('\n', "\n# "));
+    println!(
+        "# engines: {}; base directory {}",
+        engines.join(", "),
+        base.display()
+    );
+    println!(
+        "# peers: compression off, memtable {} B, {} background jobs, bloom {} bits/key, block cache {} B, sync {}, BlobDB min_blob_size {} with blob GC (age cutoff 0.25), fjall separation threshold {}",
+        settings.memtable_size,
+        settings.background_jobs,
+        settings.bloom_bits_per_key,
+        settings.block_cache_size,
+        settings.sync,
+        settings.separation_threshold,
+        settings.separation_threshold
+    );
+    println!(
+        "# twain: inline_threshold {} (key + value), memtable {} B, compaction_threads {} + 1 flush thread, value_file_size {} B",
+        twain_opts.inline_threshold,
+        twain_opts.memtable_size,
+        twain_opts.compaction_threads,
+        twain_opts.value_file_size
+    );
+
+    let mut out_file = match &cli.out {
+        Some(p) => Some(
+            std::fs::File::create(p)
+                .map_err(|e| BenchError::io(format!("creating {}", p.display()), e))?,
+        ),
+        None => None,
+    };
+    let mut all: Vec<PhaseResult> = Vec::new();
+    for name in &engines {
+        let dir = base.join(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| BenchError::io(format!("removing {}", dir.display()), e))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| BenchError::io(format!("creating {}", dir.display()), e))?;
+        // Let the previous engine's dirty pages reach the disk before timing the next.
+        let _ = std::process::Command::new("sync").status();
+        eprintln!("== {name}");
+        let engine: Box<dyn Engine> = match name.as_str() {
+            "twain" => Box::new(TwainEngine::open(&dir, twain_opts.clone(), settings.sync)?),
+            "rocksdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, false)?),
+            "blobdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, true)?),
+            _ => Box::new(fjall_engine::FjallEngine::open(&dir, &settings)?),
+        };
+        let mut runner = Runner::new(plan.run.clone(), &plan.phases)?;
+        let results = runner.run_all(engine.as_ref(), &plan.phases, |r| {
+            eprintln!(
+                "   {:<18} {:>10.0} ops/s  p99 {:>8.1} us  wamp {}  samp {}",
+                r.phase,
+                r.ops_per_sec,
+                r.p99_us,
+                fmt(r.write_amp_io, 2),
+                fmt(r.space_amp, 2)
+            );
+            if let Some(f) = out_file.as_mut() {
+                writeln!(f, "{}", r.to_json())
+                    .map_err(|e| BenchError::io("writing the JSON lines", e))?;
+            }
+            if cli.bench.json {
+                println!("{}", r.to_json());
+            }
+            Ok(())
+        })?;
+        drop(engine);
+        if !cli.keep {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        all.extend(results);
+    }
+
+    println!("\n{}", comparison(&all, &engines));
+    if let Some(plot) = &cli.bench.plot {
+        let title = format!(
+            "{}: {} keys, values {} B",
+            engines.join(" vs "),
+            plan.counts.num,
+            plan.run.value_dist
+        );
+        twain_bench::plot::plot(&all, &title, plot)?;
+        println!("plot written to {}", plot.display());
+    }
+    if cli.keep {
+        if let Some(t) = temp {
+            eprintln!("kept {}", t.keep().display());
+        }
+    }
+    Ok(())
+}
+
+fn fmt(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
+/// The side-by-side tables: one row per phase, one column per engine, and ratios to
+/// twain.
+fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
+    let mut phases: Vec<(usize, String)> = Vec::new();
+    for r in all {
+        if !phases.iter().any(|(i, _)| *i == r.index) {
+            phases.push((r.index, r.phase.clone()));
+        }
+    }
+    phases.sort();
+    let find = |engine: &str, index: usize| {
+        all.iter()
+            .find(|r| r.engine == engine && r.index == index)
+    };
+    let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
+    let has_twain = engines.iter().any(|e| e == "twain");
+    type Metric = fn(&PhaseResult) -> Option<f64>;
+    let sections: [(&str, Metric, usize, bool); 7] = [
+        ("ops/s", |r| Some(r.ops_per_sec), 0, true),
+        ("p99 latency, us", |r| Some(r.p99_us), 1, false),
+        ("p99.9 latency, us", |r| Some(r.p999_us), 1, false),
+        ("write amplification (/proc write_bytes / user bytes)", |r| r.write_amp_io, 2, false),
+        ("write amplification (engine counters)", |r| r.write_amp_engine, 2, false),
+        ("cumulative write amplification (/proc, all phases so far)", |r| r.cum_write_amp_io, 2, false),
+        ("space amplification at phase end (du / live key+value bytes)", |r| r.space_amp, 2, false),
+    ];
+    let mut text = String::new();
+    for (title, metric, digits, ratios) in sections {
+        let mut header = vec!["phase".to_string()];
+        header.extend(engines.iter().cloned());
+        if ratios && has_twain {
+            header.extend(peers.iter().map(|p| format!("twain/{p}")));
+        }
+        let mut rows = vec![header];
+        for (index, name) in &phases {
+            let mut row = vec![name.clone()];
+            let value = |e: &str| find(e, *index).and_then(metric);
+            for e in engines {
+                row.push(fmt(value(e), digits));
+            }
+            if ratios && has_twain {
+                for p in &peers {
+                    let r = match (value("twain"), value(p)) {
+                        (Some(t), Some(v)) if v > 0.0 => Some(t / v),
+                        _ => None,
+                    };
+                    row.push(fmt(r, 2));
+                }
+            }
+            rows.push(row);
+        }
+        text.push_str(&format!("## {title}\n{}\n", report::render(&rows)));
+    }
+    text
+}
+

@@ -1,0 +1,217 @@
+//! Command-line options shared by `twain bench` and the peer comparison, and the scales
+//! they default to.
+
+use crate::error::{BenchError, BenchResult};
+use crate::runner::{Progress, RunConfig};
+use crate::values::ValueDist;
+use crate::workload::{Counts, PhaseSpec, parse_workloads};
+use clap::{Args, ValueEnum};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Named scales. Explicit options override the scale's numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scale {
+    /// 200,000 keys × 1 KiB, 100,000 reads, one zipfian overwrite per key, 2,000 scans:
+    /// a run of seconds.
+    Small,
+    /// Issue 3's default scale: 1,000,000 keys × 1 KiB, 200,000 reads, 2,000,000
+    /// scrambled-zipfian overwrites, 2,000 scans of 100 keys.
+    #[value(name = "1k")]
+    OneK,
+    /// Issue 3's small-value scale: 2,000,000 keys × 100 B, 200,000 reads, 2,000,000
+    /// overwrites, 2,000 scans of 100 keys.
+    #[value(name = "100b")]
+    HundredB,
+}
+
+impl Scale {
+    /// (num, value size, reads, overwrites per key loaded, scans).
+    fn numbers(self) -> (u64, usize, u64, u64, u64) {
+        match self {
+            Scale::Small => (200_000, 1024, 100_000, 1, 2_000),
+            Scale::OneK => (1_000_000, 1024, 200_000, 2, 2_000),
+            Scale::HundredB => (2_000_000, 100, 200_000, 1, 2_000),
+        }
+    }
+}
+
+/// The default workload list.
+pub const DEFAULT_WORKLOADS: &str = "fillrandom,readrandom,updatezipf,readrandom,scan";
+
+/// Workload and measurement options.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Comma-separated phases: fillseq, fillrandom, readrandom, readrandomsame, overwrite,
+    /// updatezipf, seekrandom, scan, deleterandom, ycsb-load, ycsb-a … ycsb-f.
+    #[arg(long, default_value = DEFAULT_WORKLOADS)]
+    pub workloads: String,
+    /// Numbers to start from: small (seconds), 1k (issue 3: 1 M × 1 KiB) or 100b
+    /// (issue 3: 2 M × 100 B).
+    #[arg(long, value_enum)]
+    pub scale: Option<Scale>,
+    /// Keys loaded by fills [scale].
+    #[arg(long)]
+    pub num: Option<u64>,
+    /// Value size: `1024`, `4K`, `uniform:100..1000`, or a Parallax mix `sd`, `md`, `ld`,
+    /// `mix:S/M/L` (small 16–100 B, medium 101–1024 B, large 1025–4096 B) [scale].
+    #[arg(long, visible_alias = "value-dist")]
+    pub value_size: Option<String>,
+    /// Gets of readrandom / readrandomsame, seeks of seekrandom [scale].
+    #[arg(long)]
+    pub reads: Option<u64>,
+    /// Puts of overwrite and updatezipf [scale: 1 or 2 per key loaded].
+    #[arg(long)]
+    pub overwrites: Option<u64>,
+    /// Scans of scan [scale].
+    #[arg(long)]
+    pub scans: Option<u64>,
+    /// Pairs per scan (and the largest YCSB-E scan).
+    #[arg(long, default_value_t = 100)]
+    pub scan_length: usize,
+    /// Deletes of deleterandom [num].
+    #[arg(long)]
+    pub deletes: Option<u64>,
+    /// Operations of each YCSB run phase (ycsb-a … ycsb-f) [reads].
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Foreground threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Sync every write before it returns.
+    #[arg(long)]
+    pub sync: bool,
+    /// Seeds keys, values and request choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Flush the memtable after each write phase (not timed; its I/O counts in the phase).
+    #[arg(long)]
+    pub settle: bool,
+    /// Print one JSON object per phase instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw throughput over time and per-phase bars into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A run resolved from [`BenchArgs`].
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Settings shared by the phases.
+    pub run: RunConfig,
+    /// Operation counts.
+    pub counts: Counts,
+    /// The phases in order.
+    pub phases: Vec<PhaseSpec>,
+}
+
+impl BenchArgs {
+    /// Resolves the options, filling what is not given from `scale` (or `default_scale`).
+    pub fn plan(&self, default_scale: Scale) -> BenchResult<Plan> {
+        let (num, vsize, reads, overwrites_per_key, scans) =
+            self.scale.unwrap_or(default_scale).numbers();
+        let value_dist = match &self.value_size {
+            Some(s) => ValueDist::parse(s)?,
+            None => ValueDist::Fixed(vsize),
+        };
+        let num = self.num.unwrap_or(num);
+        let reads = self.reads.unwrap_or(reads);
+        if num == 0 {
+            return Err(BenchError::InvalidArgument(
+                "--num must be at least 1".into(),
+            ));
+        }
+        if self.threads == 0 {
+            return Err(BenchError::InvalidArgument(
+                "--threads must be at least 1".into(),
+            ));
+        }
+        let counts = Counts {
+            num,
+            reads,
+            overwrites: self
+                .overwrites
+                .unwrap_or(num.saturating_mul(overwrites_per_key)),
+            scans: self.scans.unwrap_or(scans),
+            scan_length: self.scan_length.max(1),
+            deletes: self.deletes.unwrap_or(num),
+            ycsb_ops: self.ops.unwrap_or(reads),
+        };
+        if let Some(p) = &self.plot
+            && p.extension().and_then(|e| e.to_str()) != Some("svg")
+        {
+            return Err(BenchError::InvalidArgument(format!(
+                "--plot {}: only .svg is supported",
+                p.display()
+            )));
+        }
+        let progress = if self.quiet {
+            Progress::Quiet
+        } else if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines
+        };
+        Ok(Plan {
+            phases: parse_workloads(&self.workloads, &counts)?,
+            run: RunConfig {
+                num,
+                value_dist,
+                threads: self.threads,
+                seed: self.seed,
+                scan_length: counts.scan_length,
+                settle: self.settle,
+                progress,
+            },
+            counts,
+        })
+    }
+}
+
+impl Plan {
+    /// The configuration as readable lines, printed before a run.
+    pub fn describe(&self) -> String {
+        let c = &self.counts;
+        let r = &self.run;
+        format!(
+            "workloads: {}\nkeys: {} x 16 B, values: {} B\nreads: {}, overwrites: {}, scans: {} x {}, deletes: {}, ycsb ops: {}\nthreads: {}, seed: {}, settle: {}",
+            self.phases
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+            c.num,
+            r.value_dist,
+            c.reads,
+            c.overwrites,
+            c.scans,
+            c.scan_length,
+            c.deletes,
+            c.ycsb_ops,
+            r.threads,
+            r.seed,
+            r.settle,
+        )
+    }
+}
+
+/// The command line of this process, shell-quoted where needed.
+pub fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_=.,/:+@%".contains(c))
+            {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,76 @@
+//! The [`Engine`] trait: what a benchmarked store must do, and the counters it may report.
+
+use crate::error::BenchResult;
+use serde::Serialize;
+use std::path::Path;
+
+/// A key-value store under benchmark. Implementations are shared between the benchmark's
+/// threads, so they must be thread-safe.
+pub trait Engine: Send + Sync {
+    /// Short name used in reports (`twain`, `rocksdb`, ...).
+    fn name(&self) -> &str;
+
+    /// The directory holding the database, measured for its size.
+    fn dir(&self) -> &Path;
+
+    /// Sets `key` to `value` (synced if the engine was opened for sync writes).
+    fn put(&self, key: &[u8], value: &[u8]) -> BenchResult<()>;
+
+    /// Reads `key`, returning the value's length if it is present.
+    fn get(&self, key: &[u8]) -> BenchResult<Option<usize>>;
+
+    /// Deletes `key`.
+    fn delete(&self, key: &[u8]) -> BenchResult<()>;
+
+    /// Reads up to `n` pairs in key order from the first key at or after `start`,
+    /// returning how many were read and their key + value bytes.
+    fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)>;
+
+    /// Writes the memtable out and waits for it (used only by `--settle`).
+    fn flush(&self) -> BenchResult<()>;
+
+    /// The engine's own cumulative counters (fields it does not have are `None`).
+    fn counters(&self) -> BenchResult<EngineCounters>;
+}
+
+/// An engine's own cumulative I/O counters. Deltas between two snapshots describe a phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct EngineCounters {
+    /// Every byte the engine says it wrote to files (log, tables, value files, GC output,
+    /// manifests).
+    pub bytes_written: Option<u64>,
+    /// Bytes read from files by user reads (gets and scans), not by background work.
+    pub user_read_file_bytes: Option<u64>,
+    /// Bytes written to the write-ahead log (for twain: the value log).
+    pub log_bytes: Option<u64>,
+    /// Bytes written by memtable flushes.
+    pub flush_bytes: Option<u64>,
+    /// Bytes read by compactions.
+    pub compaction_read_bytes: Option<u64>,
+    /// Bytes written by compactions.
+    pub compaction_write_bytes: Option<u64>,
+    /// Bytes read by value-store garbage collection.
+    pub gc_read_bytes: Option<u64>,
+    /// Bytes written (relocated) by value-store garbage collection.
+    pub gc_write_bytes: Option<u64>,
+    /// Microseconds writers were stalled by background work.
+    pub stall_micros: Option<u64>,
+}
+
+impl EngineCounters {
+    /// `self - earlier`, field by field (`None` where either lacks the field).
+    pub fn delta(&self, earlier: &EngineCounters) -> EngineCounters {
+        let d = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?));
+        EngineCounters {
+            bytes_written: d(self.bytes_written, earlier.bytes_written),
+            user_read_file_bytes: d(self.user_read_file_bytes, earlier.user_read_file_bytes),
+            log_bytes: d(self.log_bytes, earlier.log_bytes),
+            flush_bytes: d(self.flush_bytes, earlier.flush_bytes),
+            compaction_read_bytes: d(self.compaction_read_bytes, earlier.compaction_read_bytes),
+            compaction_write_bytes: d(self.compaction_write_bytes, earlier.compaction_write_bytes),
+            gc_read_bytes: d(self.gc_read_bytes, earlier.gc_read_bytes),
+            gc_write_bytes: d(self.gc_write_bytes, earlier.gc_write_bytes),
+            stall_micros: d(self.stall_micros, earlier.stall_micros),
+        }
+    }
+}

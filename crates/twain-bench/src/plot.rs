@@ -1,0 +1,153 @@
+//! The plot: throughput over time (top) and ops/s per phase (bottom), as SVG.
+
+use crate::error::{BenchError, BenchResult};
+use crate::report::PhaseResult;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+
+fn perr(e: impl std::fmt::Display) -> BenchError {
+    BenchError::Plot(e.to_string())
+}
+
+/// Draws `results` (one engine or several) into an SVG file at `path`.
+///
+/// Top: the one-second throughput samples against seconds since the engine's run began,
+/// one colour per phase when there is one engine, one per engine otherwise. Bottom: ops/s
+/// of each phase, one bar per engine.
+pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()> {
+    let mut engines: Vec<&str> = Vec::new();
+    for r in results {
+        if !engines.contains(&r.engine.as_str()) {
+            engines.push(&r.engine);
+        }
+    }
+    let mut phases: Vec<(usize, &str)> = Vec::new();
+    for r in results {
+        if !phases.iter().any(|&(i, _)| i == r.index) {
+            phases.push((r.index, &r.phase));
+        }
+    }
+    phases.sort_unstable();
+    let color = |i: usize| Palette99::pick(i).to_rgba();
+
+    let base = SVGBackend::new(path, (1100, 800)).into_drawing_area();
+    base.fill(&WHITE).map_err(perr)?;
+    let root = base.titled(title, ("sans-serif", 18)).map_err(perr)?;
+    let (top, bottom) = root.split_vertically(400);
+
+    // Throughput over time.
+    let t_max = results
+        .iter()
+        .map(|r| r.start_secs + r.secs.max(r.throughput.len() as f64))
+        .fold(1.0, f64::max);
+    let y_max = results
+        .iter()
+        .flat_map(|r| r.throughput.iter().copied().chain([r.ops_per_sec]))
+        .fold(1.0, f64::max)
+        * 1.1;
+    let mut chart = ChartBuilder::on(&top)
+        .caption("throughput, sampled each second", ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds")
+        .y_desc("ops/s")
+        .y_label_formatter(&|v| format!("{:.0}k", v / 1000.0))
+        .draw()
+        .map_err(perr)?;
+    let mut labelled: Vec<String> = Vec::new();
+    for r in results {
+        let (key, ci) = if engines.len() == 1 {
+            let pos = phases.iter().position(|&(i, _)| i == r.index).unwrap_or(0);
+            (r.phase.clone(), pos)
+        } else {
+            let pos = engines.iter().position(|e| *e == r.engine).unwrap_or(0);
+            (r.engine.clone(), pos)
+        };
+        let c = color(ci);
+        let points: Vec<(f64, f64)> = r
+            .throughput
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (r.start_secs + k as f64 + 1.0, v))
+            .collect();
+        let series = chart
+            .draw_series(LineSeries::new(points, c.stroke_width(2)))
+            .map_err(perr)?;
+        if !labelled.contains(&key) {
+            series.label(key.clone()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+            });
+            labelled.push(key);
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(perr)?;
+
+    // Ops/s per phase, one bar per engine.
+    let n = phases.len().max(1) as f64;
+    let bar_max = results.iter().map(|r| r.ops_per_sec).fold(10.0, f64::max) * 2.0;
+    let mut bars = ChartBuilder::on(&bottom)
+        .caption("ops/s per phase (log scale)", ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..n, (1.0..bar_max).log_scale())
+        .map_err(perr)?;
+    bars.configure_mesh()
+        .disable_x_mesh()
+        .disable_x_axis()
+        .y_desc("ops/s")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(perr)?;
+    let width = 0.8 / engines.len().max(1) as f64;
+    for (ei, engine) in engines.iter().enumerate() {
+        let c = color(ei);
+        let rects: Vec<Rectangle<(f64, f64)>> = results
+            .iter()
+            .filter(|r| r.engine == *engine)
+            .filter_map(|r| {
+                let pos = phases.iter().position(|&(i, _)| i == r.index)? as f64;
+                let x0 = pos + 0.1 + ei as f64 * width;
+                Some(Rectangle::new(
+                    [(x0, 1.0), (x0 + width, r.ops_per_sec.max(1.0))],
+                    c.filled(),
+                ))
+            })
+            .collect();
+        let series = bars.draw_series(rects).map_err(perr)?;
+        if engines.len() > 1 {
+            series
+                .label(engine.to_string())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
+        }
+    }
+    if engines.len() > 1 {
+        bars.configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(perr)?;
+    }
+    let style = TextStyle::from(("sans-serif", 12)).pos(Pos::new(HPos::Center, VPos::Top));
+    for (pos, (_, name)) in phases.iter().enumerate() {
+        let (x, y) = bars.backend_coord(&(pos as f64 + 0.5, 1.0));
+        let y = y + 4 + 14 * (pos as i32 % 2);
+        base.draw(&Text::new(name.to_string(), (x, y), style.clone()))
+            .map_err(perr)?;
+    }
+    base.present().map_err(perr)?;
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Per-phase results, the readable table and JSON lines.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything measured in one phase. Serialized as one JSON line by `--json`; the fields
+/// of issue 3's schema come first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    /// Engine name.
+    pub engine: String,
+    /// Phase name.
+    pub phase: String,
+    /// Operations completed.
+    pub ops: u64,
+    /// Wall-clock seconds of the phase.
+    pub secs: f64,
+    /// `ops / secs`.
+    pub ops_per_sec: f64,
+    /// Key + value bytes written by the phase (key bytes for deletes).
+    pub user_bytes: u64,
+    /// `/proc/self/io` `wchar` delta.
+    pub wchar: u64,
+    /// `/proc/self/io` `write_bytes` delta.
+    pub write_bytes: u64,
+    /// `/proc/self/io` `read_bytes` delta.
+    pub read_bytes: u64,
+    /// Allocated bytes of the database directory at the end of the phase.
+    pub db_bytes: u64,
+    /// Median latency, microseconds.
+    pub p50_us: f64,
+    /// 99th percentile latency, microseconds.
+    pub p99_us: f64,
+
+    /// Position of the phase in the run (0-based).
+    pub index: usize,
+    /// Foreground threads.
+    pub threads: usize,
+    /// Value size distribution.
+    pub value_dist: String,
+    /// Seconds from the start of the run to the start of this phase.
+    pub start_secs: f64,
+    /// Key + value bytes read by the phase.
+    pub user_read_bytes: u64,
+    /// Gets and seeks that found a key.
+    pub found: u64,
+    /// `(user_bytes + user_read_bytes) / secs` in MB/s (10^6 bytes).
+    pub mb_per_sec: f64,
+    /// 99.9th percentile latency, microseconds.
+    pub p999_us: f64,
+    /// Largest latency, microseconds.
+    pub max_us: f64,
+    /// `/proc/self/io` `rchar` delta.
+    pub rchar: u64,
+    /// `/proc/self/io` `cancelled_write_bytes` delta.
+    pub cancelled_write_bytes: u64,
+    /// Keys live at the end of the phase.
+    pub live_keys: u64,
+    /// Their key + value bytes.
+    pub live_bytes: u64,
+    /// `write_bytes / user_bytes`.
+    pub write_amp_io: Option<f64>,
+    /// `(write_bytes - cancelled_write_bytes) / user_bytes`.
+    pub write_amp_io_net: Option<f64>,
+    /// `wchar / user_bytes`.
+    pub write_amp_wchar: Option<f64>,
+    /// Engine's bytes written / `user_bytes`.
+    pub write_amp_engine: Option<f64>,
+    /// `read_bytes / user_read_bytes` (near 0 when the data is in the page cache).
+    pub read_amp_io: Option<f64>,
+    /// `rchar / user_read_bytes` (file bytes read through system calls, cache hits too).
+    pub read_amp_rchar: Option<f64>,
+    /// Engine's bytes read from files by user reads / `user_read_bytes`.
+    pub read_amp_engine: Option<f64>,
+    /// `db_bytes / live_bytes`.
+    pub space_amp: Option<f64>,
+    /// Engine's bytes written by the phase.
+    pub engine_bytes_written: Option<u64>,
+    /// Engine's bytes read from files by user reads in the phase.
+    pub engine_user_read_bytes: Option<u64>,
+    /// Value log / WAL bytes written.
+    pub log_bytes: Option<u64>,
+    /// Flush bytes written.
+    pub flush_bytes: Option<u64>,
+    /// Compaction bytes read.
+    pub compaction_read_bytes: Option<u64>,
+    /// Compaction bytes written.
+    pub compaction_write_bytes: Option<u64>,
+    /// Value GC bytes read.
+    pub gc_read_bytes: Option<u64>,
+    /// Value GC bytes written.
+    pub gc_write_bytes: Option<u64>,
+    /// Microseconds writers stalled.
+    pub stall_micros: Option<u64>,
+    /// `write_bytes` of all phases so far / their `user_bytes`.
+    pub cum_write_amp_io: Option<f64>,
+    /// Engine bytes written in all phases so far / their `user_bytes`.
+    pub cum_write_amp_engine: Option<f64>,
+    /// Lowest one-second throughput sample (ops/s); shows stalls.
+    pub min_sample_ops_per_sec: Option<f64>,
+    /// Operations per second, sampled each second of the phase.
+    pub throughput: Vec<f64>,
+}
+
+/// `a / b`, or `None` when `b` is 0.
+pub fn ratio(a: u64, b: u64) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+impl PhaseResult {
+    /// The result as one line of JSON.
+    pub fn to_json(&self) -> String {
+        // Serializing plain numbers, strings and vectors cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
+fn mib(v: Option<u64>) -> String {
+    match v {
+        Some(b) => format!("{:.0}", b as f64 / (1 << 20) as f64),
+        None => "-".into(),
+    }
+}
+
+/// Formats the readable table of results, one row per phase.
+pub fn table(results: &[PhaseResult]) -> String {
+    let header = [
+        "phase",
+        "ops",
+        "secs",
+        "ops/s",
+        "MB/s",
+        "p50us",
+        "p99us",
+        "p99.9us",
+        "wamp-io",
+        "wamp-eng",
+        "ramp-rchar",
+        "ramp-eng",
+        "samp",
+        "compR/W MiB",
+        "gc MiB",
+        "stall ms",
+        "db MiB",
+    ];
+    let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    for r in results {
+        rows.push(vec![
+            r.phase.clone(),
+            r.ops.to_string(),
+            format!("{:.2}", r.secs),
+            format!("{:.0}", r.ops_per_sec),
+            format!("{:.1}", r.mb_per_sec),
+            format!("{:.1}", r.p50_us),
+            format!("{:.1}", r.p99_us),
+            format!("{:.1}", r.p999_us),
+            opt(r.write_amp_io, 2),
+            opt(r.write_amp_engine, 2),
+            opt(r.read_amp_rchar, 2),
+            opt(r.read_amp_engine, 2),
+            opt(r.space_amp, 2),
+            format!(
+                "{}/{}",
+                mib(r.compaction_read_bytes),
+                mib(r.compaction_write_bytes)
+            ),
+            match (r.gc_read_bytes, r.gc_write_bytes) {
+                (None, None) => "-".into(),
+                (a, b) => format!("{}/{}", mib(a), mib(b)),
+            },
+            r.stall_micros
+                .map_or("-".into(), |s| (s / 1000).to_string()),
+            format!("{:.0}", r.db_bytes as f64 / (1 << 20) as f64),
+        ]);
+    }
+    render(&rows)
+}
+
+/// Renders rows as aligned columns: the first left-aligned, the rest right-aligned.
+pub fn render(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let w = widths.get(c).copied().unwrap_or(0);
+            if c == 0 {
+                line.push_str(&format!("{cell:<w$}"));
+            } else {
+                line.push_str(&format!("  {cell:>w$}"));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Parses JSON lines written by `--json` (blank lines and non-JSON lines are skipped).
+pub fn parse_json_lines(text: &str) -> Vec<PhaseResult> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<PhaseResult>(l.trim()).ok())
+        .collect()
+}

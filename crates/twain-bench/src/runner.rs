@@ -1,0 +1,464 @@
+//! Runs phases on an engine: worker threads issue the operations, a reporter thread
+//! samples throughput every second and drives the progress display, and each phase ends
+//! with its measurements.
+
+use crate::engine::{Engine, EngineCounters};
+use crate::error::{BenchError, BenchResult};
+use crate::keys::{KEY_LEN, key_bytes, splitmix64};
+use crate::measure::{Latencies, ProcIo, dir_bytes};
+use crate::report::{PhaseResult, ratio};
+use crate::values::{ValueDist, ValueSource};
+use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How progress is shown while a phase runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A live bar on stderr with the current throughput.
+    Bar,
+    /// One line per second on stderr (for logs and pipes).
+    Lines,
+    /// Nothing.
+    Quiet,
+}
+
+/// Settings of a run that are the same for every phase.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Keys loaded by fills.
+    pub num: u64,
+    /// Value sizes.
+    pub value_dist: ValueDist,
+    /// Foreground threads.
+    pub threads: usize,
+    /// Seeds every random choice.
+    pub seed: u64,
+    /// Pairs per scan (`scan`) and the largest YCSB-E scan.
+    pub scan_length: usize,
+    /// Flush after each write phase (timed separately, I/O counted in the phase).
+    pub settle: bool,
+    /// Progress display.
+    pub progress: Progress,
+}
+
+/// Which keys are live and the size of their values, to compute space amplification.
+/// Thread-safe.
+#[derive(Debug)]
+struct LiveSet {
+    /// Value length + 1 per key index (0 = absent).
+    sizes: Vec<AtomicU32>,
+    keys: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl LiveSet {
+    fn new(capacity: u64) -> LiveSet {
+        LiveSet {
+            sizes: (0..capacity).map(|_| AtomicU32::new(0)).collect(),
+            keys: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// Records that `key` now holds a value of `len` bytes (`None`: deleted).
+    fn set(&self, key: u64, len: Option<usize>) {
+        let Some(slot) = usize::try_from(key).ok().and_then(|k| self.sizes.get(k)) else {
+            return;
+        };
+        let new = len.map_or(0, |l| l as u32 + 1);
+        let old = slot.swap(new, Ordering::Relaxed);
+        let size = |s: u32| {
+            if s == 0 {
+                0
+            } else {
+                KEY_LEN as u64 + s as u64 - 1
+            }
+        };
+        match (old, new) {
+            (0, 0) => {}
+            (0, _) => {
+                self.keys.fetch_add(1, Ordering::Relaxed);
+            }
+            (_, 0) => {
+                self.keys.fetch_sub(1, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+        self.bytes.fetch_add(size(new), Ordering::Relaxed);
+        self.bytes.fetch_sub(size(old), Ordering::Relaxed);
+    }
+}
+
+/// Per-thread tallies of a phase.
+#[derive(Debug, Default)]
+struct Tally {
+    ops: u64,
+    written: u64,
+    read: u64,
+    found: u64,
+    lat: Latencies,
+}
+
+/// Runs a sequence of phases on one engine. Create one per engine; it keeps the key space
+/// and the live set between phases.
+#[derive(Debug)]
+pub struct Runner {
+    cfg: RunConfig,
+    keys: KeySpace,
+    values: ValueSource,
+    live: LiveSet,
+    started: Instant,
+    cum_user: u64,
+    cum_write_bytes: u64,
+    cum_engine_written: Option<u64>,
+}
+
+impl Runner {
+    /// A runner for `phases` (needed to size the live set for YCSB inserts).
+    pub fn new(cfg: RunConfig, phases: &[PhaseSpec]) -> BenchResult<Runner> {
+        if cfg.threads == 0 {
+            return Err(BenchError::InvalidArgument(
+                "threads must be at least 1".into(),
+            ));
+        }
+        let capacity = cfg.num.saturating_add(max_inserts(phases));
+        Ok(Runner {
+            keys: KeySpace::new(cfg.num, cfg.seed),
+            values: ValueSource::new(cfg.value_dist, cfg.seed),
+            live: LiveSet::new(capacity),
+            started: Instant::now(),
+            cum_user: 0,
+            cum_write_bytes: 0,
+            cum_engine_written: Some(0),
+            cfg,
+        })
+    }
+
+    /// Runs every phase in order, calling `each` with each result as it completes.
+    pub fn run_all(
+        &mut self,
+        engine: &dyn Engine,
+        phases: &[PhaseSpec],
+        mut each: impl FnMut(&PhaseResult) -> BenchResult<()>,
+    ) -> BenchResult<Vec<PhaseResult>> {
+        self.started = Instant::now();
+        let mut results = Vec::new();
+        for (index, phase) in phases.iter().enumerate() {
+            let r = self.run_phase(engine, phase, index)?;
+            each(&r)?;
+            results.push(r);
+        }
+        Ok(results)
+    }
+
+    /// Runs one phase and measures it.
+    pub fn run_phase(
+        &mut self,
+        engine: &dyn Engine,
+        phase: &PhaseSpec,
+        index: usize,
+    ) -> BenchResult<PhaseResult> {
+        let threads = self.cfg.threads;
+        let counters0 = engine.counters()?;
+        let io0 = ProcIo::read()?;
+        let done = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let first_error: Mutex<Option<BenchError>> = Mutex::new(None);
+        let samples: Mutex<Vec<f64>> = Mutex::new(Vec::new());
+        let start_secs = self.started.elapsed().as_secs_f64();
+        let start = Instant::now();
+
+        let (tallies, secs): (Vec<Tally>, f64) = std::thread::scope(|s| {
+            let reporter = s.spawn(|| self.report_progress(phase, &done, &stop, &samples));
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (done, stop, first_error) = (&done, &stop, &first_error);
+                    let this = &*self;
+                    s.spawn(move || {
+                        let mut tally = Tally::default();
+                        if let Err(e) = this.worker(engine, phase, t, &mut tally, done, stop) {
+                            stop.store(true, Ordering::Relaxed);
+                            first_error
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .get_or_insert(e);
+                        }
+                        tally
+                    })
+                })
+                .collect();
+            let tallies = workers
+                .into_iter()
+                .map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        first_error
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert(BenchError::engine(
+                                engine.name(),
+                                "a benchmark thread panicked",
+                            ));
+                        Tally::default()
+                    })
+                })
+                .collect();
+            // The phase ends when the last worker does, not when the reporter wakes up.
+            let secs = start.elapsed().as_secs_f64();
+            stop.store(true, Ordering::Relaxed);
+            let _ = reporter.join();
+            (tallies, secs)
+        });
+        if let Some(e) = first_error
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            return Err(e);
+        }
+        if self.cfg.settle && phase.kind.writes() {
+            engine.flush()?;
+        }
+        self.keys.phase_done(phase.kind);
+
+        let io = ProcIo::read()?.delta(&io0);
+        let eng = engine.counters()?.delta(&counters0);
+        let db_bytes = dir_bytes(engine.dir())?;
+        let mut total = Tally::default();
+        for t in &tallies {
+            total.ops += t.ops;
+            total.written += t.written;
+            total.read += t.read;
+            total.found += t.found;
+            total.lat.merge(&t.lat);
+        }
+        let throughput = samples.into_inner().unwrap_or_else(PoisonError::into_inner);
+        Ok(self.result(
+            engine, phase, index, start_secs, secs, total, io, eng, db_bytes, throughput,
+        ))
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "assembles one record from its parts"
+    )]
+    fn result(
+        &mut self,
+        engine: &dyn Engine,
+        phase: &PhaseSpec,
+        index: usize,
+        start_secs: f64,
+        secs: f64,
+        total: Tally,
+        io: ProcIo,
+        eng: EngineCounters,
+        db_bytes: u64,
+        throughput: Vec<f64>,
+    ) -> PhaseResult {
+        self.cum_user += total.written;
+        self.cum_write_bytes += io.write_bytes;
+        self.cum_engine_written = match (self.cum_engine_written, eng.bytes_written) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+        let live_keys = self.live.keys.load(Ordering::Relaxed);
+        let live_bytes = self.live.bytes.load(Ordering::Relaxed);
+        let per_sec = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let min_sample = throughput.iter().copied().reduce(f64::min);
+        PhaseResult {
+            engine: engine.name().to_string(),
+            phase: phase.name.clone(),
+            ops: total.ops,
+            secs,
+            ops_per_sec: per_sec(total.ops as f64),
+            user_bytes: total.written,
+            wchar: io.wchar,
+            write_bytes: io.write_bytes,
+            read_bytes: io.read_bytes,
+            db_bytes,
+            p50_us: total.lat.quantile_us(0.5),
+            p99_us: total.lat.quantile_us(0.99),
+            index,
+            threads: self.cfg.threads,
+            value_dist: self.cfg.value_dist.to_string(),
+            start_secs,
+            user_read_bytes: total.read,
+            found: total.found,
+            mb_per_sec: per_sec((total.written + total.read) as f64) / 1e6,
+            p999_us: total.lat.quantile_us(0.999),
+            max_us: total.lat.max_us(),
+            rchar: io.rchar,
+            cancelled_write_bytes: io.cancelled_write_bytes,
+            live_keys,
+            live_bytes,
+            write_amp_io: ratio(io.write_bytes, total.written),
+            write_amp_io_net: ratio(
+                io.write_bytes.saturating_sub(io.cancelled_write_bytes),
+                total.written,
+            ),
+            write_amp_wchar: ratio(io.wchar, total.written),
+            write_amp_engine: eng.bytes_written.and_then(|w| ratio(w, total.written)),
+            read_amp_io: ratio(io.read_bytes, total.read),
+            read_amp_rchar: ratio(io.rchar, total.read),
+            read_amp_engine: eng.user_read_file_bytes.and_then(|r| ratio(r, total.read)),
+            space_amp: ratio(db_bytes, live_bytes),
+            engine_bytes_written: eng.bytes_written,
+            engine_user_read_bytes: eng.user_read_file_bytes,
+            log_bytes: eng.log_bytes,
+            flush_bytes: eng.flush_bytes,
+            compaction_read_bytes: eng.compaction_read_bytes,
+            compaction_write_bytes: eng.compaction_write_bytes,
+            gc_read_bytes: eng.gc_read_bytes,
+            gc_write_bytes: eng.gc_write_bytes,
+            stall_micros: eng.stall_micros,
+            cum_write_amp_io: ratio(self.cum_write_bytes, self.cum_user),
+            cum_write_amp_engine: self
+                .cum_engine_written
+                .and_then(|w| ratio(w, self.cum_user)),
+            min_sample_ops_per_sec: min_sample,
+            throughput,
+        }
+    }
+
+    /// One worker thread: operations `t, t + threads, t + 2 * threads, ...` of the phase.
+    fn worker(
+        &self,
+        engine: &dyn Engine,
+        phase: &PhaseSpec,
+        t: usize,
+        tally: &mut Tally,
+        done: &AtomicU64,
+        stop: &AtomicBool,
+    ) -> BenchResult<()> {
+        let seed = splitmix64(self.cfg.seed ^ splitmix64(phase.seed_tag) ^ (t as u64) << 48);
+        let mut ops = OpGen::new(
+            phase.kind,
+            SmallRng::seed_from_u64(seed),
+            &self.keys,
+            self.cfg.scan_length,
+        );
+        let step = self.cfg.threads as u64;
+        let mut unreported = 0u64;
+        let mut i = t as u64;
+        while i < phase.ops {
+            if unreported == 64 {
+                done.fetch_add(unreported, Ordering::Relaxed);
+                unreported = 0;
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+            let op = ops.op(i, &self.keys);
+            let began = Instant::now();
+            match op {
+                Op::Put(k) => {
+                    let value = self.values.next(ops.rng());
+                    engine.put(&key_bytes(k), value)?;
+                    self.live.set(k, Some(value.len()));
+                    tally.written += (KEY_LEN + value.len()) as u64;
+                }
+                Op::Get(k) => {
+                    if let Some(len) = engine.get(&key_bytes(k))? {
+                        tally.found += 1;
+                        tally.read += (KEY_LEN + len) as u64;
+                    }
+                }
+                Op::Delete(k) => {
+                    engine.delete(&key_bytes(k))?;
+                    self.live.set(k, None);
+                    tally.written += KEY_LEN as u64;
+                }
+                Op::Seek(k) => {
+                    let (n, bytes) = engine.scan(&key_bytes(k), 1)?;
+                    tally.found += n as u64;
+                    tally.read += bytes;
+                }
+                Op::Scan(k, len) => {
+                    let (_, bytes) = engine.scan(&key_bytes(k), len)?;
+                    tally.read += bytes;
+                }
+                Op::ReadModifyWrite(k) => {
+                    let key = key_bytes(k);
+                    if let Some(len) = engine.get(&key)? {
+                        tally.found += 1;
+                        tally.read += (KEY_LEN + len) as u64;
+                    }
+                    let value = self.values.next(ops.rng());
+                    engine.put(&key, value)?;
+                    self.live.set(k, Some(value.len()));
+                    tally.written += (KEY_LEN + value.len()) as u64;
+                }
+            }
+            tally.lat.record(began.elapsed().as_nanos() as u64);
+            tally.ops += 1;
+            unreported += 1;
+            i += step;
+        }
+        done.fetch_add(unreported, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Samples throughput each second until `stop`, and shows progress.
+    fn report_progress(
+        &self,
+        phase: &PhaseSpec,
+        done: &AtomicU64,
+        stop: &AtomicBool,
+        samples: &Mutex<Vec<f64>>,
+    ) {
+        let bar = match self.cfg.progress {
+            Progress::Bar => {
+                let bar = ProgressBar::with_draw_target(
+                    Some(phase.ops),
+                    ProgressDrawTarget::stderr_with_hz(4),
+                );
+                let style = ProgressStyle::with_template(
+                    "{prefix:>16} [{bar:30}] {pos}/{len} {elapsed_precise} {msg}",
+                )
+                .map(|s| s.progress_chars("=> "))
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+                bar.set_style(style);
+                bar.set_prefix(phase.name.clone());
+                Some(bar)
+            }
+            _ => None,
+        };
+        let start = Instant::now();
+        let mut last_ops = 0;
+        let mut last_sample = start;
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = Instant::now();
+            let ops = done.load(Ordering::Relaxed);
+            if let Some(bar) = &bar {
+                bar.set_position(ops);
+            }
+            if now.duration_since(last_sample) >= Duration::from_secs(1) {
+                let rate = (ops - last_ops) as f64 / now.duration_since(last_sample).as_secs_f64();
+                samples
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(rate);
+                match &bar {
+                    Some(bar) => bar.set_message(format!("{rate:.0} ops/s")),
+                    None if self.cfg.progress == Progress::Lines => eprintln!(
+                        "{:>16} {:>5.0}s {:>10} ops {:>10.0} ops/s",
+                        phase.name,
+                        now.duration_since(start).as_secs_f64(),
+                        ops,
+                        rate
+                    ),
+                    None => {}
+                }
+                last_ops = ops;
+                last_sample = now;
+            }
+        }
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+    }
+}

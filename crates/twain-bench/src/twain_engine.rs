@@ -1,0 +1,98 @@
+//! [`Engine`] for twain.
+
+use crate::engine::{Engine, EngineCounters};
+use crate::error::{BenchError, BenchResult};
+use std::path::{Path, PathBuf};
+use twain::{Db, Options, WriteOptions};
+
+/// A twain database under benchmark. Thread-safe.
+#[derive(Debug)]
+pub struct TwainEngine {
+    db: Db,
+    dir: PathBuf,
+    write_opts: WriteOptions,
+    block_size: u64,
+}
+
+impl TwainEngine {
+    /// Opens (creating) a twain database in `dir` with `opts`; `sync` makes every write
+    /// durable before it returns.
+    pub fn open(dir: &Path, opts: Options, sync: bool) -> BenchResult<TwainEngine> {
+        let block_size = opts.block_size as u64;
+        let db = Db::open(dir, opts).map_err(|e| BenchError::engine("twain", e))?;
+        Ok(TwainEngine {
+            db,
+            dir: dir.to_path_buf(),
+            write_opts: WriteOptions { sync },
+            block_size,
+        })
+    }
+
+    /// The database, e.g. for its full statistics.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+}
+
+fn err(e: twain::Error) -> BenchError {
+    BenchError::engine("twain", e)
+}
+
+impl Engine for TwainEngine {
+    fn name(&self) -> &str {
+        "twain"
+    }
+
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn put(&self, key: &[u8], value: &[u8]) -> BenchResult<()> {
+        self.db.put_opt(key, value, &self.write_opts).map_err(err)
+    }
+
+    fn get(&self, key: &[u8]) -> BenchResult<Option<usize>> {
+        Ok(self.db.get(key).map_err(err)?.map(|v| v.len()))
+    }
+
+    fn delete(&self, key: &[u8]) -> BenchResult<()> {
+        self.db.delete_opt(key, &self.write_opts).map_err(err)
+    }
+
+    fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)> {
+        let (mut count, mut bytes) = (0, 0u64);
+        for kv in self.db.range(start..).take(n) {
+            let (k, v) = kv.map_err(err)?;
+            count += 1;
+            bytes += (k.len() + v.len()) as u64;
+        }
+        Ok((count, bytes))
+    }
+
+    fn flush(&self) -> BenchResult<()> {
+        self.db.flush().map_err(err)
+    }
+
+    /// twain counts what it writes to every kind of file. It has no counter of SSTable
+    /// bytes read by user reads, so that is estimated as block cache misses times the
+    /// block size, plus the value bytes read through handles.
+    fn counters(&self) -> BenchResult<EngineCounters> {
+        let s = self.db.stats().map_err(err)?;
+        let written = s.log_bytes_written
+            + s.flush_bytes_written
+            + s.compaction_bytes_written
+            + s.drop_file_bytes_written
+            + s.manifest_bytes_written;
+        Ok(EngineCounters {
+            bytes_written: Some(written),
+            user_read_file_bytes: Some(s.value_bytes_read + s.block_cache_misses * self.block_size),
+            log_bytes: Some(s.log_bytes_written),
+            flush_bytes: Some(s.flush_bytes_written),
+            compaction_read_bytes: Some(s.compaction_bytes_read),
+            compaction_write_bytes: Some(s.compaction_bytes_written),
+            gc_read_bytes: None,
+            gc_write_bytes: None,
+            stall_micros: Some(s.stall_micros),
+        })
+    }
+}

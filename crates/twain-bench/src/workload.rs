@@ -1,0 +1,503 @@
+//! Phases (db_bench and YCSB workloads) and the operations each one issues.
+
+use crate::dist::{Latest, RequestDist, ScrambledZipfian};
+use crate::error::{BenchError, BenchResult};
+use crate::keys::Permutation;
+use rand::RngExt;
+use rand::rngs::SmallRng;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A YCSB core workload: percentages of each operation and the request distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YcsbMix {
+    /// `a` … `f`.
+    pub letter: char,
+    /// Percent of reads.
+    pub read: u8,
+    /// Percent of updates (blind overwrites of existing keys).
+    pub update: u8,
+    /// Percent of inserts of new keys.
+    pub insert: u8,
+    /// Percent of short range scans.
+    pub scan: u8,
+    /// Percent of read-modify-writes.
+    pub rmw: u8,
+    /// Which existing keys requests go to.
+    pub dist: RequestDist,
+}
+
+impl YcsbMix {
+    /// YCSB's standard workloads `a` to `f` (`workloads/workloada` … `workloadf`).
+    pub fn standard(letter: char) -> Option<YcsbMix> {
+        let m = |read, update, insert, scan, rmw, dist| YcsbMix {
+            letter,
+            read,
+            update,
+            insert,
+            scan,
+            rmw,
+            dist,
+        };
+        use RequestDist::{Latest, ScrambledZipfian as Zipf};
+        Some(match letter {
+            'a' => m(50, 50, 0, 0, 0, Zipf),
+            'b' => m(95, 5, 0, 0, 0, Zipf),
+            'c' => m(100, 0, 0, 0, 0, Zipf),
+            'd' => m(95, 0, 5, 0, 0, Latest),
+            'e' => m(0, 0, 5, 95, 0, Zipf),
+            'f' => m(50, 0, 0, 0, 50, Zipf),
+            _ => return None,
+        })
+    }
+}
+
+/// What a phase does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseKind {
+    /// `num` puts in key order.
+    FillSeq,
+    /// `num` puts, each key once, in a random order.
+    FillRandom,
+    /// `reads` gets of uniformly random keys.
+    ReadRandom,
+    /// `reads` gets of uniformly random keys, the same sequence in both of its two phases.
+    ReadRandomSame,
+    /// `overwrites` puts of uniformly random existing keys.
+    Overwrite,
+    /// `overwrites` puts of existing keys drawn by YCSB's scrambled zipfian (theta 0.99).
+    UpdateZipf,
+    /// `reads` seeks to uniformly random keys, each reading the pair found there.
+    SeekRandom,
+    /// `scans` range scans of `scan_length` pairs from uniformly random keys.
+    Scan,
+    /// `deletes` deletes, each key once, in a random order.
+    DeleteRandom,
+    /// YCSB's load phase: `num` inserts in a random order (like `FillRandom`).
+    YcsbLoad,
+    /// A YCSB run phase of `ycsb_ops` operations.
+    Ycsb(YcsbMix),
+}
+
+/// Every workload name accepted by [`parse_workloads`].
+pub const WORKLOAD_NAMES: &[&str] = &[
+    "fillseq",
+    "fillrandom",
+    "readrandom",
+    "readrandomsame",
+    "overwrite",
+    "updatezipf",
+    "seekrandom",
+    "scan",
+    "deleterandom",
+    "ycsb-load",
+    "ycsb-a",
+    "ycsb-b",
+    "ycsb-c",
+    "ycsb-d",
+    "ycsb-e",
+    "ycsb-f",
+];
+
+impl PhaseKind {
+    /// The phase named `name` (db_bench or YCSB spelling).
+    pub fn parse(name: &str) -> BenchResult<PhaseKind> {
+        Ok(match name {
+            "fillseq" => PhaseKind::FillSeq,
+            "fillrandom" => PhaseKind::FillRandom,
+            "readrandom" => PhaseKind::ReadRandom,
+            "readrandomsame" => PhaseKind::ReadRandomSame,
+            "overwrite" => PhaseKind::Overwrite,
+            "updatezipf" => PhaseKind::UpdateZipf,
+            "seekrandom" => PhaseKind::SeekRandom,
+            "scan" => PhaseKind::Scan,
+            "deleterandom" => PhaseKind::DeleteRandom,
+            "ycsb-load" => PhaseKind::YcsbLoad,
+            other => {
+                let mix = other
+                    .strip_prefix("ycsb-")
+                    .filter(|l| l.len() == 1)
+                    .and_then(|l| l.chars().next())
+                    .and_then(YcsbMix::standard);
+                match mix {
+                    Some(m) => PhaseKind::Ycsb(m),
+                    None => {
+                        return Err(BenchError::InvalidArgument(format!(
+                            "unknown workload {other:?}; known: {}",
+                            WORKLOAD_NAMES.join(", ")
+                        )));
+                    }
+                }
+            }
+        })
+    }
+
+    /// Whether the phase writes (for `--settle` and the write-phase checks).
+    pub fn writes(&self) -> bool {
+        match self {
+            PhaseKind::ReadRandom
+            | PhaseKind::ReadRandomSame
+            | PhaseKind::SeekRandom
+            | PhaseKind::Scan => false,
+            PhaseKind::Ycsb(m) => m.update + m.insert + m.rmw > 0,
+            _ => true,
+        }
+    }
+
+    /// Whether it loads the whole key space (after it, `num` keys exist).
+    fn loads(&self) -> bool {
+        matches!(
+            self,
+            PhaseKind::FillSeq | PhaseKind::FillRandom | PhaseKind::YcsbLoad
+        )
+    }
+}
+
+/// How many operations each kind of phase runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Keys loaded by fills (the key space is `0..num`).
+    pub num: u64,
+    /// Gets of `readrandom`, `readrandomsame` and seeks of `seekrandom`.
+    pub reads: u64,
+    /// Puts of `overwrite` and `updatezipf`.
+    pub overwrites: u64,
+    /// Scans of `scan`.
+    pub scans: u64,
+    /// Pairs read by each scan of `scan`; the largest YCSB-E scan.
+    pub scan_length: usize,
+    /// Deletes of `deleterandom` (at most `num`).
+    pub deletes: u64,
+    /// Operations of each YCSB run phase.
+    pub ycsb_ops: u64,
+}
+
+/// One phase to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseSpec {
+    /// Name in reports (`readrandomsame` becomes `readrandomsame-1` and `-2`).
+    pub name: String,
+    /// What it does.
+    pub kind: PhaseKind,
+    /// Number of operations.
+    pub ops: u64,
+    /// Seeds this phase's random choices; equal for the two `readrandomsame` phases.
+    pub seed_tag: u64,
+}
+
+/// Parses a comma-separated workload list into phases.
+pub fn parse_workloads(list: &str, counts: &Counts) -> BenchResult<Vec<PhaseSpec>> {
+    let mut phases = Vec::new();
+    for (i, name) in list.split(',').map(str::trim).enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        let kind = PhaseKind::parse(name)?;
+        let ops = match kind {
+            PhaseKind::FillSeq | PhaseKind::FillRandom | PhaseKind::YcsbLoad => counts.num,
+            PhaseKind::ReadRandom | PhaseKind::ReadRandomSame | PhaseKind::SeekRandom => {
+                counts.reads
+            }
+            PhaseKind::Overwrite | PhaseKind::UpdateZipf => counts.overwrites,
+            PhaseKind::Scan => counts.scans,
+            PhaseKind::DeleteRandom => counts.deletes.min(counts.num),
+            PhaseKind::Ycsb(_) => counts.ycsb_ops,
+        };
+        let seed_tag = i as u64 + 1;
+        if kind == PhaseKind::ReadRandomSame {
+            for pass in 1..=2 {
+                phases.push(PhaseSpec {
+                    name: format!("{name}-{pass}"),
+                    kind,
+                    ops,
+                    seed_tag,
+                });
+            }
+        } else {
+            phases.push(PhaseSpec {
+                name: name.to_string(),
+                kind,
+                ops,
+                seed_tag,
+            });
+        }
+    }
+    if phases.is_empty() {
+        return Err(BenchError::InvalidArgument("no workloads given".into()));
+    }
+    Ok(phases)
+}
+
+/// The most keys YCSB phases of `phases` can insert beyond `num`.
+pub fn max_inserts(phases: &[PhaseSpec]) -> u64 {
+    phases
+        .iter()
+        .map(|p| match p.kind {
+            PhaseKind::Ycsb(m) if m.insert > 0 => p.ops,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// One operation, on key indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Put a value at the key.
+    Put(u64),
+    /// Get the key.
+    Get(u64),
+    /// Delete the key.
+    Delete(u64),
+    /// Seek to the key and read the pair there.
+    Seek(u64),
+    /// Read this many pairs from the key on.
+    Scan(u64, usize),
+    /// Read the key, then put a new value.
+    ReadModifyWrite(u64),
+}
+
+/// The key space shared by all phases and threads: `0..num` plus keys inserted by YCSB
+/// phases. Insertion index `k` maps to key index `perm(k)` for `k < num` (the order of a
+/// random load) and `k` beyond. Thread-safe.
+#[derive(Debug)]
+pub struct KeySpace {
+    num: u64,
+    load_order: Permutation,
+    delete_order: Permutation,
+    /// Keys inserted so far, in insertion order.
+    inserted: AtomicU64,
+}
+
+impl KeySpace {
+    /// A key space of `num` keys, its orders chosen by `seed`.
+    pub fn new(num: u64, seed: u64) -> KeySpace {
+        KeySpace {
+            num,
+            load_order: Permutation::new(num, seed),
+            delete_order: Permutation::new(num, seed ^ 0xde1e7e),
+            inserted: AtomicU64::new(0),
+        }
+    }
+
+    /// Keys loaded by fills.
+    pub fn num(&self) -> u64 {
+        self.num
+    }
+
+    /// Keys inserted so far (loads and YCSB inserts).
+    pub fn inserted(&self) -> u64 {
+        self.inserted.load(Ordering::Relaxed)
+    }
+
+    /// The key index of insertion index `k`.
+    pub fn insert_key(&self, k: u64) -> u64 {
+        if k < self.num {
+            self.load_order.apply(k)
+        } else {
+            k
+        }
+    }
+
+    /// Notes that a phase finished; loads make the whole key space exist.
+    pub fn phase_done(&self, kind: PhaseKind) {
+        if kind.loads() {
+            self.inserted.fetch_max(self.num, Ordering::Relaxed);
+        }
+    }
+
+    /// Claims the next insertion index for a YCSB insert.
+    fn next_insert(&self) -> u64 {
+        self.inserted.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// Generates the operations of one thread of one phase. Not thread-safe: one per thread.
+#[derive(Debug)]
+pub struct OpGen {
+    kind: PhaseKind,
+    rng: SmallRng,
+    zipf: ScrambledZipfian,
+    latest: Latest,
+    scan_length: usize,
+}
+
+impl OpGen {
+    /// A generator for `kind` drawing from `rng`.
+    pub fn new(kind: PhaseKind, rng: SmallRng, keys: &KeySpace, scan_length: usize) -> OpGen {
+        OpGen {
+            kind,
+            rng,
+            zipf: ScrambledZipfian::default(),
+            latest: Latest::new(keys.inserted().max(keys.num())),
+            scan_length: scan_length.max(1),
+        }
+    }
+
+    /// The random source, shared with value generation so a thread's choices follow one
+    /// seed.
+    pub fn rng(&mut self) -> &mut SmallRng {
+        &mut self.rng
+    }
+
+    /// The operation with global index `i` of the phase.
+    pub fn op(&mut self, i: u64, keys: &KeySpace) -> Op {
+        let n = keys.num().max(1);
+        match self.kind {
+            PhaseKind::FillSeq => Op::Put(i),
+            PhaseKind::FillRandom | PhaseKind::YcsbLoad => Op::Put(keys.insert_key(i % n)),
+            PhaseKind::ReadRandom | PhaseKind::ReadRandomSame => {
+                Op::Get(self.rng.random_range(0..n))
+            }
+            PhaseKind::Overwrite => Op::Put(self.rng.random_range(0..n)),
+            PhaseKind::UpdateZipf => Op::Put(self.zipf.next(&mut self.rng, n)),
+            PhaseKind::SeekRandom => Op::Seek(self.rng.random_range(0..n)),
+            PhaseKind::Scan => Op::Scan(self.rng.random_range(0..n), self.scan_length),
+            PhaseKind::DeleteRandom => Op::Delete(keys.delete_order.apply(i % n)),
+            PhaseKind::Ycsb(m) => self.ycsb_op(m, keys),
+        }
+    }
+
+    fn ycsb_op(&mut self, m: YcsbMix, keys: &KeySpace) -> Op {
+        let p: u8 = self.rng.random_range(0..100);
+        if p >= m.read + m.update + m.scan + m.rmw {
+            return Op::Put(keys.insert_key(keys.next_insert()));
+        }
+        let count = keys.inserted().max(keys.num()).max(1);
+        let k = match m.dist {
+            RequestDist::Uniform => self.rng.random_range(0..count),
+            RequestDist::ScrambledZipfian => self.zipf.next(&mut self.rng, count),
+            RequestDist::Latest => self.latest.next(&mut self.rng, count),
+        };
+        let key = keys.insert_key(k);
+        if p < m.read {
+            Op::Get(key)
+        } else if p < m.read + m.update {
+            Op::Put(key)
+        } else if p < m.read + m.update + m.scan {
+            Op::Scan(key, self.rng.random_range(1..=self.scan_length))
+        } else {
+            Op::ReadModifyWrite(key)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn counts() -> Counts {
+        Counts {
+            num: 1000,
+            reads: 50,
+            overwrites: 70,
+            scans: 5,
+            scan_length: 10,
+            deletes: 5000,
+            ycsb_ops: 30,
+        }
+    }
+
+    #[test]
+    fn workload_lists_parse() {
+        let p = parse_workloads(
+            "fillrandom, readrandomsame,updatezipf,deleterandom,ycsb-e",
+            &counts(),
+        )
+        .unwrap();
+        let names: Vec<&str> = p.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "fillrandom",
+                "readrandomsame-1",
+                "readrandomsame-2",
+                "updatezipf",
+                "deleterandom",
+                "ycsb-e"
+            ]
+        );
+        assert_eq!(p[1].seed_tag, p[2].seed_tag);
+        assert_eq!(p[0].ops, 1000);
+        assert_eq!(p[1].ops, 50);
+        assert_eq!(p[3].ops, 70);
+        assert_eq!(p[4].ops, 1000, "deletes are capped at num");
+        assert_eq!(max_inserts(&p), 30);
+        for name in WORKLOAD_NAMES {
+            assert!(PhaseKind::parse(name).is_ok(), "{name}");
+        }
+        assert!(parse_workloads("fillrandom,nope", &counts()).is_err());
+        assert!(parse_workloads("ycsb-g", &counts()).is_err());
+        assert!(parse_workloads("", &counts()).is_err());
+    }
+
+    #[test]
+    fn ycsb_mixes_sum_to_100() {
+        for l in 'a'..='f' {
+            let m = YcsbMix::standard(l).unwrap();
+            assert_eq!(m.read + m.update + m.insert + m.scan + m.rmw, 100, "{l}");
+        }
+        assert!(!PhaseKind::parse("ycsb-c").unwrap().writes());
+        assert!(PhaseKind::parse("ycsb-d").unwrap().writes());
+    }
+
+    #[test]
+    fn fills_visit_each_key_once() {
+        let keys = KeySpace::new(1000, 3);
+        let mut g = OpGen::new(PhaseKind::FillRandom, SmallRng::seed_from_u64(1), &keys, 1);
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..1000 {
+            let Op::Put(k) = g.op(i, &keys) else {
+                panic!("not a put")
+            };
+            assert!(k < 1000);
+            assert!(seen.insert(k));
+        }
+        let mut d = OpGen::new(
+            PhaseKind::DeleteRandom,
+            SmallRng::seed_from_u64(1),
+            &keys,
+            1,
+        );
+        let deleted: std::collections::HashSet<u64> = (0..1000)
+            .map(|i| match d.op(i, &keys) {
+                Op::Delete(k) => k,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(deleted.len(), 1000);
+    }
+
+    #[test]
+    fn ycsb_ops_follow_the_mix() {
+        let keys = KeySpace::new(1000, 3);
+        keys.phase_done(PhaseKind::YcsbLoad);
+        let mix = YcsbMix::standard('d').unwrap();
+        let mut g = OpGen::new(PhaseKind::Ycsb(mix), SmallRng::seed_from_u64(5), &keys, 100);
+        let (mut gets, mut puts) = (0, 0);
+        for i in 0..10_000 {
+            match g.op(i, &keys) {
+                Op::Get(k) => {
+                    gets += 1;
+                    assert!(k < keys.inserted());
+                }
+                Op::Put(k) => {
+                    puts += 1;
+                    assert!(k >= 1000, "inserts go beyond the loaded keys");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!((9_300..9_700).contains(&gets), "{gets}");
+        assert_eq!(keys.inserted(), 1000 + puts);
+        let mut e = OpGen::new(
+            PhaseKind::Ycsb(YcsbMix::standard('e').unwrap()),
+            SmallRng::seed_from_u64(5),
+            &keys,
+            100,
+        );
+        let scans = (0..1000)
+            .filter(|&i| matches!(e.op(i, &keys), Op::Scan(_, l) if (1..=100).contains(&l)))
+            .count();
+        assert!(scans > 900, "{scans}");
+    }
+}

@@ -1,0 +1,158 @@
+//! `twain bench`: db_bench / YCSB-style workloads on a fresh twain database.
+
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use twain::Options;
+use twain_bench::args::{BenchArgs, Scale, command_line};
+use twain_bench::runner::Runner;
+use twain_bench::{BenchError, TwainEngine, report};
+
+/// Options of `twain bench`.
+#[derive(Debug, Args)]
+pub struct BenchCmd {
+    #[command(flatten)]
+    args: BenchArgs,
+    /// Database directory; must be empty or absent. Default: a fresh temporary directory,
+    /// removed afterwards unless --keep.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Keep the temporary database directory.
+    #[arg(long)]
+    keep: bool,
+    /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+/// Runs the benchmark, printing the configuration, then a table (or JSON lines).
+pub fn run(cmd: BenchCmd) -> twain::Result<()> {
+    let shown = cmd.dir.clone().unwrap_or_else(std::env::temp_dir);
+    bench(cmd).map_err(|e| match e {
+        BenchError::InvalidArgument(s) => twain::Error::InvalidArgument(s),
+        other => twain::Error::Io {
+            op: "bench",
+            path: shown,
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
+}
+
+fn bench(cmd: BenchCmd) -> Result<(), BenchError> {
+    let plan = cmd.args.plan(Scale::Small)?;
+    let mut opts = Options::default();
+    crate::commands::apply_sets(&mut opts, &cmd.set)
+        .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;
+    opts.validate()
+        .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;
+
+    let (dir, temp) = match &cmd.dir {
+        Some(d) => {
+            let empty = match std::fs::read_dir(d) {
+                Ok(mut entries) => entries.next().is_none(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(BenchError::io(format!("reading {}", d.display()), e)),
+            };
+            if !empty {
+                return Err(BenchError::InvalidArgument(format!(
+                    "--dir {} is not empty; benchmarks start from an empty database",
+                    d.display()
+                )));
+            }
+            (d.clone(), None)
+        }
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("twain-bench-")
+                .tempdir()
+                .map_err(|e| BenchError::io("creating a temporary directory", e))?;
+            (t.path().to_path_buf(), Some(t))
+        }
+    };
+
+    let header = format!(
+        "# {}\n# database: {}{}\n# {}\n# engine options: {}\n",
+        command_line(),
+        dir.display(),
+        if temp.is_some() && !cmd.keep {
+            " (temporary, removed afterwards)"
+        } else {
+            ""
+        },
+        plan.describe().replace('\n', "\n# "),
+        engine_options(&opts),
+    );
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let w = |e: std::io::Error| BenchError::io("writing stdout", e);
+    if cmd.args.json {
+        eprint!("{header}");
+    } else {
+        write!(out, "{header}").map_err(w)?;
+    }
+
+    let engine = TwainEngine::open(&dir, opts, cmd.args.sync)?;
+    let mut runner = Runner::new(plan.run.clone(), &plan.phases)?;
+    let json = cmd.args.json;
+    let results = runner.run_all(&engine, &plan.phases, |r| {
+        if json {
+            writeln!(out, "{}", r.to_json()).map_err(w)?;
+            out.flush().map_err(w)
+        } else {
+            Ok(())
+        }
+    })?;
+    if !json {
+        writeln!(out, "\n{}", report::table(&results)).map_err(w)?;
+        let stats = engine
+            .db()
+            .stats()
+            .map_err(|e| BenchError::engine("twain", e))?;
+        writeln!(out, "twain statistics at the end:\n{}", stats.to_text()).map_err(w)?;
+    }
+    if let Some(plot) = &cmd.args.plot {
+        let title = format!(
+            "twain bench: {} keys, values {} B, {} thread(s)",
+            plan.counts.num, plan.run.value_dist, plan.run.threads
+        );
+        twain_bench::plot::plot(&results, &title, plot)?;
+        if !json {
+            writeln!(out, "plot written to {}", plot.display()).map_err(w)?;
+        }
+    }
+    drop(engine);
+    finish(temp, cmd.keep, &dir)
+}
+
+/// Removes the temporary directory, or says where it was kept.
+fn finish(temp: Option<tempfile::TempDir>, keep: bool, dir: &Path) -> Result<(), BenchError> {
+    match temp {
+        Some(t) if keep => {
+            let kept = t.keep();
+            eprintln!("kept {}", kept.display());
+            Ok(())
+        }
+        Some(t) => t
+            .close()
+            .map_err(|e| BenchError::io(format!("removing {}", dir.display()), e)),
+        None => Ok(()),
+    }
+}
+
+/// The engine options that matter for performance, as one line.
+fn engine_options(o: &Options) -> String {
+    format!(
+        "inline_threshold={} memtable_size={} value_file_size={} block_size={} bloom_bits_per_key={} block_cache_size={} l0_compaction_trigger={} l1_target_size={} level_size_ratio={} target_file_size={} compaction_threads={}",
+        o.inline_threshold,
+        o.memtable_size,
+        o.value_file_size,
+        o.block_size,
+        o.bloom_bits_per_key,
+        o.block_cache_size,
+        o.l0_compaction_trigger,
+        o.l1_target_size,
+        o.level_size_ratio,
+        o.target_file_size,
+        o.compaction_threads
+    )
+}

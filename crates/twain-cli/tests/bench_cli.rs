@@ -1,0 +1,117 @@
+//! `twain bench --num 2000 --json` runs on a temporary directory and prints one JSON
+//! object per phase; the table form prints the command and the configuration first.
+
+use std::process::Command;
+
+fn twain() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_twain"))
+}
+
+#[test]
+fn bench_json_prints_one_object_per_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let out = twain()
+        .args([
+            "bench", "--num", "2000", "--json", "--reads", "500", "--scans", "20", "--dir",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let phases = [
+        "fillrandom",
+        "readrandom",
+        "updatezipf",
+        "readrandom",
+        "scan",
+    ];
+    assert_eq!(lines.len(), phases.len(), "{stdout}");
+    for (line, phase) in lines.iter().zip(phases) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["engine"], "twain");
+        assert_eq!(v["phase"], phase);
+        for field in [
+            "ops",
+            "secs",
+            "ops_per_sec",
+            "user_bytes",
+            "wchar",
+            "write_bytes",
+            "read_bytes",
+            "db_bytes",
+            "p50_us",
+            "p99_us",
+        ] {
+            assert!(v[field].is_number(), "{field} in {line}");
+        }
+    }
+    let fill: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(fill["ops"], 2000);
+    assert_eq!(fill["user_bytes"], 2000 * (16 + 1024));
+    let read: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(read["found"], 500);
+    // The header went to stderr, so stdout stays pure JSON.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("# ") && stderr.contains("bench --num 2000"),
+        "{stderr}"
+    );
+    // --dir is kept; it holds the database.
+    assert!(db.join("CURRENT").exists() || std::fs::read_dir(&db).unwrap().next().is_some());
+}
+
+#[test]
+fn bench_table_prints_command_config_and_phases() {
+    let out = twain()
+        .args([
+            "bench",
+            "--num",
+            "1000",
+            "--reads",
+            "100",
+            "--scans",
+            "5",
+            "--quiet",
+            "--workloads",
+            "fillseq,readrandomsame,ycsb-a",
+            "--set",
+            "memtable_size=1M",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("# "), "{stdout}");
+    assert!(stdout.contains("--workloads fillseq,readrandomsame,ycsb-a"));
+    assert!(stdout.contains("memtable_size=1048576"));
+    for phase in ["fillseq", "readrandomsame-1", "readrandomsame-2", "ycsb-a"] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(phase)),
+            "{phase}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn bench_rejects_bad_arguments() {
+    for args in [
+        &["bench", "--workloads", "nope"][..],
+        &["bench", "--value-size", "x"],
+        &["bench", "--set", "nope=1"],
+        &["bench", "--plot", "out.gif"],
+    ] {
+        let out = twain().args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+    }
+}
