@@ -35,6 +35,7 @@ pub mod dump;
 mod error;
 pub mod format;
 pub mod fs;
+pub mod gc;
 pub mod iter;
 pub mod key;
 pub mod memtable;
@@ -48,6 +49,7 @@ pub use batch::{BatchOp, WriteBatch};
 pub use db::{Db, DbIterator, KvPair, Snapshot};
 pub use error::{Error, Result};
 pub use options::{
-    MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE, Options, WriteOptions, parse_size,
+    GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE, Options,
+    WriteOptions, parse_size,
 };
 pub use stats::{DiskUsage, LevelStats, Stats, ValueFileStats};

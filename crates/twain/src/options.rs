@@ -11,6 +11,53 @@ pub const MAX_VALUE_SIZE: usize = 64 * 1024 * 1024;
 /// The largest write batch accepted, in encoded bytes: 512 MiB.
 pub const MAX_BATCH_SIZE: usize = 512 * 1024 * 1024;
 
+/// How value GC decides which records of a value file are still live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcMode {
+    /// From the drop records that flush and compaction emit (NovKV): no LSM lookups; the
+    /// live records are rewritten, sorted, into an SVTable that keeps the file number with
+    /// the next epoch; stale handles are found through it and fixed lazily on read.
+    DropRecords,
+    /// By looking every record up in the LSM-tree (WiscKey): live records are appended to
+    /// the head of the value log and their new handles written back into the tree.
+    LsmLookup,
+}
+
+/// A step of a value GC run, reported to [`Options::gc_listener`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcEvent {
+    /// A run of value file `file` starts.
+    Started {
+        /// The value file.
+        file: u64,
+    },
+    /// Its live records were read.
+    LiveRecordsRead {
+        /// The value file.
+        file: u64,
+        /// Number of live records.
+        live: u64,
+    },
+    /// The rewritten file (SVTable, or relocated records in the log) is written and synced.
+    OutputSynced {
+        /// The value file.
+        file: u64,
+    },
+    /// The manifest edit that switches to the output is durable and installed.
+    Installed {
+        /// The value file.
+        file: u64,
+    },
+    /// The run is over; the old file is gone unless a reader still holds it.
+    Finished {
+        /// The value file.
+        file: u64,
+    },
+}
+
+/// Called at every step of a value GC run; the run waits until it returns.
+pub type GcListener = Arc<dyn Fn(GcEvent) + Send + Sync>;
+
 /// How a database is opened and run. `Options::default()` is a good start.
 #[derive(Clone)]
 pub struct Options {
@@ -64,6 +111,18 @@ pub struct Options {
     pub target_file_size: u64,
     /// Background threads running compactions (a separate thread flushes). Default: 1.
     pub compaction_threads: usize,
+    /// Run value GC in a background thread (`Db::gc` works either way). Default: true.
+    pub gc_enabled: bool,
+    /// How value GC finds live records. Default: drop records.
+    pub gc_mode: GcMode,
+    /// Value files whose fraction of live separated bytes is below this are collected.
+    /// Default: 0.5.
+    pub gc_threshold: f64,
+    /// Bytes per second value GC may read plus write (0: unlimited), so that foreground
+    /// latency stays bounded. Default: 0.
+    pub gc_bytes_per_sec: u64,
+    /// Called at every step of a value GC run (tests use it to pause GC at a step).
+    pub gc_listener: Option<GcListener>,
 }
 
 impl Default for Options {
@@ -89,6 +148,11 @@ impl Default for Options {
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
+            gc_enabled: true,
+            gc_mode: GcMode::DropRecords,
+            gc_threshold: 0.5,
+            gc_bytes_per_sec: 0,
+            gc_listener: None,
         }
     }
 }
@@ -116,6 +180,11 @@ impl std::fmt::Debug for Options {
             .field("num_levels", &self.num_levels)
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
+            .field("gc_enabled", &self.gc_enabled)
+            .field("gc_mode", &self.gc_mode)
+            .field("gc_threshold", &self.gc_threshold)
+            .field("gc_bytes_per_sec", &self.gc_bytes_per_sec)
+            .field("gc_listener", &self.gc_listener.is_some())
             .finish()
     }
 }
@@ -153,6 +222,9 @@ impl Options {
         }
         if self.target_file_size < 4096 {
             return bad("target_file_size must be at least 4 KiB");
+        }
+        if !(self.gc_threshold > 0.0 && self.gc_threshold <= 1.0) {
+            return bad("gc_threshold must be in (0, 1]");
         }
         Ok(())
     }
@@ -204,6 +276,24 @@ impl Options {
             "num_levels" => self.num_levels = usize_num()?,
             "target_file_size" => self.target_file_size = size()?,
             "compaction_threads" => self.compaction_threads = usize_num()?,
+            "gc" | "gc_enabled" => self.gc_enabled = flag()?,
+            "gc_mode" => {
+                self.gc_mode = match value {
+                    "drop-records" | "drop_records" => GcMode::DropRecords,
+                    "lsm-lookup" | "lsm_lookup" => GcMode::LsmLookup,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "option gc_mode: {value:?} is not drop-records or lsm-lookup"
+                        )));
+                    }
+                }
+            }
+            "gc_threshold" => {
+                self.gc_threshold = value.parse::<f64>().map_err(|_| {
+                    Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
+                })?
+            }
+            "gc_bytes_per_sec" => self.gc_bytes_per_sec = size()?,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
             }

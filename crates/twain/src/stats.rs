@@ -24,6 +24,13 @@ pub(crate) struct Counters {
     pub value_reads: AtomicU64,
     pub value_bytes_read: AtomicU64,
     pub recovered_torn_bytes: AtomicU64,
+    pub gc_runs: AtomicU64,
+    pub gc_bytes_read: AtomicU64,
+    pub gc_bytes_written: AtomicU64,
+    pub gc_lsm_lookups: AtomicU64,
+    pub gc_records_relocated: AtomicU64,
+    pub svtable_searches: AtomicU64,
+    pub handle_fixups: AtomicU64,
 }
 
 impl Counters {
@@ -129,6 +136,22 @@ pub struct Stats {
     pub value_bytes_read: u64,
     /// Bytes of torn log tail truncated when the database was opened.
     pub recovered_torn_bytes: u64,
+    /// Value GC runs that rewrote a value file.
+    pub gc_runs: u64,
+    /// Bytes value GC read from value files.
+    pub gc_bytes_read: u64,
+    /// Bytes value GC wrote (SVTables, relocated records, drop files).
+    pub gc_bytes_written: u64,
+    /// Value files deleted without being read because nothing in them was live.
+    pub gc_files_deleted_unread: u64,
+    /// LSM-tree lookups made by value GC (0 in drop-records mode).
+    pub gc_lsm_lookups: u64,
+    /// Records relocated to the log head by GC in lsm-lookup mode.
+    pub gc_records_relocated: u64,
+    /// Reads whose handle was stale and searched an SVTable by key and sequence.
+    pub svtable_searches: u64,
+    /// Stale handles fixed by re-inserting the entry with its new handle.
+    pub handle_fixups: u64,
     /// Block cache hits.
     pub block_cache_hits: u64,
     /// Block cache misses.
@@ -157,7 +180,8 @@ impl Stats {
             + self.flush_bytes_written
             + self.compaction_bytes_written
             + self.drop_file_bytes_written
-            + self.manifest_bytes_written;
+            + self.manifest_bytes_written
+            + self.gc_bytes_written;
         ratio(written, self.user_bytes_written)
     }
 
@@ -196,6 +220,14 @@ impl Stats {
         o.num("value_reads", self.value_reads);
         o.num("value_bytes_read", self.value_bytes_read);
         o.num("recovered_torn_bytes", self.recovered_torn_bytes);
+        o.num("gc_runs", self.gc_runs);
+        o.num("gc_bytes_read", self.gc_bytes_read);
+        o.num("gc_bytes_written", self.gc_bytes_written);
+        o.num("gc_files_deleted_unread", self.gc_files_deleted_unread);
+        o.num("gc_lsm_lookups", self.gc_lsm_lookups);
+        o.num("gc_records_relocated", self.gc_records_relocated);
+        o.num("svtable_searches", self.svtable_searches);
+        o.num("handle_fixups", self.handle_fixups);
         o.num("block_cache_hits", self.block_cache_hits);
         o.num("block_cache_misses", self.block_cache_misses);
         o.num("memtable_entries", self.memtable_entries);
@@ -274,6 +306,19 @@ impl Stats {
             "drop records     {} ({:.2} MiB of drop files)",
             self.drop_records,
             mb(self.drop_file_bytes_written)
+        ));
+        line(format!(
+            "value GC         {} runs, read {:.1} MiB, wrote {:.1} MiB, {} files deleted unread, {} LSM lookups, {} relocated",
+            self.gc_runs,
+            mb(self.gc_bytes_read),
+            mb(self.gc_bytes_written),
+            self.gc_files_deleted_unread,
+            self.gc_lsm_lookups,
+            self.gc_records_relocated
+        ));
+        line(format!(
+            "stale handles    {} SVTable searches, {} fixed",
+            self.svtable_searches, self.handle_fixups
         ));
         line(format!(
             "stalls           {} ms, {} slowdowns",

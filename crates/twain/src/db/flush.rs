@@ -141,30 +141,25 @@ pub(crate) fn persist_drops(
     if drops.is_empty() {
         return Ok(());
     }
-    // IMPORTANT: drop records are durable before the edit that counts them.
-    let written = drops.persist(inner.fs.as_ref(), &inner.dir, |n| {
-        file_path(&inner.dir, FileType::Drops, n)
-    })?;
-    let mut records = 0;
-    let version = Arc::clone(&inner.super_version().version);
-    for (number, count, bytes) in drops.totals() {
-        records += count;
-        let epoch = version
-            .state
-            .value_files
-            .get(&number)
-            .and_then(|f| f.sealed)
-            .map_or(0, |s| s.epoch);
-        edit.value_file_drops
-            .push(crate::format::manifest::DropDelta {
-                number,
-                epoch,
-                count,
-                bytes,
-            });
-    }
-    Counters::add(&inner.counters.drop_records, records);
+    // IMPORTANT: drop records are durable before the edit that counts them. The epochs
+    // are read under the drop lock, which value GC holds while it installs a new epoch.
+    let (deltas, written) =
+        inner
+            .drop_index
+            .persist(inner.fs.as_ref(), &inner.dir, drops, |n| {
+                inner
+                    .super_version()
+                    .version
+                    .value_files
+                    .get(&n)
+                    .map(|f| f.epoch())
+            })?;
+    Counters::add(
+        &inner.counters.drop_records,
+        deltas.iter().map(|d| d.count).sum(),
+    );
     Counters::add(&inner.counters.drop_file_bytes, written);
+    edit.value_file_drops.extend(deltas);
     Ok(())
 }
 

@@ -104,13 +104,7 @@ impl DbIterator {
     }
 
     fn value_of(&self, ikey: &[u8], value: Vec<u8>) -> Result<Option<Vec<u8>>> {
-        read::resolve(
-            &self.inner,
-            &self.sv.version,
-            Path::new("iterator"),
-            ikey,
-            value,
-        )
+        read::resolve(&self.inner, &self.sv, Path::new("iterator"), ikey, value)
     }
 
     fn step_front(&mut self) -> Result<Option<KvPair>> {

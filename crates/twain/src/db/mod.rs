@@ -7,9 +7,9 @@ mod compact;
 mod flush;
 mod iter;
 mod open;
-mod read;
+pub(crate) mod read;
 mod snapshot;
-mod write;
+pub(crate) mod write;
 
 pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
@@ -68,6 +68,10 @@ pub(crate) struct DbInner {
     pub bg_error: Mutex<Option<String>>,
     pub has_bg_error: AtomicBool,
     pub counters: Counters,
+    /// Drop sets of the live value files; its mutex is the drop lock.
+    pub drop_index: crate::vlog::DropIndex,
+    /// Held by the value GC run in progress (one at a time).
+    pub gc_lock: Mutex<()>,
     pub _lock: Box<dyn FileLock>,
 }
 
@@ -252,6 +256,13 @@ impl Db {
     /// A snapshot of the statistics.
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.inner)
+    }
+
+    /// Runs value GC until no value file's fraction of live bytes is below
+    /// `gc_threshold`. Returns the number of files collected.
+    pub fn gc(&self) -> Result<u64> {
+        self.inner.check_bg_error()?;
+        crate::gc::run_all(&self.inner)
     }
 
     /// Closes the database, reporting any error of the final log sync. Dropping the

@@ -14,7 +14,9 @@ use super::{DbInner, SuperVersion};
 use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
-use crate::format::names::{FileType, current_path, file_path, lock_path, parse_file_name};
+use crate::format::names::{
+    FileType, current_path, file_path, lock_path, parse_file_name_with_epoch, value_file_path,
+};
 use crate::format::record::FRAME_HEADER_LEN;
 use crate::format::vlog::LogEntryKind;
 use crate::fs::Fs;
@@ -23,7 +25,7 @@ use crate::memtable::Memtable;
 use crate::options::Options;
 use crate::stats::Counters;
 use crate::version::{VersionSet, VersionState, read_manifest};
-use crate::vlog::{LogPosition, LogWriter, ValueFile, scan_value_file};
+use crate::vlog::{DropIndex, LogPosition, LogWriter, ValueFile, scan_value_file};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashSet};
@@ -79,19 +81,28 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     };
 
     let names = fs.list_dir(dir).ctx("list", dir)?;
-    let parsed: Vec<(FileType, u64)> = names.iter().filter_map(|n| parse_file_name(n)).collect();
-    let on_disk: HashSet<(FileType, u64)> = parsed.iter().copied().collect();
+    let parsed: Vec<(FileType, u64, u32)> = names
+        .iter()
+        .filter_map(|n| parse_file_name_with_epoch(n))
+        .collect();
+    let on_disk: HashSet<(FileType, u64, u32)> = parsed.iter().copied().collect();
     for (&n, f) in &state.value_files {
-        if f.sealed.is_some() && !on_disk.contains(&(FileType::ValueLog, n)) {
+        let Some(sealed) = f.sealed else { continue };
+        let kind = if sealed.epoch == 0 {
+            FileType::ValueLog
+        } else {
+            FileType::SvTable
+        };
+        if !on_disk.contains(&(kind, n, sealed.epoch)) {
             return Err(Error::corruption(
-                &file_path(dir, FileType::ValueLog, n),
+                &value_file_path(dir, n, sealed.epoch),
                 0,
                 "value file named by the manifest is missing",
             ));
         }
     }
     let flushed = state.flushed_point;
-    if flushed.file > 0 && !on_disk.contains(&(FileType::ValueLog, flushed.file)) {
+    if flushed.file > 0 && !on_disk.contains(&(FileType::ValueLog, flushed.file, 0)) {
         return Err(Error::corruption(
             &file_path(dir, FileType::ValueLog, flushed.file),
             flushed.offset,
@@ -100,11 +111,11 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     }
     let mut log_numbers: Vec<u64> = parsed
         .iter()
-        .filter(|(k, n)| *k == FileType::ValueLog && *n >= flushed.file)
-        .map(|&(_, n)| n)
+        .filter(|(k, n, _)| *k == FileType::ValueLog && *n >= flushed.file)
+        .map(|&(_, n, _)| n)
         .collect();
     log_numbers.sort_unstable();
-    let max_number = parsed.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    let max_number = parsed.iter().map(|&(_, n, _)| n).max().unwrap_or(0);
     state.next_file_number = state.next_file_number.max(max_number + 1);
 
     let replayed = replay(&fs, dir, &opts, &log_numbers, flushed)?;
@@ -113,6 +124,23 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     }
     let last_seq = replayed.max_seq.max(state.last_sequence);
     state.last_sequence = last_seq;
+
+    // The drop files are the truth about dead records; the manifest's counts lag them
+    // when a crash fell between appending drops and logging the edit that counts them.
+    let drop_index = DropIndex::load(
+        fs.as_ref(),
+        dir,
+        state
+            .value_files
+            .iter()
+            .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch))),
+    )?;
+    for (n, drops) in drop_index.lock().iter() {
+        if let Some(f) = state.value_files.get_mut(n) {
+            f.dropped_count = drops.seqs.len() as u64;
+            f.dropped_bytes = drops.bytes;
+        }
+    }
 
     let cache = Arc::new(BlockCache::new(opts.block_cache_size));
     let mut versions = VersionSet::open(
@@ -161,6 +189,8 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         bg_error: Mutex::new(None),
         has_bg_error: AtomicBool::new(false),
         counters: Counters::default(),
+        drop_index,
+        gc_lock: Mutex::new(()),
         _lock: lock,
         opts,
     });
@@ -280,12 +310,15 @@ fn remove_orphans(fs: &dyn Fs, dir: &Path, names: &[String], versions: &VersionS
     let v = versions.current();
     let tables: HashSet<u64> = v.levels.iter().flatten().map(|t| t.number()).collect();
     for name in names {
-        let Some((kind, n)) = parse_file_name(name) else {
+        let Some((kind, n, epoch)) = parse_file_name_with_epoch(name) else {
             continue;
         };
+        let current_epoch = v.value_files.get(&n).map(|f| f.epoch());
         let orphan = match kind {
             FileType::Table => !tables.contains(&n),
-            FileType::ValueLog | FileType::Drops => !v.value_files.contains_key(&n),
+            FileType::ValueLog | FileType::SvTable | FileType::Drops => {
+                current_epoch != Some(epoch)
+            }
             FileType::Manifest => n != versions.manifest_number(),
             FileType::Temp => true,
             FileType::Current | FileType::Lock => false,

@@ -8,10 +8,12 @@ use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
 use crate::format::names::{FileType, parse_file_name};
 use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
+use crate::options::GcMode;
 use crate::stats::{Counters, DiskUsage, LevelStats, Stats, ValueFileStats};
-use crate::version::Version;
+use crate::vlog::ValueFile;
 use crate::{Error, Result};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The value of `key` visible at `seq`. REQUIRES: `seq` is a registered snapshot's.
 pub(crate) fn get(inner: &DbInner, key: &[u8], seq: SeqNo) -> Result<Option<Vec<u8>>> {
@@ -31,7 +33,7 @@ pub(crate) fn get_in(
     let lookup = lookup_key(key, seq);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some((ikey, value)) = mem.get(&lookup) {
-            return resolve(inner, &sv.version, Path::new("memtable"), &ikey, value);
+            return resolve(inner, sv, Path::new("memtable"), &ikey, value);
         }
     }
     let version = &sv.version;
@@ -40,14 +42,41 @@ pub(crate) fn get_in(
             continue;
         }
         if let Some((ikey, value)) = t.table.get(&lookup)? {
-            return resolve(inner, version, t.table.path(), &ikey, value);
+            return resolve(inner, sv, t.table.path(), &ikey, value);
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
             && let Some((ikey, value)) = t.table.get(&lookup)?
         {
-            return resolve(inner, version, t.table.path(), &ikey, value);
+            return resolve(inner, sv, t.table.path(), &ikey, value);
+        }
+    }
+    Ok(None)
+}
+
+/// The newest entry of `key` in `sv` (at any sequence), without reading its value.
+pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    let lookup = lookup_key(key, crate::key::MAX_SEQNO);
+    for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
+        if let Some(found) = mem.get(&lookup) {
+            return Ok(Some(found));
+        }
+    }
+    let version = &sv.version;
+    for t in version.levels.first().into_iter().flatten() {
+        if key < t.smallest_user_key() || key > t.largest_user_key() {
+            continue;
+        }
+        if let Some(found) = t.table.get(&lookup)? {
+            return Ok(Some(found));
+        }
+    }
+    for level in 1..version.levels.len() {
+        if let Some(t) = version.table_for_key(level, key)
+            && let Some(found) = t.table.get(&lookup)?
+        {
+            return Ok(Some(found));
         }
     }
     Ok(None)
@@ -58,7 +87,7 @@ pub(crate) fn get_in(
 /// from, for errors.
 pub(crate) fn resolve(
     inner: &DbInner,
-    version: &Version,
+    sv: &SuperVersion,
     source: &Path,
     ikey: &[u8],
     value: Vec<u8>,
@@ -68,7 +97,7 @@ pub(crate) fn resolve(
         Some(EntryKind::Delete) => Ok(None),
         Some(EntryKind::Inline) => Ok(Some(value)),
         Some(EntryKind::Handle) => {
-            read_handle(inner, version, source, p.user_key, p.seq, &value).map(Some)
+            read_handle(inner, sv, source, p.user_key, p.seq, &value).map(Some)
         }
         None => Err(Error::corruption(
             source,
@@ -79,9 +108,15 @@ pub(crate) fn resolve(
 }
 
 /// Reads the value a handle entry points at.
+///
+/// The handle's epoch names the physical file it was made for. It is looked up in the
+/// reader's own version, then among the files its memtables pin for fix-ups, then in the
+/// current version. An older epoch than the file's means value GC rewrote the file since:
+/// the entry is found in the SVTable by key and sequence, and — if the file is the current
+/// one and the entry is still the key's newest version — the handle is fixed lazily.
 pub(crate) fn read_handle(
     inner: &DbInner,
-    version: &Version,
+    sv: &SuperVersion,
     source: &Path,
     key: &[u8],
     seq: SeqNo,
@@ -89,17 +124,93 @@ pub(crate) fn read_handle(
 ) -> Result<Vec<u8>> {
     let h = ValueHandle::decode(encoded)
         .map_err(|e| Error::corruption(source, 0, format!("bad value handle: {}", e.what)))?;
-    let file = version.value_files.get(&h.file).ok_or_else(|| {
+    let read = |file: &ValueFile, h: &ValueHandle| {
+        let v = file.read_value(h, key, seq)?;
+        Counters::add(&inner.counters.value_reads, 1);
+        Counters::add(&inner.counters.value_bytes_read, u64::from(h.len));
+        Ok(v)
+    };
+    let own = sv.version.value_files.get(&h.file);
+    if let Some(f) = own.filter(|f| f.epoch() == h.epoch) {
+        return read(f, &h);
+    }
+    for m in std::iter::once(&sv.mem).chain(&sv.imms) {
+        if let Some(f) = m.pinned_file(h.file, h.epoch) {
+            return read(&f, &h);
+        }
+    }
+    let current = Arc::clone(&inner.super_version().version);
+    let file = match current.value_files.get(&h.file) {
+        Some(f) if f.epoch() == h.epoch => return read(f, &h),
+        Some(f) if f.epoch() > h.epoch => Arc::clone(f),
+        Some(f) => {
+            return Err(Error::corruption(
+                source,
+                0,
+                format!(
+                    "value handle names epoch {} of value file {}, which is at epoch {}",
+                    h.epoch,
+                    h.file,
+                    f.epoch()
+                ),
+            ));
+        }
+        // A file the reader's own version still has at a later epoch than the handle.
+        None => match own {
+            Some(f) if f.epoch() > h.epoch => Arc::clone(f),
+            _ => {
+                return Err(Error::corruption(
+                    source,
+                    0,
+                    format!("value handle names missing value file {}", h.file),
+                ));
+            }
+        },
+    };
+    Counters::add(&inner.counters.svtable_searches, 1);
+    let found = file.find(key, seq)?.ok_or_else(|| {
         Error::corruption(
-            source,
+            file.path(),
             0,
-            format!("value handle names missing value file {}", h.file),
+            format!("a live entry (sequence {seq}) is missing from the rewritten value file"),
         )
     })?;
-    let v = file.read_value(&h, key, seq)?;
-    Counters::add(&inner.counters.value_reads, 1);
-    Counters::add(&inner.counters.value_bytes_read, u64::from(h.len));
-    Ok(v)
+    let value = read(&file, &found)?;
+    let is_current = current
+        .value_files
+        .get(&h.file)
+        .is_some_and(|f| Arc::ptr_eq(f, &file));
+    if is_current && inner.opts.gc_mode == GcMode::DropRecords {
+        fix_handle(inner, key, seq, &found, &file)?;
+    }
+    Ok(value)
+}
+
+/// Re-inserts `key@seq` with its new handle into the active memtable, if that entry is
+/// still the key's newest version. The check and the insert happen under the write lock,
+/// so no newer write can slip in between; an entry that is no longer the newest is left
+/// alone, so a fix-up can never hide a newer write or bring back a deleted key.
+pub(crate) fn fix_handle(
+    inner: &DbInner,
+    key: &[u8],
+    seq: SeqNo,
+    handle: &ValueHandle,
+    file: &Arc<ValueFile>,
+) -> Result<bool> {
+    let ws = lock(&inner.write.state);
+    let sv = inner.super_version();
+    let Some((ikey, _)) = newest_entry(&sv, key)? else {
+        return Ok(false);
+    };
+    let p = ParsedKey::parse(&ikey);
+    if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
+        return Ok(false);
+    }
+    let ikey = crate::key::internal_key(key, seq, EntryKind::Handle as u8);
+    ws.mem.pin(file);
+    ws.mem.insert(&ikey, &handle.encode());
+    Counters::add(&inner.counters.handle_fixups, 1);
+    Ok(true)
 }
 
 /// Collects the statistics.
@@ -107,7 +218,10 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
     let c = &inner.counters;
     let sv = inner.super_version();
     let version = &sv.version;
-    let manifest_bytes = lock(&inner.versions).bytes_written();
+    let (manifest_bytes, dead_deleted) = {
+        let v = lock(&inner.versions);
+        (v.bytes_written(), v.dead_files_deleted())
+    };
     let mut referenced = 0u64;
     let levels = version
         .levels
@@ -170,6 +284,14 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         value_reads: Counters::get(&c.value_reads),
         value_bytes_read: Counters::get(&c.value_bytes_read),
         recovered_torn_bytes: Counters::get(&c.recovered_torn_bytes),
+        gc_runs: Counters::get(&c.gc_runs),
+        gc_bytes_read: Counters::get(&c.gc_bytes_read),
+        gc_bytes_written: Counters::get(&c.gc_bytes_written),
+        gc_files_deleted_unread: dead_deleted,
+        gc_lsm_lookups: Counters::get(&c.gc_lsm_lookups),
+        gc_records_relocated: Counters::get(&c.gc_records_relocated),
+        svtable_searches: Counters::get(&c.svtable_searches),
+        handle_fixups: Counters::get(&c.handle_fixups),
         block_cache_hits: inner.cache.hits(),
         block_cache_misses: inner.cache.misses(),
         levels,

@@ -7,7 +7,7 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
-use crate::format::vlog::{BatchRecordWriter, LogEntryKind};
+use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_internal_key};
 use crate::memtable::Memtable;
 use crate::stats::Counters;
@@ -338,4 +338,64 @@ pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
         return Err(inner.set_bg_error(e));
     }
     Ok(())
+}
+
+/// Appends the records of value file `file` that are still their key's newest version as
+/// one relocation record at the head of the log, and writes their new handles back into
+/// the memtable (value GC in lsm-lookup mode). The check and the write-back happen under
+/// the write lock, so a record overwritten or deleted meanwhile is never written back.
+/// Returns the number of records relocated. Not synced: the caller syncs before deleting
+/// the old file.
+pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]) -> Result<usize> {
+    let mut guard = lock(&inner.write.state);
+    let ws = &mut *guard;
+    inner.check_bg_error()?;
+    make_room(inner, ws)?;
+    if ws.log.position().offset >= inner.opts.value_file_size {
+        roll_log(inner, ws)?;
+    }
+    let sv = inner.super_version();
+    let log_file = ws.log.value_file().number();
+    let base = ws.log.position().offset;
+    ws.buf.clear();
+    let mut rec = RelocationWriter::begin(&mut ws.buf, ws.log.synced_upto());
+    let mut kept = Vec::new();
+    let mut separated = 0u64;
+    for r in records {
+        Counters::add(&inner.counters.gc_lsm_lookups, 1);
+        if !crate::gc::newest_points_into(&sv, &r.key, r.seq, file)? {
+            continue;
+        }
+        let placed = rec.add(&mut ws.buf, r.seq, &r.key, &r.value);
+        separated += placed.len as u64;
+        kept.push((
+            r,
+            ValueHandle {
+                file: log_file,
+                epoch: 0,
+                offset: base + placed.offset as u64,
+                len: placed.len as u32,
+            },
+        ));
+    }
+    if kept.is_empty() {
+        return Ok(0);
+    }
+    rec.finish(&mut ws.buf);
+    if let Err(e) = ws.log.append(&ws.buf) {
+        return Err(inner.set_bg_error(e));
+    }
+    ws.log
+        .value_file()
+        .add_separated(kept.len() as u64, separated);
+    ws.mem_log_bytes += ws.buf.len() as u64;
+    let mut ikey = Vec::with_capacity(64);
+    for (r, h) in &kept {
+        ikey.clear();
+        append_internal_key(&mut ikey, &r.key, r.seq, EntryKind::Handle as u8);
+        ws.mem.insert(&ikey, &h.encode());
+    }
+    Counters::add(&inner.counters.gc_records_relocated, kept.len() as u64);
+    Counters::add(&inner.counters.gc_bytes_written, ws.buf.len() as u64);
+    Ok(kept.len())
 }

@@ -25,6 +25,8 @@ pub enum FileKind {
     Drops,
     /// A manifest: the log of version edits.
     Manifest,
+    /// An SVTable: a value file rewritten by value GC.
+    SvTable,
 }
 
 impl FileKind {
@@ -34,6 +36,7 @@ impl FileKind {
             FileKind::ValueLog => b"twainVLG",
             FileKind::Drops => b"twainDRP",
             FileKind::Manifest => b"twainMAN",
+            FileKind::SvTable => b"twainSVT",
         }
     }
 }

@@ -11,5 +11,6 @@ pub mod handle;
 pub mod manifest;
 pub mod names;
 pub mod record;
+pub mod svtable;
 pub mod table;
 pub mod vlog;

@@ -2,8 +2,10 @@
 //! Specified in `docs/format/README.md`.
 //!
 //! ```text
-//! NNNNNN.vlog      value file N (the value log; later GC epochs keep the number)
-//! NNNNNN.drop      drop records of value file N
+//! NNNNNN.vlog      value file N, epoch 0 (written by the value log)
+//! NNNNNN-E.svt     value file N, epoch E >= 1 (an SVTable written by value GC)
+//! NNNNNN.drop      drop records of value file N, epoch 0
+//! NNNNNN-E.drop    drop records of value file N, epoch E >= 1
 //! NNNNNN.sst       SSTable N
 //! NNNNNN.manifest  manifest N
 //! CURRENT          names the live manifest: "NNNNNN.manifest\n"
@@ -17,8 +19,10 @@ use std::path::{Path, PathBuf};
 /// Kinds of files in a database directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileType {
-    /// A value file.
+    /// A value file of epoch 0 (the value log).
     ValueLog,
+    /// A value file of epoch >= 1 (an SVTable).
+    SvTable,
     /// A drop file.
     Drops,
     /// An SSTable.
@@ -37,6 +41,7 @@ impl FileType {
     fn extension(self) -> &'static str {
         match self {
             FileType::ValueLog => "vlog",
+            FileType::SvTable => "svt",
             FileType::Drops => "drop",
             FileType::Table => "sst",
             FileType::Manifest => "manifest",
@@ -51,6 +56,22 @@ pub fn file_path(dir: &Path, kind: FileType, number: u64) -> PathBuf {
     dir.join(format!("{number:06}.{}", kind.extension()))
 }
 
+/// The path of epoch `epoch` of value file `number`.
+pub fn value_file_path(dir: &Path, number: u64, epoch: u32) -> PathBuf {
+    match epoch {
+        0 => file_path(dir, FileType::ValueLog, number),
+        e => dir.join(format!("{number:06}-{e}.svt")),
+    }
+}
+
+/// The path of the drop file of epoch `epoch` of value file `number`.
+pub fn drop_file_path(dir: &Path, number: u64, epoch: u32) -> PathBuf {
+    match epoch {
+        0 => file_path(dir, FileType::Drops, number),
+        e => dir.join(format!("{number:06}-{e}.drop")),
+    }
+}
+
 /// The path of the `CURRENT` pointer file.
 pub fn current_path(dir: &Path) -> PathBuf {
     dir.join("CURRENT")
@@ -63,27 +84,42 @@ pub fn lock_path(dir: &Path) -> PathBuf {
 
 /// Classifies a file name; numbered kinds come with their number.
 pub fn parse_file_name(name: &str) -> Option<(FileType, u64)> {
+    parse_file_name_with_epoch(name).map(|(k, n, _)| (k, n))
+}
+
+/// Classifies a file name into kind, number and epoch (0 for kinds without epochs).
+pub fn parse_file_name_with_epoch(name: &str) -> Option<(FileType, u64, u32)> {
     match name {
-        "CURRENT" => return Some((FileType::Current, 0)),
-        "LOCK" => return Some((FileType::Lock, 0)),
+        "CURRENT" => return Some((FileType::Current, 0, 0)),
+        "LOCK" => return Some((FileType::Lock, 0, 0)),
         _ => {}
     }
     if name.ends_with(".tmp") {
-        return Some((FileType::Temp, 0));
+        return Some((FileType::Temp, 0, 0));
     }
     let (stem, ext) = name.split_once('.')?;
-    if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
+    let (digits, epoch) = match stem.split_once('-') {
+        Some((d, e)) => {
+            if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (d, e.parse::<u32>().ok().filter(|&e| e > 0)?)
+        }
+        None => (stem, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let number = stem.parse().ok()?;
-    let kind = match ext {
-        "vlog" => FileType::ValueLog,
-        "drop" => FileType::Drops,
-        "sst" => FileType::Table,
-        "manifest" => FileType::Manifest,
+    let number = digits.parse().ok()?;
+    let kind = match (ext, epoch) {
+        ("vlog", 0) => FileType::ValueLog,
+        ("svt", e) if e > 0 => FileType::SvTable,
+        ("drop", _) => FileType::Drops,
+        ("sst", 0) => FileType::Table,
+        ("manifest", 0) => FileType::Manifest,
         _ => return None,
     };
-    Some((kind, number))
+    Some((kind, number, epoch))
 }
 
 /// The contents of `CURRENT` naming manifest `number`.
@@ -126,6 +162,31 @@ mod tests {
             parse_file_name("1234567.sst"),
             Some((FileType::Table, 1234567))
         );
+    }
+
+    #[test]
+    fn epochs_are_part_of_value_and_drop_file_names() {
+        let dir = Path::new("/db");
+        let name = |p: PathBuf| p.file_name().unwrap().to_str().unwrap().to_string();
+        assert_eq!(name(value_file_path(dir, 7, 0)), "000007.vlog");
+        assert_eq!(name(value_file_path(dir, 7, 3)), "000007-3.svt");
+        assert_eq!(name(drop_file_path(dir, 7, 3)), "000007-3.drop");
+        assert_eq!(
+            parse_file_name_with_epoch("000007-3.svt"),
+            Some((FileType::SvTable, 7, 3))
+        );
+        assert_eq!(
+            parse_file_name_with_epoch("000007-3.drop"),
+            Some((FileType::Drops, 7, 3))
+        );
+        assert_eq!(
+            parse_file_name_with_epoch("000007.drop"),
+            Some((FileType::Drops, 7, 0))
+        );
+        assert_eq!(parse_file_name_with_epoch("000007-0.svt"), None);
+        assert_eq!(parse_file_name_with_epoch("000007.svt"), None);
+        assert_eq!(parse_file_name_with_epoch("000007-2.sst"), None);
+        assert_eq!(parse_file_name_with_epoch("000007-x.svt"), None);
     }
 
     #[test]

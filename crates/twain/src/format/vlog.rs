@@ -4,9 +4,10 @@
 //! ```text
 //! value_file := file_header(ValueLog, file_number) record*
 //! record := frame(record_type: u8 | synced_upto: u64 LE | body)   -- see record.rs
-//! record_type := 0x01 (batch) | 0x02 (sync marker)
+//! record_type := 0x01 (batch) | 0x02 (sync marker) | 0x03 (relocation)
 //! batch body := first_seq: u64 LE | count: u32 LE | entry{count}
 //! sync marker body := (empty)
+//! relocation body := count: u32 LE | (seq: u64 LE | separated entry){count}
 //! entry := 0x00 key_len: varint key                                   -- delete
 //!        | 0x01 key_len: varint value_len: varint key value           -- inline put
 //!        | 0x02 key_len: varint value_len: varint key value entry_crc -- separated put
@@ -40,6 +41,9 @@ pub enum RecordType {
     /// No data: written after a sync on clean close, so that its `synced_upto` proves
     /// everything before it was durable.
     SyncMarker = 2,
+    /// Separated values moved here by value GC in lsm-lookup mode, each with the sequence
+    /// number it always had.
+    Relocation = 3,
 }
 
 impl TryFrom<u8> for RecordType {
@@ -49,6 +53,7 @@ impl TryFrom<u8> for RecordType {
         match b {
             1 => Ok(RecordType::Batch),
             2 => Ok(RecordType::SyncMarker),
+            3 => Ok(RecordType::Relocation),
             other => Err(other),
         }
     }
@@ -127,6 +132,9 @@ impl BatchRecordWriter {
     ) -> EntryPlacement {
         let seq = self.first_seq + u64::from(self.count);
         self.count += 1;
+        if kind == LogEntryKind::Separated {
+            return put_separated(buf, seq, key, value);
+        }
         let offset = buf.len();
         buf.push(kind as u8);
         put_varint(buf, key.len() as u64);
@@ -136,10 +144,6 @@ impl BatchRecordWriter {
         buf.extend_from_slice(key);
         if kind != LogEntryKind::Delete {
             buf.extend_from_slice(value);
-        }
-        if kind == LogEntryKind::Separated {
-            let crc = entry_crc(seq, buf.get(offset..).unwrap_or_default());
-            buf.extend_from_slice(&crc.to_le_bytes());
         }
         EntryPlacement {
             offset,
@@ -154,6 +158,67 @@ impl BatchRecordWriter {
             slot.copy_from_slice(&self.count.to_le_bytes());
         }
         finish_frame(buf, self.frame_start);
+    }
+}
+
+/// Writes one relocation record: [`RelocationWriter::begin`], [`add`](Self::add) each
+/// record, [`finish`](Self::finish).
+#[derive(Debug)]
+pub struct RelocationWriter {
+    frame_start: usize,
+    count: u32,
+}
+
+impl RelocationWriter {
+    /// Starts a relocation record at the end of `buf`.
+    pub fn begin(buf: &mut Vec<u8>, synced_upto: u64) -> RelocationWriter {
+        let frame_start = begin_frame(buf);
+        buf.push(RecordType::Relocation as u8);
+        buf.extend_from_slice(&synced_upto.to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        RelocationWriter {
+            frame_start,
+            count: 0,
+        }
+    }
+
+    /// Appends `key@seq -> value` and returns where its separated entry landed.
+    pub fn add(
+        &mut self,
+        buf: &mut Vec<u8>,
+        seq: SeqNo,
+        key: &[u8],
+        value: &[u8],
+    ) -> EntryPlacement {
+        self.count += 1;
+        buf.extend_from_slice(&seq.to_le_bytes());
+        put_separated(buf, seq, key, value)
+    }
+
+    /// Completes the record.
+    pub fn finish(self, buf: &mut [u8]) {
+        let count_at = self.frame_start + FRAME_HEADER_LEN + 9;
+        if let Some(slot) = buf.get_mut(count_at..count_at + 4) {
+            slot.copy_from_slice(&self.count.to_le_bytes());
+        }
+        finish_frame(buf, self.frame_start);
+    }
+}
+
+/// Appends a standalone separated entry (the form SVTables store, and the form a value
+/// handle points at inside a batch) for `key -> value` at sequence `seq`.
+pub fn put_separated(buf: &mut Vec<u8>, seq: SeqNo, key: &[u8], value: &[u8]) -> EntryPlacement {
+    let offset = buf.len();
+    buf.push(LogEntryKind::Separated as u8);
+    put_varint(buf, key.len() as u64);
+    put_varint(buf, value.len() as u64);
+    buf.extend_from_slice(key);
+    buf.extend_from_slice(value);
+    let crc = entry_crc(seq, buf.get(offset..).unwrap_or_default());
+    buf.extend_from_slice(&crc.to_le_bytes());
+    EntryPlacement {
+        offset,
+        len: buf.len() - offset,
     }
 }
 
@@ -174,10 +239,13 @@ fn entry_crc(seq: SeqNo, entry_without_crc: &[u8]) -> u32 {
     super::coding::mask_crc(crc)
 }
 
-/// The decoded header of a batch record.
+/// The decoded header of a batch or relocation record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchHeader {
-    /// Sequence number of the first entry.
+    /// Batch or relocation.
+    pub record_type: RecordType,
+    /// Sequence number of the first entry (0 for a relocation record, whose entries carry
+    /// their own).
     pub first_seq: SeqNo,
     /// File offset known durable when the record was written.
     pub synced_upto: u64,
@@ -202,8 +270,8 @@ pub struct LogEntry<'a> {
     pub len: usize,
 }
 
-/// Decodes the entries of a batch payload (the frame's payload), checking every separated
-/// entry's checksum.
+/// Decodes the entries of a batch or relocation record's payload (the frame's payload),
+/// checking every separated entry's checksum.
 #[derive(Debug)]
 pub struct BatchReader<'a> {
     payload: &'a [u8],
@@ -217,20 +285,28 @@ impl<'a> BatchReader<'a> {
     pub fn new(payload: &'a [u8]) -> Result<BatchReader<'a>, DecodeError> {
         let mut dec = Decoder::new(payload);
         let kind = dec.u8("record type")?;
-        if RecordType::try_from(kind) != Ok(RecordType::Batch) {
-            return Err(DecodeError::new(
-                0,
-                format!("unknown value-log record type {kind}"),
-            ));
-        }
+        let record_type = match RecordType::try_from(kind) {
+            Ok(t @ (RecordType::Batch | RecordType::Relocation)) => t,
+            _ => {
+                return Err(DecodeError::new(
+                    0,
+                    format!("not a batch or relocation record: type {kind}"),
+                ));
+            }
+        };
         let synced_upto = dec.u64("synced offset")?;
+        let first_seq = match record_type {
+            RecordType::Batch => dec.u64("batch first sequence")?,
+            _ => 0,
+        };
         let header = BatchHeader {
-            first_seq: dec.u64("batch first sequence")?,
+            record_type,
+            first_seq,
             synced_upto,
-            count: dec.u32("batch count")?,
+            count: dec.u32("record count")?,
         };
         if header.count == 0 {
-            return Err(DecodeError::new(17, "batch with no entries"));
+            return Err(dec.error("record with no entries"));
         }
         Ok(BatchReader {
             payload,
@@ -254,12 +330,21 @@ impl<'a> BatchReader<'a> {
             }
             return Ok(None);
         }
-        let seq = self.header.first_seq + u64::from(self.index);
+        let seq = match self.header.record_type {
+            RecordType::Relocation => self.dec.u64("relocated sequence")?,
+            _ => self.header.first_seq + u64::from(self.index),
+        };
         self.index += 1;
         let offset = self.dec.pos();
         let kind_byte = self.dec.u8("entry kind")?;
         let kind = LogEntryKind::try_from(kind_byte)
             .map_err(|b| DecodeError::new(offset, format!("unknown log entry kind {b}")))?;
+        if self.header.record_type == RecordType::Relocation && kind != LogEntryKind::Separated {
+            return Err(DecodeError::new(
+                offset,
+                "a relocation record holds only separated entries",
+            ));
+        }
         let key_len = self
             .dec
             .varint_len(crate::options::MAX_KEY_SIZE, "key length")?;
@@ -360,6 +445,7 @@ pub fn peek_header(payload: &[u8]) -> Option<BatchHeader> {
     }
     let synced_upto = d.u64("").ok()?;
     Some(BatchHeader {
+        record_type: RecordType::Batch,
         first_seq: d.u64("").ok()?,
         synced_upto,
         count: d.u32("").ok()?,
@@ -394,6 +480,7 @@ mod tests {
         assert_eq!(
             r.header(),
             BatchHeader {
+                record_type: RecordType::Batch,
                 first_seq: 100,
                 synced_upto: 24,
                 count: 3
@@ -433,6 +520,27 @@ mod tests {
         assert!(decode_separated(&damaged, b"big", 101).is_err());
         let inline = &buf[p[0].offset..p[0].offset + p[0].len];
         assert!(decode_separated(inline, b"a", 100).is_err());
+    }
+
+    #[test]
+    fn relocation_records_keep_their_sequences() {
+        let mut buf = Vec::new();
+        let mut w = RelocationWriter::begin(&mut buf, 7);
+        let a = w.add(&mut buf, 40, b"k1", b"v1");
+        w.add(&mut buf, 12, b"k0", b"v0");
+        w.finish(&mut buf);
+        let Frame::Good { payload, .. } = decode_frame(&buf) else {
+            panic!("frame did not decode");
+        };
+        let mut r = BatchReader::new(payload).unwrap();
+        assert_eq!(r.header().record_type, RecordType::Relocation);
+        let e = r.next_entry().unwrap().unwrap();
+        assert_eq!((e.seq, e.key, e.value), (40, &b"k1"[..], &b"v1"[..]));
+        assert_eq!(e.offset + FRAME_HEADER_LEN, a.offset);
+        let entry = &buf[a.offset..a.offset + a.len];
+        assert!(decode_separated(entry, b"k1", 40).is_ok());
+        assert_eq!(r.next_entry().unwrap().unwrap().seq, 12);
+        assert_eq!(r.next_entry().unwrap(), None);
     }
 
     #[test]

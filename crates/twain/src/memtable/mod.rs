@@ -9,9 +9,9 @@ mod skiplist;
 use crate::Result;
 use crate::iter::InternalIterator;
 use crate::key::{ParsedKey, compare_internal};
-use crate::vlog::LogPosition;
+use crate::vlog::{LogPosition, ValueFile};
 use skiplist::{Cursor, SkipList};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A sorted in-memory table of internal entries. Thread-safe (`Send + Sync`): inserts are
 /// serialized inside, lookups and cursors never block.
@@ -21,6 +21,9 @@ pub struct Memtable {
     /// Where the value log ended when this memtable was frozen: once it is flushed,
     /// everything before this position is in SSTables.
     frozen_at: OnceLock<LogPosition>,
+    /// Value files that handle fix-ups in this memtable point into: readers holding the
+    /// memtable keep them on disk even after a later GC retires them.
+    pinned: Mutex<Vec<Arc<ValueFile>>>,
 }
 
 impl std::fmt::Debug for Memtable {
@@ -41,7 +44,25 @@ impl Memtable {
             id,
             list: SkipList::new(compare_internal),
             frozen_at: OnceLock::new(),
+            pinned: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Keeps `file` alive as long as this memtable (a fix-up in it points into the file).
+    pub fn pin(&self, file: &Arc<ValueFile>) {
+        let mut pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        if !pinned.iter().any(|f| Arc::ptr_eq(f, file)) {
+            pinned.push(Arc::clone(file));
+        }
+    }
+
+    /// A value file pinned by this memtable with the given number and epoch.
+    pub fn pinned_file(&self, number: u64, epoch: u32) -> Option<Arc<ValueFile>> {
+        let pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        pinned
+            .iter()
+            .find(|f| f.number() == number && f.epoch() == epoch)
+            .cloned()
     }
 
     /// An identifier, increasing with creation order.

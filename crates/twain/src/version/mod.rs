@@ -147,15 +147,19 @@ impl Version {
         }
         let mut value_files = HashMap::with_capacity(state.value_files.len());
         for (&number, vstate) in &state.value_files {
+            let epoch = vstate.sealed.map_or(0, |s| s.epoch);
             let file = prev
                 .and_then(|p| p.value_files.get(&number).cloned())
+                .filter(|f| f.epoch() == epoch)
                 .or_else(|| {
                     new_value_files
                         .iter()
-                        .find(|f| f.number() == number)
+                        .find(|f| f.number() == number && f.epoch() == epoch)
                         .cloned()
                 })
-                .unwrap_or_else(|| Arc::new(ValueFile::new(Arc::clone(fs), dir, number)));
+                .unwrap_or_else(|| {
+                    Arc::new(ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch))
+                });
             if let Some(s) = vstate.sealed {
                 file.set_counts(s.total_bytes, s.separated_bytes, s.separated_count);
             }
@@ -179,7 +183,11 @@ impl Version {
             }
         }
         for (n, f) in &self.value_files {
-            if !next.value_files.contains_key(n) {
+            if next
+                .value_files
+                .get(n)
+                .is_none_or(|g| g.epoch() != f.epoch())
+            {
                 f.mark_obsolete();
             }
         }

@@ -30,6 +30,8 @@ pub struct VersionSet {
     next_file_number: Arc<AtomicU64>,
     /// Bytes written to manifests.
     bytes_written: u64,
+    /// Value files deleted because an edit left nothing in them referenced.
+    dead_files_deleted: u64,
 }
 
 impl std::fmt::Debug for VersionSet {
@@ -144,6 +146,7 @@ impl VersionSet {
             manifest_number,
             next_file_number,
             bytes_written: bytes,
+            dead_files_deleted: 0,
         })
     }
 
@@ -172,6 +175,12 @@ impl VersionSet {
         self.bytes_written
     }
 
+    /// Value files deleted since open because nothing in them was referenced any more
+    /// (without being read).
+    pub fn dead_files_deleted(&self) -> u64 {
+        self.dead_files_deleted
+    }
+
     /// Makes `edit` durable in the manifest, then installs the version it produces and
     /// retires the files the new version no longer names.
     ///
@@ -188,6 +197,7 @@ impl VersionSet {
             .filter(|(_, f)| f.is_dead())
             .map(|(&n, _)| n)
             .collect();
+        let dead_count = dead.len() as u64;
         for n in dead {
             state.value_files.remove(&n);
             edit.deleted_value_files.push(n);
@@ -207,6 +217,7 @@ impl VersionSet {
         // IMPORTANT: an edit is applied in memory only after it is durable.
         self.manifest.sync_data().ctx("sync", &manifest_path)?;
         self.bytes_written += frame.len() as u64;
+        self.dead_files_deleted += dead_count;
         self.install(next);
         if self.manifest.len() > MANIFEST_ROLL_BYTES {
             self.roll_manifest()?;

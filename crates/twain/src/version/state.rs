@@ -108,7 +108,13 @@ impl VersionState {
             self.sort_levels()?;
         }
         for v in &edit.added_value_files {
-            self.value_files.entry(v.number).or_default().sealed = Some(*v);
+            let f = self.value_files.entry(v.number).or_default();
+            if f.sealed.is_some_and(|s| s.epoch != v.epoch) {
+                // A new epoch (a GC rewrite) starts with only the drops its edit carries.
+                f.dropped_count = 0;
+                f.dropped_bytes = 0;
+            }
+            f.sealed = Some(*v);
         }
         for &DropDelta {
             number,
@@ -303,11 +309,14 @@ mod tests {
         };
         s.apply(&seal(0)).unwrap();
         s.apply(&drop(0)).unwrap();
-        s.apply(&seal(1)).unwrap();
-        s.apply(&drop(0)).unwrap();
         assert_eq!(s.value_files[&4].dropped_count, 2);
+        // The rewrite to epoch 1 starts from the drops its own edit carries over.
+        s.apply(&seal(1)).unwrap();
+        assert_eq!(s.value_files[&4].dropped_count, 0);
+        s.apply(&drop(0)).unwrap();
+        assert_eq!(s.value_files[&4].dropped_count, 0);
         s.apply(&drop(1)).unwrap();
-        assert_eq!(s.value_files[&4].dropped_count, 4);
+        assert_eq!(s.value_files[&4].dropped_count, 2);
     }
 
     #[test]

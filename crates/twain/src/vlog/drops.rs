@@ -1,18 +1,16 @@
 //! Writing and reading drop files (see `format::drops`).
 
 use crate::error::IoContext;
-use crate::format::drops::{decode_block, encode_block};
-use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header, encode_header};
-use crate::format::record::{Frame, decode_frame, next_good_frame, put_frame};
+use crate::format::drops::decode_block;
+use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
+use crate::format::record::{Frame, decode_frame, next_good_frame};
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::{Error, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-/// Persists the drop records of one flush or compaction: one block per value file,
-/// appended to that file's drop file and synced. Creates missing drop files and syncs
-/// the directory once. Must complete before the edit that counts the drops is logged.
+/// Collects the drop records of one flush or compaction; `DropIndex::persist` writes them.
 #[derive(Debug, Default)]
 pub struct DropWriter {
     drops: BTreeMap<u64, Vec<(SeqNo, u32)>>,
@@ -34,63 +32,13 @@ impl DropWriter {
         self.drops.is_empty()
     }
 
-    /// Per value file: (count, bytes) of the drops, with duplicates within this set
-    /// removed.
-    pub fn totals(&mut self) -> Vec<(u64, u64, u64)> {
-        self.normalize();
-        self.drops
-            .iter()
-            .map(|(&f, v)| {
-                (
-                    f,
-                    v.len() as u64,
-                    v.iter().map(|&(_, l)| u64::from(l)).sum(),
-                )
-            })
-            .collect()
-    }
-
-    fn normalize(&mut self) {
+    /// The drops per value file, sorted by sequence and without repeats.
+    pub fn normalized(&mut self) -> Vec<(u64, Vec<(SeqNo, u32)>)> {
         for v in self.drops.values_mut() {
             v.sort_unstable();
             v.dedup_by_key(|e| e.0);
         }
-    }
-
-    /// Appends and syncs every block; returns the bytes written.
-    /// `path_of(number)` gives the drop file path of value file `number`.
-    pub fn persist(
-        &mut self,
-        fs: &dyn Fs,
-        dir: &Path,
-        path_of: impl Fn(u64) -> std::path::PathBuf,
-    ) -> Result<u64> {
-        self.normalize();
-        let mut written = 0u64;
-        let mut created = false;
-        for (&number, drops) in &self.drops {
-            let path = path_of(number);
-            let mut file = if fs.exists(&path).ctx("stat", &path)? {
-                fs.open_append(&path).ctx("open", &path)?
-            } else {
-                created = true;
-                let mut f = fs.create(&path).ctx("create", &path)?;
-                f.append(&encode_header(FileKind::Drops, number))
-                    .ctx("append", &path)?;
-                written += FILE_HEADER_LEN as u64;
-                f
-            };
-            let mut frame = Vec::new();
-            put_frame(&mut frame, &encode_block(drops));
-            file.append(&frame).ctx("append", &path)?;
-            file.sync_data().ctx("sync", &path)?;
-            written += frame.len() as u64;
-        }
-        if created {
-            // IMPORTANT: new drop files must be durable before the edit that counts them.
-            fs.sync_dir(dir).ctx("sync directory", dir)?;
-        }
-        Ok(written)
+        self.drops.iter().map(|(&n, v)| (n, v.clone())).collect()
     }
 }
 

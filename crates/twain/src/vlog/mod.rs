@@ -1,17 +1,21 @@
 //! The value store: value files (the value log), reading values through handles, drop
 //! files, and scanning the log for recovery.
 
+mod drop_index;
 mod drops;
 mod scan;
+mod svtable;
 mod writer;
 
+pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropWriter, read_drop_set};
 pub use scan::{ScanOutcome, scan_value_file};
+pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use writer::LogWriter;
 
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
-use crate::format::names::{FileType, file_path};
+use crate::format::names::{drop_file_path, value_file_path};
 use crate::format::vlog::decode_separated;
 use crate::fs::{Fs, ReadableFile};
 use crate::key::SeqNo;
@@ -37,6 +41,7 @@ pub struct LogPosition {
 /// the last holder to let go deletes it and its drop file.
 pub struct ValueFile {
     number: u64,
+    epoch: u32,
     path: PathBuf,
     drop_path: PathBuf,
     fs: Arc<dyn Fs>,
@@ -54,6 +59,8 @@ pub struct ValueFile {
     /// Every byte before this offset is in the operating system's file (`u64::MAX`: all).
     /// Readers below it skip the tail lock.
     tail_start: AtomicU64,
+    /// The index of an SVTable (epoch >= 1), loaded on first search.
+    svt: OnceLock<SvTableIndex>,
 }
 
 /// The unflushed end of the active value file.
@@ -69,6 +76,7 @@ impl std::fmt::Debug for ValueFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ValueFile")
             .field("number", &self.number)
+            .field("epoch", &self.epoch)
             .field("total_bytes", &self.total_bytes())
             .field("separated_bytes", &self.separated_bytes())
             .field("obsolete", &self.obsolete.load(Ordering::Relaxed))
@@ -77,12 +85,18 @@ impl std::fmt::Debug for ValueFile {
 }
 
 impl ValueFile {
-    /// Describes value file `number` of database directory `dir`.
+    /// Describes epoch 0 (the value log file) of value file `number` in directory `dir`.
     pub fn new(fs: Arc<dyn Fs>, dir: &Path, number: u64) -> ValueFile {
+        ValueFile::with_epoch(fs, dir, number, 0)
+    }
+
+    /// Describes epoch `epoch` of value file `number` in directory `dir`.
+    pub fn with_epoch(fs: Arc<dyn Fs>, dir: &Path, number: u64, epoch: u32) -> ValueFile {
         ValueFile {
             number,
-            path: file_path(dir, FileType::ValueLog, number),
-            drop_path: file_path(dir, FileType::Drops, number),
+            epoch,
+            path: value_file_path(dir, number, epoch),
+            drop_path: drop_file_path(dir, number, epoch),
             fs,
             reader: OnceLock::new(),
             obsolete: AtomicBool::new(false),
@@ -91,7 +105,42 @@ impl ValueFile {
             separated_count: AtomicU64::new(0),
             tail: RwLock::new(Tail::default()),
             tail_start: AtomicU64::new(u64::MAX),
+            svt: OnceLock::new(),
         }
+    }
+
+    /// The epoch: 0 for a file written by the value log, n for the n-th GC rewrite.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// The SVTable index of an epoch >= 1 file.
+    pub fn svtable(&self) -> Result<&SvTableIndex> {
+        if let Some(i) = self.svt.get() {
+            return Ok(i);
+        }
+        if self.epoch == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "value file {} at epoch 0 is a log, not an SVTable",
+                self.number
+            )));
+        }
+        let index =
+            SvTableIndex::open(self.reader()?.as_ref(), &self.path, self.number, self.epoch)?;
+        Ok(self.svt.get_or_init(|| index))
+    }
+
+    /// Finds the entry of `key@seq` in this SVTable and returns a handle to it.
+    pub fn find(&self, key: &[u8], seq: SeqNo) -> Result<Option<ValueHandle>> {
+        Ok(self
+            .svtable()?
+            .find(&self.path, key, seq)?
+            .map(|(offset, len)| ValueHandle {
+                file: self.number,
+                epoch: self.epoch,
+                offset,
+                len,
+            }))
     }
 
     /// The file number.
@@ -149,7 +198,7 @@ impl ValueFile {
         self.obsolete.store(true, Ordering::Release);
     }
 
-    fn reader(&self) -> Result<&Arc<dyn ReadableFile>> {
+    pub(crate) fn reader(&self) -> Result<&Arc<dyn ReadableFile>> {
         if let Some(r) = self.reader.get() {
             return Ok(r);
         }

@@ -88,17 +88,20 @@ pub fn scan_value_file(
                 let mut reader = BatchReader::new(payload)
                     .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
                 let header = reader.header();
-                if let Some(prev) = max_seq
-                    && header.first_seq <= prev
-                {
-                    return Err(Error::corruption(
-                        path,
-                        offset,
-                        format!("batch sequence {} does not follow {prev}", header.first_seq),
-                    ));
+                // Relocation records carry old sequences; only batches advance the log's.
+                if header.record_type == RecordType::Batch {
+                    if let Some(prev) = max_seq
+                        && header.first_seq <= prev
+                    {
+                        return Err(Error::corruption(
+                            path,
+                            offset,
+                            format!("batch sequence {} does not follow {prev}", header.first_seq),
+                        ));
+                    }
+                    max_seq = Some(header.first_seq + u64::from(header.count) - 1);
                 }
                 on_batch(offset, frame_len as u64, &mut reader)?;
-                max_seq = Some(header.first_seq + u64::from(header.count) - 1);
                 offset += frame_len as u64;
                 continue;
             }
@@ -151,7 +154,7 @@ fn later_durable_record(
         let window = chunks.window(at, needed)?;
         if let Frame::Good { payload, frame_len } = decode_frame(window)
             && let Ok((kind, synced_upto)) = peek_record(payload)
-            && (kind == RecordType::SyncMarker
+            && (kind != RecordType::Batch
                 || peek_header(payload).is_some_and(|h| max_seq.is_none_or(|m| h.first_seq > m)))
         {
             if synced_upto > damaged {

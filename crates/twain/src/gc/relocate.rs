@@ -1,0 +1,145 @@
+//! Value GC in lsm-lookup mode (WiscKey), kept as the baseline the drop-records mode is
+//! compared with: every record of the file is looked up in the LSM-tree; the records that
+//! are still their key's newest version are appended to the head of the value log and
+//! their new handles written back into the tree; then the old file is deleted.
+//!
+//! A record that only a live snapshot still sees cannot be written back (an old version
+//! placed above newer ones would hide them), so a file holding one is left for later.
+
+use super::{Throttle, emit, read_records};
+use crate::Result;
+use crate::db::{DbInner, SuperVersion, lock, write};
+use crate::format::handle::ValueHandle;
+use crate::format::manifest::VersionEdit;
+use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
+use crate::options::GcEvent;
+use crate::stats::Counters;
+use std::sync::Arc;
+
+/// Bytes of records relocated per write-lock hold.
+const RELOCATE_BATCH_BYTES: usize = 1 << 20;
+
+/// Whether the newest version of `key` is the record `seq` of value file `file`.
+pub(crate) fn newest_points_into(
+    sv: &SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+    file: u64,
+) -> Result<bool> {
+    let Some((ikey, value)) = crate::db::read::newest_entry(sv, key)? else {
+        return Ok(false);
+    };
+    points_into(&ikey, &value, seq, file)
+}
+
+fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Result<bool> {
+    let p = ParsedKey::parse(ikey);
+    if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
+        return Ok(false);
+    }
+    Ok(ValueHandle::decode(value).is_ok_and(|h| h.file == file))
+}
+
+/// Whether a live snapshot at `snap` sees record `seq` of `file` for `key`.
+fn snapshot_sees(
+    sv: &SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+    file: u64,
+    snap: SeqNo,
+) -> Result<bool> {
+    let lookup = lookup_key(key, snap);
+    let found = sv
+        .imms
+        .iter()
+        .chain(std::iter::once(&sv.mem))
+        .find_map(|m| m.get(&lookup));
+    match found {
+        Some((ikey, value)) => points_into(&ikey, &value, seq, file),
+        None => {
+            // Not in a memtable: the record can only be seen through the tables.
+            let mut it = sv.version.levels.iter().flatten();
+            let hit = it.find_map(|t| t.table.get(&lookup).ok().flatten());
+            match hit {
+                Some((ikey, value)) => points_into(&ikey, &value, seq, file),
+                None => Ok(false),
+            }
+        }
+    }
+}
+
+/// Collects value file `number` the WiscKey way.
+pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<()> {
+    let version = Arc::clone(&inner.super_version().version);
+    let Some(file) = version.value_files.get(&number).cloned() else {
+        return Ok(());
+    };
+    drop(version);
+    let epoch = file.epoch();
+    let mut throttle = Throttle::new(inner.opts.gc_bytes_per_sec);
+    let (records, read) = read_records(inner.fs.as_ref(), &file, &mut throttle, |_| true)?;
+    Counters::add(&inner.counters.gc_bytes_read, read);
+    let snapshots = inner.snapshot_seqs();
+    let mut valid = Vec::new();
+    for r in records {
+        let sv = inner.super_version();
+        Counters::add(&inner.counters.gc_lsm_lookups, 1);
+        if newest_points_into(&sv, &r.key, r.seq, number)? {
+            valid.push(r);
+            continue;
+        }
+        for &snap in &snapshots {
+            Counters::add(&inner.counters.gc_lsm_lookups, 1);
+            if snapshot_sees(&sv, &r.key, r.seq, number, snap)? {
+                return Ok(());
+            }
+        }
+    }
+    emit(
+        inner,
+        GcEvent::LiveRecordsRead {
+            file: number,
+            live: valid.len() as u64,
+        },
+    );
+    let mut start = 0;
+    while start < valid.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < valid.len() && (end == start || bytes < RELOCATE_BATCH_BYTES) {
+            bytes += valid[end].key.len() + valid[end].value.len();
+            end += 1;
+        }
+        write::relocate(inner, number, &valid[start..end])?;
+        throttle.spend(bytes as u64);
+        start = end;
+    }
+    // IMPORTANT: the relocated records and their written-back handles are durable (the
+    // log replays them) before the old file can go.
+    write::sync_log(inner)?;
+    emit(inner, GcEvent::OutputSynced { file: number });
+    let mut drops = inner.drop_index.lock();
+    let mut versions = lock(&inner.versions);
+    let unchanged = versions
+        .current()
+        .value_files
+        .get(&number)
+        .is_some_and(|f| f.epoch() == epoch);
+    if !unchanged {
+        return Ok(());
+    }
+    let version = versions.log_and_apply(VersionEdit {
+        deleted_value_files: vec![number],
+        ..VersionEdit::default()
+    })?;
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
+    drop(versions);
+    drops.remove(&number);
+    drop(drops);
+    emit(inner, GcEvent::Installed { file: number });
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! The drop sets of the live value files, in memory.
+//!
+//! A drop file is the source of truth for which records of a value file are dead; this
+//! index mirrors the set of the file's current epoch so that a drop is *counted* once even
+//! when it is emitted twice — by a compaction redone after a crash, or by a lazy handle
+//! fix-up and its original (two entries with the same key and sequence) both dropped later.
+//! An over-count could make a file look dead while it still holds a live value.
+//!
+//! The index's mutex is the *drop lock*: appending drop records and a value GC install that
+//! carries drops over to a new epoch are serialized through it.
+
+use super::drops::{DropWriter, read_drop_set};
+use crate::Result;
+use crate::error::IoContext;
+use crate::format::drops::encode_block;
+use crate::format::file_header::{FileKind, encode_header};
+use crate::format::manifest::DropDelta;
+use crate::format::names::drop_file_path;
+use crate::format::record::put_frame;
+use crate::fs::Fs;
+use crate::key::SeqNo;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+/// The drops of one value file's current epoch.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FileDrops {
+    /// The epoch the set belongs to.
+    pub epoch: u32,
+    /// Dropped sequence numbers.
+    pub seqs: HashSet<SeqNo>,
+    /// Bytes of the dropped entries.
+    pub bytes: u64,
+}
+
+/// Drop sets by value file number. Thread-safe.
+#[derive(Debug, Default)]
+pub struct DropIndex {
+    files: Mutex<HashMap<u64, FileDrops>>,
+}
+
+impl DropIndex {
+    /// Loads the drop sets of `files` (number, current epoch) from their drop files.
+    pub fn load(
+        fs: &dyn Fs,
+        dir: &Path,
+        files: impl IntoIterator<Item = (u64, u32)>,
+    ) -> Result<DropIndex> {
+        let mut map = HashMap::new();
+        for (number, epoch) in files {
+            let set = read_drop_set(fs, &drop_file_path(dir, number, epoch), number)?;
+            let bytes = set.values().map(|&l| u64::from(l)).sum();
+            map.insert(
+                number,
+                FileDrops {
+                    epoch,
+                    seqs: set.into_keys().collect(),
+                    bytes,
+                },
+            );
+        }
+        Ok(DropIndex {
+            files: Mutex::new(map),
+        })
+    }
+
+    /// Takes the drop lock.
+    pub fn lock(&self) -> MutexGuard<'_, HashMap<u64, FileDrops>> {
+        self.files.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends the drops in `writer` that are not already recorded, one synced block per
+    /// value file, to the drop files of the files' current epochs; records them in the
+    /// sets; and returns the count deltas for the manifest edit, tagged with those epochs,
+    /// plus the bytes written. Drops for files `epoch_of` does not know (not live) are
+    /// ignored. Must complete before the edit that counts the drops is logged.
+    pub fn persist(
+        &self,
+        fs: &dyn Fs,
+        dir: &Path,
+        writer: &mut DropWriter,
+        epoch_of: impl Fn(u64) -> Option<u32>,
+    ) -> Result<(Vec<DropDelta>, u64)> {
+        let mut files = self.lock();
+        let mut deltas = Vec::new();
+        let mut written = 0u64;
+        let mut created = false;
+        for (number, drops) in writer.normalized() {
+            let Some(epoch) = epoch_of(number) else {
+                continue;
+            };
+            let entry = files.entry(number).or_insert_with(|| FileDrops {
+                epoch,
+                ..FileDrops::default()
+            });
+            if entry.epoch != epoch {
+                *entry = FileDrops {
+                    epoch,
+                    ..FileDrops::default()
+                };
+            }
+            let fresh: Vec<(SeqNo, u32)> = drops
+                .iter()
+                .copied()
+                .filter(|(seq, _)| !entry.seqs.contains(seq))
+                .collect();
+            if fresh.is_empty() {
+                continue;
+            }
+            let path = drop_file_path(dir, number, epoch);
+            let mut file = if fs.exists(&path).ctx("stat", &path)? {
+                fs.open_append(&path).ctx("open", &path)?
+            } else {
+                created = true;
+                let mut f = fs.create(&path).ctx("create", &path)?;
+                f.append(&encode_header(FileKind::Drops, number))
+                    .ctx("append", &path)?;
+                written += crate::format::file_header::FILE_HEADER_LEN as u64;
+                f
+            };
+            let mut frame = Vec::new();
+            put_frame(&mut frame, &encode_block(&fresh));
+            file.append(&frame).ctx("append", &path)?;
+            file.sync_data().ctx("sync", &path)?;
+            written += frame.len() as u64;
+            let bytes: u64 = fresh.iter().map(|&(_, l)| u64::from(l)).sum();
+            entry.seqs.extend(fresh.iter().map(|&(s, _)| s));
+            entry.bytes += bytes;
+            deltas.push(DropDelta {
+                number,
+                epoch,
+                count: fresh.len() as u64,
+                bytes,
+            });
+        }
+        if created {
+            // IMPORTANT: new drop files must be durable before the edit that counts them.
+            fs.sync_dir(dir).ctx("sync directory", dir)?;
+        }
+        Ok((deltas, written))
+    }
+
+    /// Writes a new drop file for epoch `epoch` of value file `number` holding `drops`
+    /// (possibly none), synced and with its directory entry synced. Used by value GC
+    /// before it installs the new epoch. REQUIRES: the caller holds the drop lock.
+    pub fn write_epoch_file(
+        fs: &dyn Fs,
+        dir: &Path,
+        number: u64,
+        epoch: u32,
+        drops: &[(SeqNo, u32)],
+    ) -> Result<u64> {
+        let path = drop_file_path(dir, number, epoch);
+        let mut bytes = encode_header(FileKind::Drops, number).to_vec();
+        if !drops.is_empty() {
+            put_frame(&mut bytes, &encode_block(drops));
+        }
+        let mut f = fs.create(&path).ctx("create", &path)?;
+        f.append(&bytes).ctx("append", &path)?;
+        f.sync_data().ctx("sync", &path)?;
+        fs.sync_dir(dir).ctx("sync directory", dir)?;
+        Ok(bytes.len() as u64)
+    }
+
+    /// Forgets files no longer live.
+    pub fn retain(&self, live: impl Fn(u64) -> bool) {
+        self.lock().retain(|&n, _| live(n));
+    }
+}

@@ -1,0 +1,314 @@
+//! Writing and reading SVTables (see `format::svtable`).
+
+use crate::error::IoContext;
+use crate::format::block::{
+    BLOCK_TRAILER_LEN, Block, BlockBuilder, BlockIter, BlockType, DEFAULT_RESTART_INTERVAL,
+    block_trailer, check_block_trailer,
+};
+use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header, encode_header};
+use crate::format::svtable::{SVT_FOOTER_LEN, SvtFooter, decode_index_value, encode_index_value};
+use crate::format::vlog::put_separated;
+use crate::fs::{ReadableFile, WritableFile};
+use crate::key::{EntryKind, ParsedKey, SeqNo, append_internal_key, compare_internal};
+use crate::{Error, Result};
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+/// Bytes of entries buffered before they are appended to the file.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// What a finished SVTable holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SvTableSummary {
+    /// The file's size.
+    pub file_size: u64,
+    /// Number of entries.
+    pub entry_count: u64,
+    /// Bytes of the entries.
+    pub entry_bytes: u64,
+}
+
+/// Writes one SVTable: entries in (key ascending, sequence descending) order, then the
+/// index and the footer. Not thread-safe.
+pub struct SvTableWriter {
+    file: Box<dyn WritableFile>,
+    path: PathBuf,
+    epoch: u32,
+    buf: Vec<u8>,
+    index: BlockBuilder,
+    offset: u64,
+    entry_count: u64,
+    entry_bytes: u64,
+    last_key: Vec<u8>,
+    ikey: Vec<u8>,
+    index_value: Vec<u8>,
+}
+
+impl SvTableWriter {
+    /// Starts SVTable `epoch` of value file `number` in `file`.
+    pub fn new(
+        file: Box<dyn WritableFile>,
+        path: PathBuf,
+        number: u64,
+        epoch: u32,
+    ) -> SvTableWriter {
+        let mut buf = Vec::with_capacity(WRITE_CHUNK + (64 << 10));
+        buf.extend_from_slice(&encode_header(FileKind::SvTable, number));
+        SvTableWriter {
+            file,
+            path,
+            epoch,
+            buf,
+            index: BlockBuilder::new(DEFAULT_RESTART_INTERVAL),
+            offset: FILE_HEADER_LEN as u64,
+            entry_count: 0,
+            entry_bytes: 0,
+            last_key: Vec::new(),
+            ikey: Vec::new(),
+            index_value: Vec::new(),
+        }
+    }
+
+    /// Adds `key@seq -> value` and returns where its entry starts and its length.
+    /// REQUIRES: entries come in internal-key order.
+    pub fn add(&mut self, key: &[u8], seq: SeqNo, value: &[u8]) -> Result<(u64, u32)> {
+        self.ikey.clear();
+        append_internal_key(&mut self.ikey, key, seq, EntryKind::Handle as u8);
+        if self.entry_count > 0 && compare_internal(&self.last_key, &self.ikey) != Ordering::Less {
+            return Err(Error::InvalidArgument(
+                "SVTable entries must be added in internal-key order".into(),
+            ));
+        }
+        let placed = put_separated(&mut self.buf, seq, key, value);
+        let offset = self.offset;
+        let len = placed.len as u32;
+        self.offset += placed.len as u64;
+        self.entry_count += 1;
+        self.entry_bytes += placed.len as u64;
+        self.index_value.clear();
+        encode_index_value(&mut self.index_value, offset, len);
+        self.index.add(&self.ikey, &self.index_value);
+        std::mem::swap(&mut self.last_key, &mut self.ikey);
+        if self.buf.len() >= WRITE_CHUNK {
+            self.file.append(&self.buf).ctx("append", &self.path)?;
+            self.buf.clear();
+        }
+        Ok((offset, len))
+    }
+
+    /// Number of entries added.
+    pub fn entry_count(&self) -> u64 {
+        self.entry_count
+    }
+
+    /// Writes the index and footer and syncs the file.
+    pub fn finish(mut self) -> Result<SvTableSummary> {
+        let index_offset = self.offset;
+        let contents = self.index.finish().to_vec();
+        self.buf.extend_from_slice(&contents);
+        self.buf
+            .extend_from_slice(&block_trailer(&contents, BlockType::Plain));
+        let footer = SvtFooter {
+            index_offset,
+            index_size: contents.len() as u64,
+            entry_count: self.entry_count,
+            entry_bytes: self.entry_bytes,
+            epoch: self.epoch,
+        };
+        self.buf.extend_from_slice(&footer.encode());
+        self.file.append(&self.buf).ctx("append", &self.path)?;
+        self.file.sync_data().ctx("sync", &self.path)?;
+        Ok(SvTableSummary {
+            file_size: self.file.len(),
+            entry_count: self.entry_count,
+            entry_bytes: self.entry_bytes,
+        })
+    }
+}
+
+/// One entry of an SVTable's index: user key, sequence, entry offset and length.
+pub type SvtEntry = (Vec<u8>, SeqNo, u64, u32);
+
+/// The index of an SVTable, held in memory: finds an entry by (key, sequence).
+/// Thread-safe.
+#[derive(Debug)]
+pub struct SvTableIndex {
+    index: Block,
+    footer: SvtFooter,
+}
+
+impl SvTableIndex {
+    /// Reads and checks the footer and index of the SVTable at `path`.
+    pub fn open(
+        file: &dyn ReadableFile,
+        path: &Path,
+        number: u64,
+        epoch: u32,
+    ) -> Result<SvTableIndex> {
+        let len = file.len().ctx("stat", path)?;
+        let too_short = || Error::corruption(path, 0, "file too short for an SVTable");
+        if len < (FILE_HEADER_LEN + SVT_FOOTER_LEN) as u64 {
+            return Err(too_short());
+        }
+        let header = file.read_vec(0, FILE_HEADER_LEN).ctx("read", path)?;
+        match decode_header(FileKind::SvTable, &header) {
+            Ok(n) if n == number => {}
+            Ok(n) => {
+                return Err(Error::corruption(
+                    path,
+                    0,
+                    format!("header names value file {n}"),
+                ));
+            }
+            Err(e) => return Err(e.into_corruption(path, 0)),
+        }
+        let footer_at = len - SVT_FOOTER_LEN as u64;
+        let footer =
+            SvtFooter::decode(&file.read_vec(footer_at, SVT_FOOTER_LEN).ctx("read", path)?)
+                .map_err(|e| e.into_corruption(path, footer_at))?;
+        if footer.epoch != epoch {
+            return Err(Error::corruption(
+                path,
+                footer_at,
+                format!("footer says epoch {}, expected {epoch}", footer.epoch),
+            ));
+        }
+        let raw_len = footer.index_size + BLOCK_TRAILER_LEN as u64;
+        if footer.index_offset < FILE_HEADER_LEN as u64
+            || footer.index_offset + raw_len != footer_at
+        {
+            return Err(Error::corruption(
+                path,
+                footer_at,
+                "index block out of place",
+            ));
+        }
+        let raw = file
+            .read_vec(footer.index_offset, raw_len as usize)
+            .ctx("read", path)?;
+        let (size, _) =
+            check_block_trailer(&raw).map_err(|e| e.into_corruption(path, footer.index_offset))?;
+        let mut contents = raw;
+        contents.truncate(size);
+        let index =
+            Block::parse(contents).map_err(|e| e.into_corruption(path, footer.index_offset))?;
+        Ok(SvTableIndex { index, footer })
+    }
+
+    /// The footer.
+    pub fn footer(&self) -> &SvtFooter {
+        &self.footer
+    }
+
+    /// The offset and length of the entry of `key@seq`, if the table holds it.
+    pub fn find(&self, path: &Path, key: &[u8], seq: SeqNo) -> Result<Option<(u64, u32)>> {
+        let mut target = Vec::with_capacity(key.len() + 8);
+        append_internal_key(&mut target, key, seq, EntryKind::Handle as u8);
+        let corrupt = |e: crate::format::coding::DecodeError| {
+            e.into_corruption(path, self.footer.index_offset)
+        };
+        let mut it = BlockIter::new(&self.index);
+        it.seek(&target).map_err(corrupt)?;
+        if !it.valid() {
+            return Ok(None);
+        }
+        let p = ParsedKey::parse(it.key());
+        if p.user_key != key || p.seq != seq {
+            return Ok(None);
+        }
+        decode_index_value(it.value()).map(Some).map_err(corrupt)
+    }
+
+    /// Every entry in order: (user key, sequence, offset, length).
+    pub fn entries(&self, path: &Path) -> Result<Vec<SvtEntry>> {
+        let corrupt = |e: crate::format::coding::DecodeError| {
+            e.into_corruption(path, self.footer.index_offset)
+        };
+        let mut out = Vec::with_capacity(self.footer.entry_count as usize);
+        let mut it = BlockIter::new(&self.index);
+        it.seek_to_first().map_err(corrupt)?;
+        while it.valid() {
+            let p = ParsedKey::parse(it.key());
+            let (offset, len) = decode_index_value(it.value()).map_err(corrupt)?;
+            out.push((p.user_key.to_vec(), p.seq, offset, len));
+            it.next().map_err(corrupt)?;
+        }
+        if out.len() as u64 != self.footer.entry_count {
+            return Err(Error::corruption(
+                path,
+                self.footer.index_offset,
+                "index entry count differs from the footer",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::vlog::decode_separated;
+    use crate::fs::{Fs, MemFs};
+
+    #[test]
+    fn written_entries_are_found_by_offset_and_by_key() {
+        let fs = MemFs::new();
+        fs.create_dir_all(Path::new("/d")).unwrap();
+        let path = PathBuf::from("/d/000009-1.svt");
+        let mut w = SvTableWriter::new(fs.create(&path).unwrap(), path.clone(), 9, 1);
+        let mut placed = Vec::new();
+        for (k, s) in [("a", 9u64), ("a", 3), ("b", 5), ("c", 1)] {
+            placed.push(
+                w.add(k.as_bytes(), s, format!("{k}{s}").as_bytes())
+                    .unwrap(),
+            );
+        }
+        assert!(w.add(b"b", 7, b"x").is_err(), "out of order");
+        let summary = w.finish().unwrap();
+        assert_eq!(summary.entry_count, 4);
+        let file = fs.open_read(&path).unwrap();
+        assert_eq!(file.len().unwrap(), summary.file_size);
+        let idx = SvTableIndex::open(file.as_ref(), &path, 9, 1).unwrap();
+        assert_eq!(idx.find(&path, b"a", 3).unwrap(), Some(placed[1]));
+        assert_eq!(idx.find(&path, b"a", 4).unwrap(), None);
+        assert_eq!(idx.find(&path, b"d", 1).unwrap(), None);
+        let (off, len) = idx.find(&path, b"b", 5).unwrap().unwrap();
+        let entry = file.read_vec(off, len as usize).unwrap();
+        let r = decode_separated(&entry, b"b", 5).unwrap();
+        assert_eq!(&entry[r], b"b5");
+        let all = idx.entries(&path).unwrap();
+        assert_eq!(all.len(), 4);
+        assert_eq!((all[0].0.as_slice(), all[0].1), (&b"a"[..], 9));
+        assert!(
+            SvTableIndex::open(file.as_ref(), &path, 9, 2).is_err(),
+            "wrong epoch"
+        );
+        assert!(
+            SvTableIndex::open(file.as_ref(), &path, 8, 1).is_err(),
+            "wrong number"
+        );
+    }
+
+    #[test]
+    fn damaged_index_or_footer_is_corruption() {
+        let fs = MemFs::new();
+        fs.create_dir_all(Path::new("/d")).unwrap();
+        let path = PathBuf::from("/d/000002-1.svt");
+        let mut w = SvTableWriter::new(fs.create(&path).unwrap(), path.clone(), 2, 1);
+        for i in 0..50u32 {
+            w.add(format!("k{i:03}").as_bytes(), 1, &[7u8; 100])
+                .unwrap();
+        }
+        let s = w.finish().unwrap();
+        for at in [s.file_size - 10, s.file_size - SVT_FOOTER_LEN as u64 - 20] {
+            let copy = MemFs::new();
+            copy.create_dir_all(Path::new("/d")).unwrap();
+            copy.write_file(&path, &fs.read_file(&path).unwrap())
+                .unwrap();
+            copy.corrupt(&path, at, 0x10).unwrap();
+            let f = copy.open_read(&path).unwrap();
+            let err = SvTableIndex::open(f.as_ref(), &path, 2, 1).unwrap_err();
+            assert!(err.is_corruption(), "{err}");
+        }
+    }
+}
