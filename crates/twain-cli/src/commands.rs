@@ -110,7 +110,12 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Print a readable form of a database file (.sst, .vlog, .manifest, .drop, CURRENT).
+    /// Run value GC until no value file's live fraction is below gc_threshold.
+    Gc {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT).
     Dump {
         /// The file.
         file: PathBuf,
@@ -188,6 +193,20 @@ pub fn run(cli: Cli) -> twain::Result<()> {
         }
         Command::Flush { db } => db.open(false)?.flush(),
         Command::Compact { db } => db.open(false)?.compact_range(None, None),
+        Command::Gc { db } => {
+            let db = db.open(false)?;
+            let runs = db.gc()?;
+            let s = db.stats()?;
+            writeln!(
+                out,
+                "collected {runs} value files: read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {:.2}",
+                s.gc_bytes_read,
+                s.gc_bytes_written,
+                s.gc_files_deleted_unread,
+                s.space_amplification()
+            )
+            .map_err(w)
+        }
         Command::Dump { file } => {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
             twain::dump::dump_file(&fs, &file, &mut out)

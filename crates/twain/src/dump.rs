@@ -5,7 +5,7 @@ use crate::error::IoContext;
 use crate::format::drops::decode_block;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::manifest::VersionEdit;
-use crate::format::names::{FileType, parse_file_name};
+use crate::format::names::{FileType, parse_file_name_with_epoch};
 use crate::format::record::{Frame, decode_frame};
 use crate::format::vlog::LogEntryKind;
 use crate::fs::Fs;
@@ -51,7 +51,11 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| Error::InvalidArgument(format!("{} has no file name", path.display())))?;
-    match parse_file_name(name) {
+    match parse_file_name_with_epoch(name).map(|(k, n, _)| (k, n)) {
+        Some((FileType::SvTable, n)) => {
+            let epoch = parse_file_name_with_epoch(name).map_or(0, |(_, _, e)| e);
+            dump_svtable(fs, path, n, epoch, out)
+        }
         Some((FileType::Table, n)) => {
             let reader = fs.open_read(path).ctx("open", path)?;
             let size = reader.len().ctx("stat", path)?;
@@ -75,7 +79,7 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
             writeln!(out, "CURRENT -> {}", escape(&bytes)).map_err(write_err(path))
         }
         _ => Err(Error::InvalidArgument(format!(
-            "{name}: not a twain file (expected NNNNNN.sst, .vlog, .manifest, .drop or CURRENT)"
+            "{name}: not a twain file (expected NNNNNN.sst, .vlog, NNNNNN-E.svt, .manifest, .drop or CURRENT)"
         ))),
     }
 }
@@ -129,6 +133,47 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
         outcome.valid_end, outcome.file_len
     )
     .map_err(write_err(path))
+}
+
+fn dump_svtable(
+    fs: &Arc<dyn Fs>,
+    path: &Path,
+    number: u64,
+    epoch: u32,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let file = crate::vlog::ValueFile::with_epoch(
+        Arc::clone(fs),
+        path.parent().unwrap_or(Path::new(".")),
+        number,
+        epoch,
+    );
+    let index = file.svtable()?;
+    let f = index.footer();
+    let w = write_err(path);
+    writeln!(
+        out,
+        "SVTable: value file {number}, epoch {epoch}, {} entries ({} bytes), index at {} ({} bytes)",
+        f.entry_count, f.entry_bytes, f.index_offset, f.index_size
+    )
+    .map_err(&w)?;
+    for (key, seq, offset, len) in index.entries(path)? {
+        let h = crate::format::handle::ValueHandle {
+            file: number,
+            epoch,
+            offset,
+            len,
+        };
+        let value = file.read_value(&h, &key, seq)?;
+        writeln!(
+            out,
+            "  key \"{}\" seq {seq} @{offset} len {len} value {}",
+            escape(&key),
+            preview(&value)
+        )
+        .map_err(&w)?;
+    }
+    Ok(())
 }
 
 fn dump_framed(fs: &dyn Fs, path: &Path, kind: FileKind, out: &mut dyn Write) -> Result<()> {

@@ -59,6 +59,8 @@ pub struct LevelStats {
 pub struct ValueFileStats {
     /// File number.
     pub number: u64,
+    /// Epoch: 0 for a value log file, n after the n-th GC rewrite.
+    pub epoch: u32,
     /// Whether it is still part of the log replayed on open (not yet wholly flushed).
     pub is_log: bool,
     /// Bytes in the file.
@@ -257,8 +259,9 @@ impl Stats {
             .iter()
             .map(|v| {
                 format!(
-                    "{{\"number\":{},\"is_log\":{},\"total_bytes\":{},\"separated_bytes\":{},\"dropped_bytes\":{},\"valid_rate\":{}}}",
+                    "{{\"number\":{},\"epoch\":{},\"is_log\":{},\"total_bytes\":{},\"separated_bytes\":{},\"dropped_bytes\":{},\"valid_rate\":{}}}",
                     v.number,
+                    v.epoch,
                     v.is_log,
                     v.total_bytes,
                     v.separated_bytes,
@@ -346,8 +349,9 @@ impl Stats {
         }
         for v in &self.value_files {
             line(format!(
-                "value file {:06} {}{:.1} MiB, separated {:.1} MiB, dropped {:.1} MiB, valid {:.0}%",
+                "value file {:06}.{} {}{:.1} MiB, separated {:.1} MiB, dropped {:.1} MiB, valid {:.0}%",
                 v.number,
+                v.epoch,
                 if v.is_log { "(log) " } else { "" },
                 mb(v.total_bytes),
                 mb(v.separated_bytes),

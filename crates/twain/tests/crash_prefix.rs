@@ -45,6 +45,12 @@ fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
         l1_target_size: 96 << 10,
         target_file_size: 64 << 10,
         block_size: 512,
+        gc_threshold: 0.8,
+        gc_mode: if seed % 4 == 3 {
+            twain::GcMode::LsmLookup
+        } else {
+            twain::GcMode::DropRecords
+        },
         ..Options::default()
     }
 }
@@ -58,7 +64,7 @@ struct Image {
 }
 
 /// Runs the workload, returning the model after every write and the crash images.
-fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, u64) {
+fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, (u64, u64)) {
     let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
     let mem = MemFs::new();
     let db = Db::open("/db", options(Arc::new(mem.clone()), seed)).unwrap();
@@ -90,6 +96,9 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, u64) {
         // overtake the durable end of the log.
         let sync = rng.below([4, 40, 200][(seed as usize / 2) % 3]) == 0;
         db.write(batch, &WriteOptions { sync }).unwrap();
+        if rng.below(60) == 0 {
+            db.gc().unwrap();
+        }
         models.push(model);
         if sync {
             durable = i + 1;
@@ -108,9 +117,9 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, u64) {
             });
         }
     }
-    let flushes = db.stats().unwrap().flushes;
+    let s = db.stats().unwrap();
     drop(db);
-    (models, images, flushes)
+    (models, images, (s.flushes, s.gc_runs))
 }
 
 fn contents(db: &Db) -> Model {
@@ -168,10 +177,11 @@ fn check_image(seed: u64, models: &[Model], image: &Image) -> Observed {
 
 #[test]
 fn every_crash_image_is_a_prefix_holding_all_synced_writes() {
-    let (mut checked, mut torn, mut lossy, mut flushes) = (0, 0, 0, 0);
+    let (mut checked, mut torn, mut lossy, mut flushes, mut gc_runs) = (0, 0, 0, 0, 0);
     for seed in 1..=12u64 {
-        let (models, images, f) = run_workload(seed, 500);
+        let (models, images, (f, g)) = run_workload(seed, 500);
         flushes += f;
+        gc_runs += g;
         for image in &images {
             let seen = check_image(seed, &models, image);
             checked += 1;
@@ -180,7 +190,11 @@ fn every_crash_image_is_a_prefix_holding_all_synced_writes() {
         }
     }
     println!(
-        "crash images {checked}, with a torn tail {torn}, losing unsynced writes {lossy}, flushes {flushes}"
+        "crash images {checked}, with a torn tail {torn}, losing unsynced writes {lossy}, flushes {flushes}, GC runs {gc_runs}"
+    );
+    assert!(
+        gc_runs >= 10,
+        "only {gc_runs} GC runs: the workload does not exercise GC"
     );
     assert!(
         flushes >= 40,

@@ -160,3 +160,23 @@ fn manifest_doc_matches_code() {
 fn drops_doc_matches_code() {
     check("drops.md", "block", &encode_block(&[(5, 1040), (9, 1041)]));
 }
+
+#[test]
+fn svtable_doc_matches_code() {
+    use twain::format::svtable::SVT_FOOTER_LEN;
+    use twain::fs::{Fs, MemFs};
+    use twain::vlog::SvTableWriter;
+    assert_eq!(
+        doc_constant("svtable.md", "SVT_FOOTER_LEN", SVT_FOOTER_LEN as u64),
+        SVT_FOOTER_LEN as u64
+    );
+    let fs = MemFs::new();
+    fs.create_dir_all(std::path::Path::new("/d")).unwrap();
+    let path = std::path::PathBuf::from("/d/000009-1.svt");
+    let mut w = SvTableWriter::new(fs.create(&path).unwrap(), path.clone(), 9, 1);
+    w.add(b"a", 9, b"new").unwrap();
+    w.add(b"a", 3, b"old").unwrap();
+    w.add(b"b", 5, b"bee").unwrap();
+    w.finish().unwrap();
+    check("svtable.md", "svtable", &fs.read_file(&path).unwrap());
+}

@@ -26,6 +26,7 @@ enum Op {
     DropSnapshot(usize),
     Flush,
     Compact,
+    Gc,
     Reopen,
 }
 
@@ -58,12 +59,18 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::DropSnapshot),
         2 => Just(Op::Flush),
         1 => Just(Op::Compact),
+        1 => Just(Op::Gc),
         1 => Just(Op::Reopen),
     ]
 }
 
 fn options(fs: &Arc<dyn Fs>) -> Options {
+    options_in(fs, twain::GcMode::DropRecords)
+}
+
+fn options_in(fs: &Arc<dyn Fs>, gc_mode: twain::GcMode) -> Options {
     Options {
+        gc_mode,
         fs: Arc::clone(fs),
         memtable_size: 64 << 10,
         value_file_size: 64 << 10,
@@ -72,6 +79,8 @@ fn options(fs: &Arc<dyn Fs>) -> Options {
         l1_target_size: 64 << 10,
         target_file_size: 64 << 10,
         block_size: 512,
+        // Value GC runs in the background and on demand (Op::Gc), in both modes.
+        gc_threshold: 0.8,
         ..Options::default()
     }
 }
@@ -103,7 +112,7 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
     let mut db = Db::open(dir, options(&fs)).unwrap();
     let mut model = Model::new();
     let mut snaps: Vec<(twain::Snapshot, Model)> = Vec::new();
-    let mut totals = (0u64, 0u64, 0u64);
+    let mut totals = (0u64, 0u64, 0u64, 0u64);
     for op in ops {
         match op {
             Op::Put(k, l, f) => {
@@ -182,12 +191,16 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
             }
             Op::Flush => db.flush().unwrap(),
             Op::Compact => db.compact_range(None, None).unwrap(),
+            Op::Gc => {
+                db.gc().unwrap();
+            }
             Op::Reopen => {
                 snaps.clear();
                 let s = db.stats().unwrap();
                 totals.0 += s.flushes;
                 totals.1 += s.compactions;
                 totals.2 += s.drop_records;
+                totals.3 += s.gc_runs;
                 drop(db);
                 db = Db::open(dir, options(&fs)).unwrap();
             }
@@ -204,6 +217,7 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
     stats.flushes += totals.0;
     stats.compactions += totals.1;
     stats.drop_records += totals.2;
+    stats.gc_runs += totals.3;
     drop(db);
     let db = Db::open(dir, options(&fs)).unwrap();
     prop_assert_eq!(collect(db.iter()), all);
@@ -236,6 +250,7 @@ fn long_run_matches_btreemap() {
             3 if i % 97 == 0 => Op::TakeSnapshot,
             4 => Op::CheckSnapshot(i as usize, k),
             5 if i % 1000 == 0 => Op::Compact,
+            6 if i % 700 == 0 => Op::Gc,
             _ => Op::Put(k, (x % 900) as usize, (x >> 8) as u8),
         });
     }
@@ -245,4 +260,5 @@ fn long_run_matches_btreemap() {
     assert!(stats.compactions >= 3, "compactions: {}", stats.compactions);
     assert!(stats.drop_records > 0, "no drop records");
     assert!(stats.value_files.len() >= 2, "no value file rolled");
+    assert!(stats.gc_runs > 0, "value GC never ran");
 }

@@ -247,6 +247,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         referenced += separated.saturating_sub(state.dropped_bytes);
         value_files.push(ValueFileStats {
             number,
+            epoch: file.epoch(),
             is_log: state.sealed.is_none(),
             total_bytes: file.total_bytes(),
             separated_bytes: separated,

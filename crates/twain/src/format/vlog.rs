@@ -308,6 +308,16 @@ impl<'a> BatchReader<'a> {
         if header.count == 0 {
             return Err(dec.error("record with no entries"));
         }
+        if header
+            .first_seq
+            .checked_add(u64::from(header.count))
+            .is_none_or(|end| end > crate::key::MAX_SEQNO + 1)
+        {
+            return Err(DecodeError::new(
+                9,
+                "batch sequence numbers exceed the maximum",
+            ));
+        }
         Ok(BatchReader {
             payload,
             dec,
@@ -331,7 +341,17 @@ impl<'a> BatchReader<'a> {
             return Ok(None);
         }
         let seq = match self.header.record_type {
-            RecordType::Relocation => self.dec.u64("relocated sequence")?,
+            RecordType::Relocation => {
+                let at = self.dec.pos();
+                let seq = self.dec.u64("relocated sequence")?;
+                if seq > crate::key::MAX_SEQNO {
+                    return Err(DecodeError::new(
+                        at,
+                        "relocated sequence exceeds the maximum",
+                    ));
+                }
+                seq
+            }
             _ => self.header.first_seq + u64::from(self.index),
         };
         self.index += 1;
@@ -548,6 +568,19 @@ mod tests {
         let (_, p) = sample();
         assert_eq!(p[0].len, entry_len(LogEntryKind::Inline, 1, 1));
         assert_eq!(p[2].len, entry_len(LogEntryKind::Delete, 4, 0));
+    }
+
+    #[test]
+    fn sequences_past_the_maximum_are_rejected() {
+        let mut buf = Vec::new();
+        let mut w = BatchRecordWriter::begin(&mut buf, u64::MAX - 1, 0);
+        w.add(&mut buf, LogEntryKind::Inline, b"a", b"1");
+        w.add(&mut buf, LogEntryKind::Inline, b"b", b"2");
+        w.finish(&mut buf);
+        let Frame::Good { payload, .. } = decode_frame(&buf) else {
+            panic!("frame did not decode");
+        };
+        assert!(BatchReader::new(payload).is_err());
     }
 
     proptest::proptest! {

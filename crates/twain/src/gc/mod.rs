@@ -18,46 +18,68 @@ use crate::db::DbInner;
 use crate::options::{GcEvent, GcMode};
 use crate::stats::Counters;
 use crate::version::VersionState;
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// The value file to collect: the sealed file with the lowest fraction of live bytes,
-/// if that fraction is below `threshold`.
-pub fn pick(state: &VersionState, threshold: f64) -> Option<u64> {
+/// if that fraction is below `threshold`, leaving out the files in `skip`.
+pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option<u64> {
     state
         .value_files
         .iter()
-        .filter(|(_, f)| f.sealed.is_some_and(|s| s.separated_bytes > 0))
+        .filter(|(n, f)| f.sealed.is_some_and(|s| s.separated_bytes > 0) && !skip.contains(n))
         .map(|(&n, f)| (n, f.valid_rate()))
         .filter(|&(_, rate)| rate < threshold)
         .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
         .map(|(n, _)| n)
 }
 
-/// Collects the best candidate, if any. Returns the file collected.
-pub(crate) fn run_once(inner: &DbInner) -> Result<Option<u64>> {
+/// What one run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunOutcome {
+    /// No file was below the threshold.
+    Idle,
+    /// The file was collected.
+    Collected(u64),
+    /// The file could not be collected now (lsm-lookup mode: a live snapshot still sees
+    /// some of its records); try others.
+    Skipped(u64),
+}
+
+/// Collects the best candidate not in `skip`, if any.
+pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOutcome> {
     let _one_at_a_time = crate::db::lock(&inner.gc_lock);
     let version = std::sync::Arc::clone(&inner.super_version().version);
-    let Some(file) = pick(&version.state, inner.opts.gc_threshold) else {
-        return Ok(None);
+    let Some(file) = pick(&version.state, inner.opts.gc_threshold, skip) else {
+        return Ok(RunOutcome::Idle);
     };
     drop(version);
     emit(inner, GcEvent::Started { file });
-    match inner.opts.gc_mode {
+    let collected = match inner.opts.gc_mode {
         GcMode::DropRecords => rewrite::rewrite(inner, file)?,
         GcMode::LsmLookup => relocate::relocate(inner, file)?,
+    };
+    emit(inner, GcEvent::Finished { file });
+    if !collected {
+        skip.insert(file);
+        return Ok(RunOutcome::Skipped(file));
     }
     Counters::add(&inner.counters.gc_runs, 1);
-    emit(inner, GcEvent::Finished { file });
-    Ok(Some(file))
+    Ok(RunOutcome::Collected(file))
 }
 
-/// Collects until no file is below the threshold. Returns the number of runs.
+/// Collects until no file is below the threshold (or every such file had to be skipped).
+/// Returns the number of files collected.
 pub(crate) fn run_all(inner: &DbInner) -> Result<u64> {
     let mut runs = 0;
-    while run_once(inner)?.is_some() {
-        runs += 1;
+    let mut skip = HashSet::new();
+    loop {
+        match run_once(inner, &mut skip)? {
+            RunOutcome::Idle => return Ok(runs),
+            RunOutcome::Collected(_) => runs += 1,
+            RunOutcome::Skipped(_) => {}
+        }
     }
-    Ok(runs)
 }
 
 /// Reports a step to the listener, if any.
@@ -127,11 +149,13 @@ mod tests {
     #[test]
     fn picks_the_lowest_valid_rate_below_the_threshold() {
         let s = state(&[(1, 1000, 300), (2, 1000, 800), (3, 1000, 600)]);
-        assert_eq!(pick(&s, 0.5), Some(2));
-        assert_eq!(pick(&s, 0.1), None);
+        let none = HashSet::new();
+        assert_eq!(pick(&s, 0.5, &none), Some(2));
+        assert_eq!(pick(&s, 0.1, &none), None);
+        assert_eq!(pick(&s, 0.5, &HashSet::from([2])), Some(3));
         // Unsealed log files are never candidates.
         let mut s = s;
         s.value_files.entry(9).or_default().dropped_bytes = 10;
-        assert_eq!(pick(&s, 1.0), Some(2));
+        assert_eq!(pick(&s, 1.0, &none), Some(2));
     }
 }

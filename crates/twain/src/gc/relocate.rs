@@ -68,11 +68,12 @@ fn snapshot_sees(
     }
 }
 
-/// Collects value file `number` the WiscKey way.
-pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<()> {
+/// Collects value file `number` the WiscKey way. Returns whether it did (false when the
+/// file is gone or a live snapshot still needs one of its records).
+pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
     let version = Arc::clone(&inner.super_version().version);
     let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(());
+        return Ok(false);
     };
     drop(version);
     let epoch = file.epoch();
@@ -91,7 +92,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<()> {
         for &snap in &snapshots {
             Counters::add(&inner.counters.gc_lsm_lookups, 1);
             if snapshot_sees(&sv, &r.key, r.seq, number, snap)? {
-                return Ok(());
+                return Ok(false);
             }
         }
     }
@@ -126,7 +127,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<()> {
         .get(&number)
         .is_some_and(|f| f.epoch() == epoch);
     if !unchanged {
-        return Ok(());
+        return Ok(false);
     }
     let version = versions.log_and_apply(VersionEdit {
         deleted_value_files: vec![number],
@@ -141,5 +142,5 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<()> {
     drops.remove(&number);
     drop(drops);
     emit(inner, GcEvent::Installed { file: number });
-    Ok(())
+    Ok(true)
 }

@@ -20,11 +20,12 @@ use crate::vlog::{DropIndex, FileDrops, SvTableWriter};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// Rewrites value file `number` into its next epoch.
-pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<()> {
+/// Rewrites value file `number` into its next epoch. Returns whether it did (false when
+/// the file is gone).
+pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
     let version = Arc::clone(&inner.super_version().version);
     let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(());
+        return Ok(false);
     };
     drop(version);
     let epoch = file.epoch();
@@ -98,7 +99,7 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<()> {
         // A compaction left the whole file dead meanwhile and it was deleted: drop the
         // output. Leftovers of a crash here are removed on open.
         let _ = fs.remove_file(&svt_path);
-        return Ok(());
+        return Ok(false);
     }
     let mut edit = VersionEdit::default();
     let mut written = 0u64;
@@ -158,5 +159,5 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<()> {
     drop(drops);
     Counters::add(&inner.counters.gc_bytes_written, written);
     emit(inner, GcEvent::Installed { file: number });
-    Ok(())
+    Ok(true)
 }

@@ -231,15 +231,22 @@ impl SkipList {
         self.len.fetch_add(1, AtomicOrdering::Relaxed);
     }
 
-    /// The last node whose key compares below `key` (or `Equal` too, if `inclusive`), or
-    /// the head if there is none.
-    fn find_before(&self, key: &[u8], inclusive: bool) -> *const Node {
+    /// Descends to the last node whose key compares below `key` (or `Equal` too, if
+    /// `inclusive`), or the head if there is none. Also returns the successor observed at
+    /// level 0 when the descent stopped: the first node not below `key` at that moment.
+    ///
+    /// IMPORTANT: callers that want "the first node >= key" must use that observed
+    /// successor, not a fresh load of `before.next`: the writer may have linked a smaller
+    /// node in between, which would be returned as if it were not below `key`.
+    fn find_before(&self, key: &[u8], inclusive: bool) -> (*const Node, *const Node) {
         let mut x = self.head;
+        let mut succ: *const Node = ptr::null();
         for level in (0..self.height.load(AtomicOrdering::Relaxed)).rev() {
             loop {
                 // SAFETY: `x` is the head or a published node.
                 let next = unsafe { Node::next(x, level) };
                 if next.is_null() {
+                    succ = next;
                     break;
                 }
                 // SAFETY: a published node.
@@ -247,23 +254,23 @@ impl SkipList {
                 if c == Ordering::Less || (inclusive && c == Ordering::Equal) {
                     x = next;
                 } else {
+                    succ = next;
                     break;
                 }
             }
         }
-        x
+        (x, succ)
     }
 
     /// A cursor positioned at the first entry with key `>= key`.
     pub fn seek(&self, key: &[u8]) -> Cursor<'_> {
-        let before = self.find_before(key, false);
-        // SAFETY: head or a published node.
-        Cursor::at(self, unsafe { Node::next(before, 0) })
+        let (_, first_not_below) = self.find_before(key, false);
+        Cursor::at(self, first_not_below)
     }
 
     /// A cursor positioned at the last entry with key `<= key`.
     pub fn seek_for_prev(&self, key: &[u8]) -> Cursor<'_> {
-        let at = self.find_before(key, true);
+        let (at, _) = self.find_before(key, true);
         Cursor::at(self, if at == self.head { ptr::null() } else { at })
     }
 
@@ -350,7 +357,7 @@ impl<'a> Cursor<'a> {
         if self.node.is_null() {
             return *self;
         }
-        let before = self.list.find_before(self.key(), false);
+        let (before, _) = self.list.find_before(self.key(), false);
         Cursor::at(
             self.list,
             if before == self.list.head {
@@ -441,6 +448,49 @@ mod tests {
             r.join().unwrap();
         }
         assert_eq!(l.len(), 20_000);
+    }
+
+    /// Regression: `seek` used to reload `before.next` after the descent, so a node the
+    /// writer linked in between — smaller than the target — could be returned. Readers
+    /// aim just past the key being inserted, where that window is.
+    #[test]
+    fn seek_never_returns_a_key_below_its_target_while_the_writer_inserts() {
+        use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+        const N: u32 = 200_000;
+        let l = Arc::new(SkipList::new(bytes_cmp));
+        for i in (0..N).step_by(2) {
+            l.insert(&i.to_be_bytes(), b"");
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let inserting = Arc::new(AtomicU32::new(1));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (l, stop, at) = (Arc::clone(&l), Arc::clone(&stop), Arc::clone(&inserting));
+                std::thread::spawn(move || {
+                    let mut checked = 0u64;
+                    while !stop.load(Relaxed) {
+                        // The key after the one being inserted: even, so it exists.
+                        let target = (at.load(Relaxed) + 1).min(N - 2).to_be_bytes();
+                        let c = l.seek(&target);
+                        assert!(c.valid());
+                        assert!(
+                            c.key() >= &target[..],
+                            "seek returned a key below its target"
+                        );
+                        checked += 1;
+                    }
+                    checked
+                })
+            })
+            .collect();
+        for i in (1..N).step_by(2) {
+            inserting.store(i, Relaxed);
+            l.insert(&i.to_be_bytes(), b"");
+        }
+        stop.store(true, Relaxed);
+        for r in readers {
+            assert!(r.join().unwrap() > 0);
+        }
     }
 
     proptest! {
