@@ -214,8 +214,20 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
     let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
     let has_twain = engines.iter().any(|e| e == "twain");
     type Metric = fn(&PhaseResult) -> Option<f64>;
-    let sections: [(&str, Metric, usize, bool); 7] = [
+    let sections: [(&str, Metric, usize, bool); 9] = [
         ("ops/s", |r| Some(r.ops_per_sec), 0, true),
+        (
+            "CPU us per op (all threads; less sensitive to a busy machine)",
+            |r| Some(r.cpu_us_per_op),
+            1,
+            false,
+        ),
+        (
+            "machine load average at phase end",
+            |r| Some(r.load_avg),
+            1,
+            false,
+        ),
         ("p99 latency, us", |r| Some(r.p99_us), 1, false),
         ("p99.9 latency, us", |r| Some(r.p999_us), 1, false),
         (
