@@ -55,9 +55,9 @@ fn run(cli: Cli) -> BenchResult<()> {
     let plan = cli.bench.plan(Scale::OneK)?;
     let mut twain_opts = twain::Options::default();
     for s in &cli.set {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| BenchError::InvalidArgument(format!("--set {s:?}: expected KEY=VALUE")))?;
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            BenchError::InvalidArgument(format!("--set {s:?}: expected KEY=VALUE"))
+        })?;
         twain_opts
             .set(k.trim(), v.trim())
             .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;
@@ -173,6 +173,7 @@ fn run(cli: Cli) -> BenchResult<()> {
     }
 
     println!("\n{}", comparison(&all, &engines));
+    println!("{}", targets(&all));
     if let Some(plot) = &cli.bench.plot {
         let title = format!(
             "{}: {} keys, values {} B",
@@ -208,21 +209,51 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
         }
     }
     phases.sort();
-    let find = |engine: &str, index: usize| {
-        all.iter()
-            .find(|r| r.engine == engine && r.index == index)
-    };
+    let find =
+        |engine: &str, index: usize| all.iter().find(|r| r.engine == engine && r.index == index);
     let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
     let has_twain = engines.iter().any(|e| e == "twain");
     type Metric = fn(&PhaseResult) -> Option<f64>;
-    let sections: [(&str, Metric, usize, bool); 7] = [
+    let sections: [(&str, Metric, usize, bool); 9] = [
         ("ops/s", |r| Some(r.ops_per_sec), 0, true),
+        (
+            "CPU us per op (all threads; less sensitive to a busy machine)",
+            |r| Some(r.cpu_us_per_op),
+            1,
+            false,
+        ),
+        (
+            "machine load average at phase end",
+            |r| Some(r.load_avg),
+            1,
+            false,
+        ),
         ("p99 latency, us", |r| Some(r.p99_us), 1, false),
         ("p99.9 latency, us", |r| Some(r.p999_us), 1, false),
-        ("write amplification (/proc write_bytes / user bytes)", |r| r.write_amp_io, 2, false),
-        ("write amplification (engine counters)", |r| r.write_amp_engine, 2, false),
-        ("cumulative write amplification (/proc, all phases so far)", |r| r.cum_write_amp_io, 2, false),
-        ("space amplification at phase end (du / live key+value bytes)", |r| r.space_amp, 2, false),
+        (
+            "write amplification (/proc write_bytes / user bytes)",
+            |r| r.write_amp_io,
+            2,
+            false,
+        ),
+        (
+            "write amplification (engine counters)",
+            |r| r.write_amp_engine,
+            2,
+            false,
+        ),
+        (
+            "cumulative write amplification (/proc, all phases so far)",
+            |r| r.cum_write_amp_io,
+            2,
+            false,
+        ),
+        (
+            "space amplification at phase end (du / live key+value bytes)",
+            |r| r.space_amp,
+            2,
+            false,
+        ),
     ];
     let mut text = String::new();
     for (title, metric, digits, ratios) in sections {
@@ -254,3 +285,134 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
     text
 }
 
+/// Issue 3's targets, each as a measured ratio and whether it is met. Targets whose
+/// engines or phases are not in the run are skipped.
+fn targets(all: &[PhaseResult]) -> String {
+    let get = |engine: &str, pred: &dyn Fn(&PhaseResult) -> bool| {
+        all.iter().find(|r| r.engine == engine && pred(r))
+    };
+    let ops_ratio = |peer: &str, index: usize| {
+        let t = get("twain", &|r| r.index == index)?;
+        let p = get(peer, &|r| r.index == index)?;
+        (p.ops_per_sec > 0.0).then(|| t.ops_per_sec / p.ops_per_sec)
+    };
+    let mut rows = vec![vec![
+        "target".to_string(),
+        "measured".to_string(),
+        "met".to_string(),
+    ]];
+    let mut add = |what: String, value: Option<f64>, ok: &dyn Fn(f64) -> bool| {
+        if let Some(v) = value {
+            let met = if ok(v) { "yes" } else { "NO" };
+            rows.push(vec![what, format!("{v:.2}"), met.to_string()]);
+        }
+    };
+    let Some(first) = all.iter().find(|r| r.engine == "twain") else {
+        return String::new();
+    };
+    let small_values = first.value_dist.parse::<usize>().is_ok_and(|v| v <= 128);
+    let mut phases: Vec<(usize, String)> = Vec::new();
+    for r in all.iter().filter(|r| r.engine == "twain") {
+        phases.push((r.index, r.phase.clone()));
+    }
+    let updated_at = phases
+        .iter()
+        .find(|(_, n)| n == "updatezipf")
+        .map(|(i, _)| *i);
+    for (index, name) in &phases {
+        let index = *index;
+        let twain = get("twain", &|r| r.index == index);
+        if !small_values {
+            match name.as_str() {
+                "fillrandom" => {
+                    add(
+                        format!("{name}: twain/rocksdb ops/s >= 2.0"),
+                        ops_ratio("rocksdb", index),
+                        &|v| v >= 2.0,
+                    );
+                    add(
+                        format!("{name}: twain/blobdb ops/s >= 1.3"),
+                        ops_ratio("blobdb", index),
+                        &|v| v >= 1.3,
+                    );
+                    add(
+                        format!("{name}: twain write amp (/proc) <= 1.2"),
+                        twain.and_then(|t| t.write_amp_io),
+                        &|v| v <= 1.2,
+                    );
+                    add(
+                        format!("{name}: twain write amp (engine) <= 1.2"),
+                        twain.and_then(|t| t.write_amp_engine),
+                        &|v| v <= 1.2,
+                    );
+                }
+                "updatezipf" => {
+                    add(
+                        format!("{name}: twain/rocksdb ops/s >= 2.0"),
+                        ops_ratio("rocksdb", index),
+                        &|v| v >= 2.0,
+                    );
+                    add(
+                        format!("{name}: twain/blobdb ops/s >= 1.5"),
+                        ops_ratio("blobdb", index),
+                        &|v| v >= 1.5,
+                    );
+                    add(
+                        format!("{name}: twain space amp at its end <= 1.5"),
+                        twain.and_then(|t| t.space_amp),
+                        &|v| v <= 1.5,
+                    );
+                }
+                "readrandom" if updated_at.is_some_and(|u| index > u) => {
+                    add(
+                        format!("{name} #{index} (after updates): twain/rocksdb >= 1.0"),
+                        ops_ratio("rocksdb", index),
+                        &|v| v >= 1.0,
+                    );
+                }
+                "scan" => {
+                    add(
+                        format!("{name}: twain/rocksdb >= 0.8"),
+                        ops_ratio("rocksdb", index),
+                        &|v| v >= 0.8,
+                    );
+                }
+                _ => {}
+            }
+        } else {
+            add(
+                format!("{name} #{index} (small values): twain/rocksdb >= 0.9"),
+                ops_ratio("rocksdb", index),
+                &|v| v >= 0.9,
+            );
+        }
+        add(
+            format!("{name} #{index}: twain/fjall >= 1.2"),
+            ops_ratio("fjall", index),
+            &|v| v >= 1.2,
+        );
+        if let Some(t) = twain.filter(|t| t.user_bytes > 0) {
+            let best = all
+                .iter()
+                .filter(|r| r.engine != "twain" && r.index == index)
+                .map(|r| r.p99_us)
+                .reduce(f64::min);
+            add(
+                format!(
+                    "{name} #{index}: twain p99 / best peer p99 <= 1.0 (twain {:.1} us)",
+                    t.p99_us
+                ),
+                best.filter(|b| *b > 0.0).map(|b| t.p99_us / b),
+                &|v| v <= 1.0,
+            );
+        }
+    }
+    if let Some(last) = all.iter().filter(|r| r.engine == "twain").last() {
+        add(
+            format!("twain space amp at the end of the run ({})", last.phase),
+            last.space_amp,
+            &|v| v <= 1.5,
+        );
+    }
+    format!("## issue 3 targets\n{}", report::render(&rows))
+}

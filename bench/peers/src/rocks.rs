@@ -128,16 +128,19 @@ impl Engine for RocksEngine {
         let wal = t(Ticker::WalFileBytes);
         let flush = t(Ticker::FlushWriteBytes);
         let compact_w = t(Ticker::CompactWriteBytes);
+        let compact_r = t(Ticker::CompactReadBytes);
         Ok(EngineCounters {
             bytes_written: Some(wal + flush + compact_w),
+            // These tickers count every file read, compactions' too: subtract those.
             user_read_file_bytes: Some(
-                t(Ticker::LastLevelReadBytes)
+                (t(Ticker::LastLevelReadBytes)
                     + t(Ticker::NonLastLevelReadBytes)
-                    + t(Ticker::BlobDbBlobFileBytesRead),
+                    + t(Ticker::BlobDbBlobFileBytesRead))
+                .saturating_sub(compact_r),
             ),
             log_bytes: Some(wal),
             flush_bytes: Some(flush),
-            compaction_read_bytes: Some(t(Ticker::CompactReadBytes)),
+            compaction_read_bytes: Some(compact_r),
             compaction_write_bytes: Some(compact_w),
             gc_read_bytes: None,
             gc_write_bytes: Some(t(Ticker::BlobDbGcBytesRelocated)),

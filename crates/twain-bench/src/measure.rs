@@ -67,6 +67,40 @@ impl ProcIo {
     }
 }
 
+/// CPU seconds (user + system) used so far by this process, every thread included.
+pub fn process_cpu_secs() -> BenchResult<f64> {
+    let text = std::fs::read_to_string("/proc/self/stat")
+        .map_err(|e| BenchError::io("reading /proc/self/stat", e))?;
+    Ok(parse_stat_cpu_ticks(&text) as f64 / CLOCK_TICKS_PER_SEC)
+}
+
+/// `USER_HZ`: the unit of the times in `/proc/<pid>/stat`, 100 on Linux.
+const CLOCK_TICKS_PER_SEC: f64 = 100.0;
+
+/// utime + stime (fields 14 and 15) of a `/proc/<pid>/stat` line. The command name (field
+/// 2) is in parentheses and may contain spaces, so fields are counted after the last `)`.
+fn parse_stat_cpu_ticks(text: &str) -> u64 {
+    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // After ")": field 3 (state) is index 0, so field n is index n - 3.
+    let get = |n: usize| {
+        fields
+            .get(n - 3)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    get(14) + get(15)
+}
+
+/// The machine's one-minute load average (0 if unreadable): how busy the shared machine
+/// was, to judge noise.
+pub fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
 /// Allocated bytes of every file under `dir` (like `du`: blocks × 512). Files that vanish
 /// while it walks (compaction deletes them) are skipped.
 pub fn dir_bytes(dir: &Path) -> BenchResult<u64> {
@@ -165,6 +199,14 @@ mod tests {
         assert_eq!(a.delta(&b).wchar, 0);
         let now = ProcIo::read().unwrap();
         assert!(now.rchar > 0);
+    }
+
+    #[test]
+    fn cpu_time_and_load_are_read() {
+        let line = "42 (a b) c) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0";
+        assert_eq!(parse_stat_cpu_ticks(line), 300);
+        assert!(process_cpu_secs().unwrap() >= 0.0);
+        assert!(load_average() >= 0.0);
     }
 
     #[test]

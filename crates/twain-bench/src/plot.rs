@@ -63,7 +63,13 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
     let mut labelled: Vec<String> = Vec::new();
     for r in results {
         let (key, ci) = if engines.len() == 1 {
-            let pos = phases.iter().position(|&(i, _)| i == r.index).unwrap_or(0);
+            let mut names: Vec<&str> = Vec::new();
+            for (_, name) in &phases {
+                if !names.contains(name) {
+                    names.push(name);
+                }
+            }
+            let pos = names.iter().position(|n| *n == r.phase).unwrap_or(0);
             (r.phase.clone(), pos)
         } else {
             let pos = engines.iter().position(|e| *e == r.engine).unwrap_or(0);
@@ -76,6 +82,9 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
             .enumerate()
             .map(|(k, &v)| (r.start_secs + k as f64 + 1.0, v))
             .collect();
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))
+            .map_err(perr)?;
         let series = chart
             .draw_series(LineSeries::new(points, c.stroke_width(2)))
             .map_err(perr)?;

@@ -97,6 +97,13 @@ pub struct PhaseResult {
     pub cum_write_amp_engine: Option<f64>,
     /// Lowest one-second throughput sample (ops/s); shows stalls.
     pub min_sample_ops_per_sec: Option<f64>,
+    /// CPU seconds (user + system, all threads, background work included) the process
+    /// used during the phase: less sensitive than `secs` to a busy shared machine.
+    pub cpu_secs: f64,
+    /// `cpu_secs` per operation, in microseconds.
+    pub cpu_us_per_op: f64,
+    /// The machine's one-minute load average at the end of the phase.
+    pub load_avg: f64,
     /// Operations per second, sampled each second of the phase.
     pub throughput: Vec<f64>,
 }
@@ -136,6 +143,7 @@ pub fn table(results: &[PhaseResult]) -> String {
         "secs",
         "ops/s",
         "MB/s",
+        "cpu us/op",
         "p50us",
         "p99us",
         "p99.9us",
@@ -157,6 +165,7 @@ pub fn table(results: &[PhaseResult]) -> String {
             format!("{:.2}", r.secs),
             format!("{:.0}", r.ops_per_sec),
             format!("{:.1}", r.mb_per_sec),
+            format!("{:.1}", r.cpu_us_per_op),
             format!("{:.1}", r.p50_us),
             format!("{:.1}", r.p99_us),
             format!("{:.1}", r.p999_us),

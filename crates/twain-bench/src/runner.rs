@@ -5,7 +5,7 @@
 use crate::engine::{Engine, EngineCounters};
 use crate::error::{BenchError, BenchResult};
 use crate::keys::{KEY_LEN, key_bytes, splitmix64};
-use crate::measure::{Latencies, ProcIo, dir_bytes};
+use crate::measure::{Latencies, ProcIo, dir_bytes, load_average, process_cpu_secs};
 use crate::report::{PhaseResult, ratio};
 use crate::values::{ValueDist, ValueSource};
 use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
@@ -166,6 +166,7 @@ impl Runner {
         let threads = self.cfg.threads;
         let counters0 = engine.counters()?;
         let io0 = ProcIo::read()?;
+        let cpu0 = process_cpu_secs()?;
         let done = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let first_error: Mutex<Option<BenchError>> = Mutex::new(None);
@@ -225,6 +226,7 @@ impl Runner {
         self.keys.phase_done(phase.kind);
 
         let io = ProcIo::read()?.delta(&io0);
+        let cpu = process_cpu_secs()? - cpu0;
         let eng = engine.counters()?.delta(&counters0);
         let db_bytes = dir_bytes(engine.dir())?;
         let mut total = Tally::default();
@@ -236,9 +238,17 @@ impl Runner {
             total.lat.merge(&t.lat);
         }
         let throughput = samples.into_inner().unwrap_or_else(PoisonError::into_inner);
-        Ok(self.result(
+        let mut r = self.result(
             engine, phase, index, start_secs, secs, total, io, eng, db_bytes, throughput,
-        ))
+        );
+        r.cpu_secs = cpu;
+        r.cpu_us_per_op = if r.ops > 0 {
+            cpu * 1e6 / r.ops as f64
+        } else {
+            0.0
+        };
+        r.load_avg = load_average();
+        Ok(r)
     }
 
     #[expect(
@@ -319,6 +329,9 @@ impl Runner {
                 .cum_engine_written
                 .and_then(|w| ratio(w, self.cum_user)),
             min_sample_ops_per_sec: min_sample,
+            cpu_secs: 0.0,
+            cpu_us_per_op: 0.0,
+            load_avg: 0.0,
             throughput,
         }
     }
