@@ -68,7 +68,44 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
             compaction_loop(&db)
         })?);
     }
+    if inner.opts.gc_enabled {
+        let db = Arc::clone(inner);
+        threads.push(spawn("twain-gc", move || gc_loop(&db))?);
+    }
     Ok(())
+}
+
+/// Runs value GC whenever a flush or compaction changed something (they signal the
+/// condition variable) and at least once a second, until shutdown. Files that had to be
+/// skipped are left alone until the next wake-up.
+fn gc_loop(inner: &DbInner) {
+    loop {
+        {
+            let st = lock(&inner.bg.state);
+            if st.shutting_down {
+                return;
+            }
+            let st = inner.bg.wait(st, IDLE_WAIT);
+            if st.shutting_down {
+                return;
+            }
+        }
+        if inner.has_bg_error.load(Ordering::Acquire) {
+            continue;
+        }
+        let mut skip = std::collections::HashSet::new();
+        loop {
+            match crate::gc::run_once(inner, &mut skip) {
+                Ok(crate::gc::RunOutcome::Idle) => break,
+                Ok(_) if shutting_down(inner) => break,
+                Ok(_) => continue,
+                Err(e) => {
+                    inner.set_bg_error(e);
+                    break;
+                }
+            }
+        }
+    }
 }
 
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>> {
