@@ -122,12 +122,6 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, (u64, u64)
     (models, images, (s.flushes, s.gc_runs))
 }
 
-fn contents(db: &Db) -> Model {
-    db.iter()
-        .map(|r| r.expect("read after recovery failed"))
-        .collect()
-}
-
 /// What one image showed: bytes of torn tail truncated, writes lost.
 struct Observed {
     torn_bytes: u64,
@@ -142,7 +136,18 @@ fn check_image(seed: u64, models: &[Model], image: &Image) -> Observed {
             image.issued_writes, image.mode
         )
     });
-    let state = contents(&db);
+    let state: Model = db
+        .iter()
+        .map(|r| {
+            r.unwrap_or_else(|e| {
+                panic!(
+                    "seed {seed}: image after {} writes ({}): read after recovery failed: {e}",
+                    image.issued_writes, image.mode
+                )
+            })
+        })
+        .collect();
+
     let torn_bytes = db.stats().unwrap().recovered_torn_bytes;
     let prefix = (image.durable_writes..=image.issued_writes)
         .rev()
@@ -164,11 +169,18 @@ fn check_image(seed: u64, models: &[Model], image: &Image) -> Observed {
     let db = Db::open(Path::new("/db"), options(fs, seed)).unwrap();
     let mut expected = models[prefix].clone();
     expected.insert(b"after-crash".to_vec(), b"yes".to_vec());
-    assert_eq!(
-        contents(&db),
-        expected,
-        "seed {seed}: second recovery differs"
-    );
+    let again: Model = db
+        .iter()
+        .map(|r| {
+            r.unwrap_or_else(|e| {
+                panic!(
+                    "seed {seed}: after {} writes ({}): second recovery: {e}",
+                    image.issued_writes, image.mode
+                )
+            })
+        })
+        .collect();
+    assert_eq!(again, expected, "seed {seed}: second recovery differs");
     Observed {
         torn_bytes,
         lost_writes: image.issued_writes - prefix,

@@ -35,7 +35,7 @@ pub(crate) fn record_drop(drops: &mut DropWriter, ikey: &[u8], value: &[u8]) -> 
                 e.what
             ))
         })?;
-        drops.add(h.file, p.seq, h.len);
+        drops.add(h.file, p.seq, h.epoch, h.len, p.user_key);
     }
     Ok(())
 }
@@ -147,12 +147,7 @@ pub(crate) fn persist_drops(
         inner
             .drop_index
             .persist(inner.fs.as_ref(), &inner.dir, drops, |n| {
-                inner
-                    .super_version()
-                    .version
-                    .value_files
-                    .get(&n)
-                    .map(|f| f.epoch())
+                inner.super_version().version.value_files.get(&n).cloned()
             })?;
     Counters::add(
         &inner.counters.drop_records,

@@ -315,7 +315,8 @@ fn disk_usage(inner: &DbInner) -> Result<DiskUsage> {
         };
         match parse_file_name(&name).map(|(k, _)| k) {
             Some(FileType::Table) => d.tables += size,
-            Some(FileType::ValueLog) => d.value_files += size,
+            Some(FileType::ValueLog | FileType::SvTable) => d.value_files += size,
+
             Some(FileType::Drops) => d.drop_files += size,
             Some(FileType::Manifest | FileType::Current) => d.manifest += size,
             _ => d.other += size,

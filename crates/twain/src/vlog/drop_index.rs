@@ -9,7 +9,8 @@
 //! The index's mutex is the *drop lock*: appending drop records and a value GC install that
 //! carries drops over to a new epoch are serialized through it.
 
-use super::drops::{DropWriter, read_drop_set};
+use super::ValueFile;
+use super::drops::{DropWriter, read_drop_file};
 use crate::Result;
 use crate::error::IoContext;
 use crate::format::drops::encode_block;
@@ -21,7 +22,7 @@ use crate::fs::Fs;
 use crate::key::SeqNo;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The drops of one value file's current epoch.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -49,7 +50,22 @@ impl DropIndex {
     ) -> Result<DropIndex> {
         let mut map = HashMap::new();
         for (number, epoch) in files {
-            let set = read_drop_set(fs, &drop_file_path(dir, number, epoch), number)?;
+            let path = drop_file_path(dir, number, epoch);
+            let contents = read_drop_file(fs, &path, number)?;
+            if contents.valid_len < contents.file_len {
+                // IMPORTANT: cut a torn tail off before anything is appended after it, or
+                // the next open would find damage followed by an intact block.
+                if contents.valid_len == 0 {
+                    fs.remove_file(&path).ctx("remove", &path)?;
+                } else {
+                    fs.truncate(&path, contents.valid_len)
+                        .ctx("truncate", &path)?;
+                    fs.open_append(&path)
+                        .and_then(|mut f| f.sync_data())
+                        .ctx("sync", &path)?;
+                }
+            }
+            let set = contents.set;
             let bytes = set.values().map(|&l| u64::from(l)).sum();
             map.insert(
                 number,
@@ -70,26 +86,33 @@ impl DropIndex {
         self.files.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Appends the drops in `writer` that are not already recorded, one synced block per
-    /// value file, to the drop files of the files' current epochs; records them in the
-    /// sets; and returns the count deltas for the manifest edit, tagged with those epochs,
-    /// plus the bytes written. Drops for files `epoch_of` does not know (not live) are
-    /// ignored. Must complete before the edit that counts the drops is logged.
+    /// Appends the drops in `writer` that are new for the records of each value file's
+    /// current epoch, one synced block per value file, to the drop file of that epoch;
+    /// records them in the sets; and returns the count deltas for the manifest edit, tagged
+    /// with those epochs, plus the bytes written. `current(number)` gives a live value
+    /// file's current epoch; drops for files that are not live are ignored.
+    ///
+    /// A drop whose handle names an older epoch is for a record that value GC may have
+    /// left out of the current epoch already (an earlier copy of the entry — the original
+    /// or a lazy fix-up — was dropped before): it counts only if the current epoch still
+    /// holds the record, with that entry's length. Must complete before the edit that
+    /// counts the drops is logged.
     pub fn persist(
         &self,
         fs: &dyn Fs,
         dir: &Path,
         writer: &mut DropWriter,
-        epoch_of: impl Fn(u64) -> Option<u32>,
+        current: impl Fn(u64) -> Option<Arc<ValueFile>>,
     ) -> Result<(Vec<DropDelta>, u64)> {
         let mut files = self.lock();
         let mut deltas = Vec::new();
         let mut written = 0u64;
         let mut created = false;
-        for (number, drops) in writer.normalized() {
-            let Some(epoch) = epoch_of(number) else {
+        for (number, drops) in writer.take() {
+            let Some(file) = current(number) else {
                 continue;
             };
+            let epoch = file.epoch();
             let entry = files.entry(number).or_insert_with(|| FileDrops {
                 epoch,
                 ..FileDrops::default()
@@ -100,16 +123,26 @@ impl DropIndex {
                     ..FileDrops::default()
                 };
             }
-            let fresh: Vec<(SeqNo, u32)> = drops
-                .iter()
-                .copied()
-                .filter(|(seq, _)| !entry.seqs.contains(seq))
-                .collect();
+            let mut fresh: Vec<(SeqNo, u32)> = Vec::new();
+            for d in drops {
+                if entry.seqs.contains(&d.seq) || fresh.last().is_some_and(|&(s, _)| s == d.seq) {
+                    continue;
+                }
+                let len = match d.epoch.cmp(&epoch) {
+                    std::cmp::Ordering::Equal => d.len,
+                    std::cmp::Ordering::Less => match file.find(&d.key, d.seq)? {
+                        Some(h) => h.len,
+                        None => continue,
+                    },
+                    std::cmp::Ordering::Greater => continue,
+                };
+                fresh.push((d.seq, len));
+            }
             if fresh.is_empty() {
                 continue;
             }
             let path = drop_file_path(dir, number, epoch);
-            let mut file = if fs.exists(&path).ctx("stat", &path)? {
+            let mut out = if fs.exists(&path).ctx("stat", &path)? {
                 fs.open_append(&path).ctx("open", &path)?
             } else {
                 created = true;
@@ -121,8 +154,8 @@ impl DropIndex {
             };
             let mut frame = Vec::new();
             put_frame(&mut frame, &encode_block(&fresh));
-            file.append(&frame).ctx("append", &path)?;
-            file.sync_data().ctx("sync", &path)?;
+            out.append(&frame).ctx("append", &path)?;
+            out.sync_data().ctx("sync", &path)?;
             written += frame.len() as u64;
             let bytes: u64 = fresh.iter().map(|&(_, l)| u64::from(l)).sum();
             entry.seqs.extend(fresh.iter().map(|&(s, _)| s));

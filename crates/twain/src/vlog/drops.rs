@@ -13,7 +13,20 @@ use std::path::Path;
 /// Collects the drop records of one flush or compaction; `DropIndex::persist` writes them.
 #[derive(Debug, Default)]
 pub struct DropWriter {
-    drops: BTreeMap<u64, Vec<(SeqNo, u32)>>,
+    drops: BTreeMap<u64, Vec<Dropped>>,
+}
+
+/// One dropped entry: the value record it pointed at and the handle it held.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dropped {
+    /// The record's sequence number.
+    pub seq: SeqNo,
+    /// The epoch of the value file the dropped handle pointed into.
+    pub epoch: u32,
+    /// The length of the entry that handle pointed at.
+    pub len: u32,
+    /// The user key.
+    pub key: Vec<u8>,
 }
 
 impl DropWriter {
@@ -22,9 +35,15 @@ impl DropWriter {
         DropWriter::default()
     }
 
-    /// Records that entry `seq` (of `len` bytes) of value file `file` is dropped.
-    pub fn add(&mut self, file: u64, seq: SeqNo, len: u32) {
-        self.drops.entry(file).or_default().push((seq, len));
+    /// Records that an entry holding a handle to record `seq` of value file `file` (made
+    /// for epoch `epoch`, pointing at `len` bytes) was dropped.
+    pub fn add(&mut self, file: u64, seq: SeqNo, epoch: u32, len: u32, key: &[u8]) {
+        self.drops.entry(file).or_default().push(Dropped {
+            seq,
+            epoch,
+            len,
+            key: key.to_vec(),
+        });
     }
 
     /// Whether nothing was dropped.
@@ -32,13 +51,13 @@ impl DropWriter {
         self.drops.is_empty()
     }
 
-    /// The drops per value file, sorted by sequence and without repeats.
-    pub fn normalized(&mut self) -> Vec<(u64, Vec<(SeqNo, u32)>)> {
-        for v in self.drops.values_mut() {
+    /// The drops per value file, sorted by sequence.
+    pub fn take(&mut self) -> BTreeMap<u64, Vec<Dropped>> {
+        let mut drops = std::mem::take(&mut self.drops);
+        for v in drops.values_mut() {
             v.sort_unstable();
-            v.dedup_by_key(|e| e.0);
         }
-        self.drops.iter().map(|(&n, v)| (n, v.clone())).collect()
+        drops
     }
 }
 
@@ -46,12 +65,30 @@ impl DropWriter {
 /// A torn last block (a crash while appending) is ignored: the edit that would have
 /// counted it was never logged. A missing drop file is an empty set.
 pub fn read_drop_set(fs: &dyn Fs, path: &Path, number: u64) -> Result<BTreeMap<SeqNo, u32>> {
-    let mut set = BTreeMap::new();
+    read_drop_file(fs, path, number).map(|c| c.set)
+}
+
+/// A drop file's contents and how much of it is intact.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DropFileContents {
+    /// Dropped sequence numbers and their lengths.
+    pub set: BTreeMap<SeqNo, u32>,
+    /// Bytes up to the end of the last intact block (0 if not even the header is intact).
+    pub valid_len: u64,
+    /// The file's length (0 if it does not exist).
+    pub file_len: u64,
+}
+
+/// Reads a drop file, telling a torn tail (ignored, reported through `valid_len`) from
+/// corruption (an error).
+pub fn read_drop_file(fs: &dyn Fs, path: &Path, number: u64) -> Result<DropFileContents> {
+    let mut out = DropFileContents::default();
     if !fs.exists(path).ctx("stat", path)? {
-        return Ok(set);
+        return Ok(out);
     }
     let file = fs.open_read(path).ctx("open", path)?;
     let len = file.len().ctx("stat", path)?;
+    out.file_len = len;
     let bytes = file.read_vec(0, len as usize).ctx("read", path)?;
     match decode_header(FileKind::Drops, &bytes) {
         Ok(n) if n == number => {}
@@ -62,10 +99,13 @@ pub fn read_drop_set(fs: &dyn Fs, path: &Path, number: u64) -> Result<BTreeMap<S
                 format!("drop file names value file {n}"),
             ));
         }
-        Err(_) if bytes.len() < FILE_HEADER_LEN => return Ok(set),
+        // The header is written and synced with the first block: damage with nothing
+        // intact after it is a file whose creation never completed.
+        Err(_) if next_good_frame(&bytes, 0).is_none() => return Ok(out),
         Err(e) => return Err(e.into_corruption(path, 0)),
     }
     let mut offset = FILE_HEADER_LEN;
+    out.valid_len = offset as u64;
     let mut seen = HashSet::new();
     while offset < bytes.len() {
         let rest = bytes.get(offset..).unwrap_or_default();
@@ -75,10 +115,11 @@ pub fn read_drop_set(fs: &dyn Fs, path: &Path, number: u64) -> Result<BTreeMap<S
                     decode_block(payload).map_err(|e| e.into_corruption(path, offset as u64))?
                 {
                     if seen.insert(seq) {
-                        set.insert(seq, l);
+                        out.set.insert(seq, l);
                     }
                 }
                 offset += frame_len;
+                out.valid_len = offset as u64;
             }
             Frame::Truncated { .. } => break,
             Frame::Bad { what } => {
@@ -91,5 +132,5 @@ pub fn read_drop_set(fs: &dyn Fs, path: &Path, number: u64) -> Result<BTreeMap<S
             }
         }
     }
-    Ok(set)
+    Ok(out)
 }

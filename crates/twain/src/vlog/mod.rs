@@ -8,7 +8,7 @@ mod svtable;
 mod writer;
 
 pub use drop_index::{DropIndex, FileDrops};
-pub use drops::{DropWriter, read_drop_set};
+pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
 pub use scan::{ScanOutcome, scan_value_file};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use writer::LogWriter;
