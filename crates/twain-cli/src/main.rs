@@ -1,6 +1,9 @@
 //! `twain`: the command-line tool of the twain storage engine.
 
+mod check;
 mod commands;
+mod crashtest;
+mod stress;
 
 use clap::Parser;
 use std::process::ExitCode;
