@@ -1,0 +1,82 @@
+//! Writes the seed corpora in `fuzz/seeds/<target>/`: small valid files of every kind,
+//! taken from a database built on the in-memory file system, cut into the inputs each
+//! target expects. Run from `fuzz/`: `cargo run --bin make_seeds`.
+
+use std::path::Path;
+use std::sync::Arc;
+use twain::format::file_header::FILE_HEADER_LEN;
+use twain::format::record::{Frame, decode_frame};
+use twain::fs::{Fs, MemFs};
+use twain::{Db, Options, WriteBatch, WriteOptions};
+
+fn main() {
+    let fs = MemFs::new();
+    let opts = Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        inline_threshold: 24,
+        block_size: 256,
+        value_file_size: 4096,
+        ..Options::default()
+    };
+    let db = Db::open("/db", opts).expect("open");
+    for round in 0..6u8 {
+        let mut b = WriteBatch::new();
+        for i in 0..30u32 {
+            if (i + u32::from(round)) % 5 == 0 {
+                b.delete(format!("key{i:02}"));
+            } else {
+                let len = if i % 2 == 0 { 8 } else { 60 };
+                b.put(format!("key{i:02}"), vec![b'a' + round; len]);
+            }
+        }
+        db.write(b, &WriteOptions::synced()).expect("write");
+        db.flush().expect("flush");
+        if round == 3 {
+            db.compact_range(None, None).expect("compact");
+        }
+    }
+    db.put("tail", "in the log").expect("put");
+    db.close().expect("close");
+
+    let out = Path::new("seeds");
+    let save = |target: &str, name: &str, bytes: &[u8]| {
+        let dir = out.join(target);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(name), bytes).expect("write seed");
+    };
+    let mut names = fs.file_names(Path::new("/db"));
+    names.sort();
+    for name in names {
+        let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
+        let first_frame = || match decode_frame(bytes.get(FILE_HEADER_LEN..).unwrap_or_default()) {
+            Frame::Good { frame_len, .. } => bytes[FILE_HEADER_LEN..FILE_HEADER_LEN + frame_len].to_vec(),
+            _ => Vec::new(),
+        };
+        if name.ends_with(".sst") && bytes.len() < 8192 {
+            save("table", &name, &bytes);
+        } else if name.ends_with(".vlog") {
+            // The targets add the header themselves when the first byte is odd.
+            let mut v = vec![3u8];
+            v.extend_from_slice(&bytes[FILE_HEADER_LEN..bytes.len().min(6000)]);
+            save("vlog_file", &name, &v);
+            let frame = first_frame();
+            save("vlog_batch", &name, &frame);
+            save("header_frame", &format!("{name}.header"), &bytes[..FILE_HEADER_LEN]);
+            save("header_frame", &format!("{name}.frame"), &frame);
+        } else if name.ends_with(".manifest") {
+            let mut at = FILE_HEADER_LEN;
+            let mut n = 0;
+            while let Frame::Good { payload, frame_len } = decode_frame(&bytes[at..]) {
+                save("manifest_edit", &format!("{name}.{n}"), payload);
+                at += frame_len;
+                n += 1;
+            }
+            save("header_frame", &name, &bytes[..bytes.len().min(512)]);
+        } else if name.ends_with(".drop") {
+            let mut v = vec![1u8];
+            v.extend_from_slice(&bytes[FILE_HEADER_LEN..]);
+            save("drops", &format!("{name}.file"), &v);
+            save("drops", &format!("{name}.block"), &first_frame()[8..]);
+        }
+    }
+}
