@@ -197,6 +197,9 @@ impl CheckReport {
 /// A separated entry found in a value file: its offset and length.
 type Separated = HashMap<SeqNo, (u64, u32)>;
 
+/// Checks that a handle found in a table (user key, sequence, handle) resolves.
+type Resolver<'a> = dyn FnMut(&[u8], SeqNo, &ValueHandle) -> Result<()> + 'a;
+
 /// Verifies the database in `dir`; see the module docs for what is checked.
 ///
 /// Returns `Err` only if the check cannot start (no such directory); everything found in
@@ -522,7 +525,7 @@ fn check_table(
     path: &Path,
     record: &crate::format::manifest::TableRecord,
     cache: &Arc<BlockCache>,
-    resolve: &mut dyn FnMut(&[u8], SeqNo, &ValueHandle) -> Result<()>,
+    resolve: &mut Resolver<'_>,
 ) -> Result<(u64, u64)> {
     let size = fs.file_size(path).ctx("stat", path)?;
     if size != record.file_size {

@@ -41,7 +41,7 @@ fn options(fs: &MemFs) -> Options {
 }
 
 fn value(i: u32, round: u32) -> Vec<u8> {
-    let len = if i % 3 == 0 {
+    let len = if i.is_multiple_of(3) {
         20
     } else {
         150 + (i * 13 % 200) as usize

@@ -354,7 +354,7 @@ fn run(rule: FaultRule, steps: &[Step], models: &[Model], t: &mut Tally) {
     faults.clear_rules();
     faults.set_space_limit(None);
 
-    let mut check_one = |what: &str, image: MemFs, bounds: Bounds, writes: bool, t: &mut Tally| {
+    let check_one = |what: &str, image: MemFs, bounds: Bounds, writes: bool, t: &mut Tally| {
         if let Err(e) = verify_image(Arc::new(image), models, bounds, writes) {
             if e.starts_with("LOST") {
                 t.lost += 1;
