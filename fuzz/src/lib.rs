@@ -43,6 +43,12 @@ pub fn vlog_batch(data: &[u8]) {
 fn walk_batch(payload: &[u8]) {
     if let Ok(mut r) = BatchReader::new(payload) {
         let h = r.header();
+        if h.first_seq.checked_add(u64::from(h.count)).is_none() {
+            // Known bug: the reader overflows the sequence number
+            // (crates/twain/tests/batch_sequence_overflow.rs). Skipped so the fuzzer can go
+            // on finding others; remove once fixed.
+            return;
+        }
         let mut n = 0u32;
         while let Ok(Some(e)) = r.next_entry() {
             assert_eq!(e.seq, h.first_seq + u64::from(n));
@@ -68,7 +74,10 @@ pub fn vlog_file(data: &[u8]) {
     let may_be_torn = flags & 2 == 2;
     let outcome = scan_value_file(&fs, &path, 1, may_be_torn, |_, len, reader| {
         assert!(len as usize >= twain::format::record::FRAME_HEADER_LEN);
-        while let Some(_e) = reader.next_entry().map_err(|e| e.into_corruption(&path, 0))? {}
+        while let Some(_e) = reader
+            .next_entry()
+            .map_err(|e| e.into_corruption(&path, 0))?
+        {}
         Ok(())
     });
     if let Ok(o) = outcome {

@@ -49,7 +49,9 @@ fn main() {
     for name in names {
         let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
         let first_frame = || match decode_frame(bytes.get(FILE_HEADER_LEN..).unwrap_or_default()) {
-            Frame::Good { frame_len, .. } => bytes[FILE_HEADER_LEN..FILE_HEADER_LEN + frame_len].to_vec(),
+            Frame::Good { frame_len, .. } => {
+                bytes[FILE_HEADER_LEN..FILE_HEADER_LEN + frame_len].to_vec()
+            }
             _ => Vec::new(),
         };
         if name.ends_with(".sst") && bytes.len() < 8192 {
@@ -61,7 +63,11 @@ fn main() {
             save("vlog_file", &name, &v);
             let frame = first_frame();
             save("vlog_batch", &name, &frame);
-            save("header_frame", &format!("{name}.header"), &bytes[..FILE_HEADER_LEN]);
+            save(
+                "header_frame",
+                &format!("{name}.header"),
+                &bytes[..FILE_HEADER_LEN],
+            );
             save("header_frame", &format!("{name}.frame"), &frame);
         } else if name.ends_with(".manifest") {
             let mut at = FILE_HEADER_LEN;
