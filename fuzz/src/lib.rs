@@ -6,10 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use twain::cache::BlockCache;
+use twain::format::block::{Block, BlockIter, check_block_trailer};
+use twain::format::bloom::BloomFilter;
 use twain::format::drops::{decode_block, encode_block};
 use twain::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header, encode_header};
 use twain::format::manifest::VersionEdit;
 use twain::format::record::{Frame, decode_frame, next_good_frame};
+use twain::format::table::{Footer, TableProperties};
 use twain::format::vlog::{BatchReader, decode_separated, peek_header};
 use twain::fs::{Fs, MemFs};
 use twain::iter::InternalIterator;
@@ -122,6 +125,44 @@ pub fn table(data: &[u8]) {
     for k in keys.iter().take(16) {
         let _ = table.get(k);
         let _ = it.seek(k);
+    }
+}
+
+/// The SSTable decoders behind the checksums, on arbitrary bytes: data/index blocks
+/// (parse, then iterate both ways and seek), block trailers, the footer, the properties
+/// and the bloom filter.
+pub fn table_blocks(data: &[u8]) {
+    let _ = check_block_trailer(data);
+    let _ = Footer::decode(data);
+    let _ = TableProperties::decode(data);
+    if let Ok(filter) = BloomFilter::decode(data.to_vec()) {
+        let _ = filter.may_contain(b"key");
+    }
+    let Ok(block) = Block::parse(data.to_vec()) else {
+        return;
+    };
+    let mut it = BlockIter::new(&block);
+    let mut keys = Vec::new();
+    if it.seek_to_first().is_ok() {
+        while it.valid() && keys.len() < 10_000 {
+            keys.push(it.key().to_vec());
+            if it.next().is_err() {
+                break;
+            }
+        }
+    }
+    if it.seek_to_last().is_ok() {
+        let mut n = 0;
+        while it.valid() && n < 10_000 {
+            n += 1;
+            if it.prev().is_err() {
+                break;
+            }
+        }
+    }
+    for k in keys.iter().take(8) {
+        let _ = it.seek(k);
+        let _ = it.seek_for_prev(k);
     }
 }
 

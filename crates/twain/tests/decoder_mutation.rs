@@ -317,6 +317,11 @@ fn fuzz_seed_corpora_decode_without_panic() {
                 "table" => {
                     entries(&bytes).unwrap();
                 }
+                "table_blocks" => {
+                    let _ = twain::format::block::Block::parse(bytes.clone());
+                    let _ = twain::format::table::Footer::decode(&bytes);
+                    let _ = twain::format::table::TableProperties::decode(&bytes);
+                }
                 "manifest_edit" => {
                     VersionEdit::decode(&bytes).unwrap();
                 }

@@ -56,6 +56,38 @@ fn main() {
         };
         if name.ends_with(".sst") && bytes.len() < 8192 {
             save("table", &name, &bytes);
+            // The blocks without their trailers, and the footer.
+            let table = twain::table::Table::open(
+                1,
+                name.clone().into(),
+                fs.open_read(&Path::new("/db").join(&name)).expect("open"),
+                bytes.len() as u64,
+                Arc::new(twain::cache::BlockCache::new(0)),
+            )
+            .expect("table");
+            let f = table.footer();
+            for (what, h) in [
+                ("index", f.index),
+                ("properties", f.properties),
+                ("filter", f.filter),
+            ] {
+                let (at, size) = (h.offset as usize, h.size as usize);
+                save(
+                    "table_blocks",
+                    &format!("{name}.{what}"),
+                    &bytes[at..at + size],
+                );
+            }
+            save(
+                "table_blocks",
+                &format!("{name}.data"),
+                &bytes[..f.index.offset.min(600) as usize],
+            );
+            save(
+                "table_blocks",
+                &format!("{name}.footer"),
+                &bytes[bytes.len() - twain::format::table::FOOTER_LEN..],
+            );
         } else if name.ends_with(".vlog") {
             // The targets add the header themselves when the first byte is odd.
             let mut v = vec![3u8];
