@@ -313,7 +313,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     /// Counts one operation and applies the rules; `Err` if one fires. On success, returns
-    /// what [`Shared::notify`] needs to tell the observer.
+    /// the [`Ticket`] that runs the operation between the observer's two calls.
     fn check(&self, op: OpKind, paths: &[&Path]) -> Result<Ticket, FaultKind> {
         let mut state = lock(&self.state);
         if let Some(count) = state.counts.get_mut(op as usize) {
