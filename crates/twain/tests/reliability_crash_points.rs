@@ -17,8 +17,9 @@
 //! some prefix of the writes that includes every acknowledged sync write (nothing lost, no
 //! holes, no deleted key back), a full scan and a point read of every key ever written
 //! must agree with it without error, and `twain::check` must find every handle resolving.
-//! One state per crash point then goes on working (writes, flush, compaction, reopen) and
-//! must hold the recovered state plus the new writes.
+//! One state per crash point is reopened with other options (log buffer, value file size),
+//! then goes on working (writes, flush, compaction, reopen) and must hold the recovered
+//! state plus the new writes.
 //!
 //! CI runs the default size (a few hundred crash points, several thousand states);
 //! `TWAIN_CRASH_WORKLOADS=N` runs N workloads instead (e.g. 200 for a long run).
@@ -188,7 +189,10 @@ fn check_state(
     tally.states.fetch_add(1, Ordering::Relaxed);
     let fs: Arc<dyn Fs> = Arc::new(image);
     let ctx = format!("seed {seed} at {label}, durable {durable}, issued {issued}");
-    let db = match Db::open(DIR, options(Arc::clone(&fs), seed)) {
+    // The states that go on working are also reopened with other options (log buffer,
+    // value file size), as a restarted process may be.
+    let reopen_seed = seed + u64::from(continue_after);
+    let db = match Db::open(DIR, options(Arc::clone(&fs), reopen_seed)) {
         Ok(db) => db,
         Err(twain::Error::Corruption {
             file, offset: 0, ..
@@ -266,7 +270,7 @@ fn check_state(
             );
         }
         drop(db);
-        let again = Db::open(DIR, options(Arc::clone(&fs), seed))
+        let again = Db::open(DIR, options(Arc::clone(&fs), seed + 2))
             .and_then(|db| db.iter().collect::<Result<Model, _>>());
         match again {
             Ok(state) if state == expect => {}
