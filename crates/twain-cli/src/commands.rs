@@ -122,6 +122,17 @@ enum Command {
     },
     /// Benchmark twain with db_bench / YCSB workloads on a fresh database.
     Bench(crate::bench::BenchCmd),
+    /// Verify a closed database offline: every checksum, every value handle, the manifest
+    /// against the files present (exit status 1 on any problem).
+    Check {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Random multi-threaded operations, checked as they run, with an expected-state file
+    /// (the child process of `twain crashtest`).
+    Stress(crate::stress::StressArgs),
+    /// The kill loop: run `twain stress`, SIGKILL it at random moments, verify every key.
+    Crashtest(crate::crashtest::CrashtestArgs),
 }
 
 /// Runs a parsed command line.
@@ -207,6 +218,9 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             )
             .map_err(w)
         }
+        Command::Check { db } => crate::check::run(&db.db, &db.set, &mut out),
+        Command::Stress(args) => crate::stress::run(&args),
+        Command::Crashtest(args) => crate::crashtest::run(&args),
         Command::Dump { file } => {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
             twain::dump::dump_file(&fs, &file, &mut out)

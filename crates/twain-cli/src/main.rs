@@ -1,7 +1,10 @@
 //! `twain`: the command-line tool of the twain storage engine.
 
 mod bench;
+mod check;
 mod commands;
+mod crashtest;
+mod stress;
 
 use clap::Parser;
 use std::process::ExitCode;

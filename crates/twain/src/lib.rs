@@ -29,6 +29,7 @@
 
 mod batch;
 pub mod cache;
+pub mod check;
 pub mod compaction;
 mod db;
 pub mod dump;

@@ -182,7 +182,12 @@ fn merge(
         .sum();
     let mut edit = task.edit(outputs);
     persist_drops(inner, &mut drops, &mut edit)?;
+    // IMPORTANT: from here on the outputs may be named by a durable edit even if the
+    // manifest write reports a failure (the bytes may have reached the file): never delete
+    // them. If the edit did not land, the next open removes them as orphans.
+    written.clear();
     install(inner, edit)?;
+
     let c = &inner.counters;
     Counters::add(&c.compactions, 1);
     Counters::add(&c.compaction_bytes_read, bytes_read);
@@ -215,7 +220,12 @@ pub(crate) fn compact_range(
     flush_all(inner)?;
     {
         let mut st = lock(&inner.bg.state);
+        // One manual compaction at a time: they do not mark their inputs busy.
+        while st.manual {
+            st = inner.bg.wait(st, Duration::from_millis(50));
+        }
         st.manual = true;
+
         while st.compactions_running > 0 {
             st = inner.bg.wait(st, Duration::from_millis(50));
         }
@@ -223,7 +233,9 @@ pub(crate) fn compact_range(
     let result = compact_levels(inner, begin, end);
     lock(&inner.bg.state).manual = false;
     inner.bg.notify_all();
-    result
+    // Like a background compaction's, a failure here makes the database read-only: the
+    // manifest may hold the edit that failed to sync.
+    result.map_err(|e| inner.set_bg_error(e))
 }
 
 fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {

@@ -262,7 +262,9 @@ impl Db {
     /// `gc_threshold`. Returns the number of files collected.
     pub fn gc(&self) -> Result<u64> {
         self.inner.check_bg_error()?;
-        crate::gc::run_all(&self.inner)
+        // A failure may have left the manifest or a synced file in doubt: like a failed
+        // flush or compaction, it makes the database read-only until reopened.
+        crate::gc::run_all(&self.inner).map_err(|e| self.inner.set_bg_error(e))
     }
 
     /// Closes the database, reporting any error of the final log sync. Dropping the

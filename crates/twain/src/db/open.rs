@@ -93,14 +93,27 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         } else {
             FileType::SvTable
         };
+        let path = value_file_path(dir, n, sealed.epoch);
         if !on_disk.contains(&(kind, n, sealed.epoch)) {
             return Err(Error::corruption(
-                &value_file_path(dir, n, sealed.epoch),
+                &path,
                 0,
                 "value file named by the manifest is missing",
             ));
         }
+        let size = fs.file_size(&path).ctx("stat", &path)?;
+        if size != sealed.total_bytes {
+            return Err(Error::corruption(
+                &path,
+                size.min(sealed.total_bytes),
+                format!(
+                    "value file has {size} bytes, the manifest records {}",
+                    sealed.total_bytes
+                ),
+            ));
+        }
     }
+
     let flushed = state.flushed_point;
     if flushed.file > 0 && !on_disk.contains(&(FileType::ValueLog, flushed.file, 0)) {
         return Err(Error::corruption(
@@ -159,9 +172,18 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
             f.total_bytes(),
             opts.log_buffer_size,
         )?,
-        _ => {
+        last => {
+            if let Some(full) = last {
+                // IMPORTANT: the full last file becomes a sealed one; seal it as a roll
+                // would, so the next recovery knows it is complete.
+                let mut sealing =
+                    LogWriter::reopen(fs.as_ref(), Arc::clone(full), full.total_bytes(), 0)?;
+                sealing.sync_and_mark()?;
+                sealing.release_tail();
+            }
             let number = versions.new_file_number();
             let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
+
             let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
             versions.add_log_file(file)?;
             log
@@ -278,6 +300,13 @@ fn replay(
             }
             Ok(())
         })?;
+        if !is_last && !outcome.ends_with_marker {
+            return Err(Error::corruption(
+                &path,
+                outcome.valid_end,
+                "value file ends without the seal marker a roll writes: records are missing",
+            ));
+        }
         if outcome.valid_end < start {
             return Err(Error::corruption(
                 &path,

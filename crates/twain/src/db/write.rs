@@ -303,8 +303,8 @@ pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()
 /// Seals the active value file and starts the next one.
 fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
     // IMPORTANT: a sealed value file is durable in full, so that only the last value
-    // file can end in a torn record after a crash.
-    if let Err(e) = ws.log.sync() {
+    // file can end in a torn record after a crash, and it ends with a marker saying so.
+    if let Err(e) = ws.log.sync_and_mark() {
         return Err(inner.set_bg_error(e));
     }
     let mut versions = lock(&inner.versions);

@@ -131,6 +131,50 @@ impl FaultRule {
     }
 }
 
+/// When an [`FaultFs`] observer is called for an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpPhase {
+    /// The operation passed the rules and is about to reach the inner file system.
+    Before,
+    /// The inner file system has run it; `ok` tells whether it succeeded.
+    After {
+        /// Whether the inner file system reported success.
+        ok: bool,
+    },
+}
+
+/// One operation as a [`FaultFs`] observer sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct OpEvent<'a> {
+    /// What kind of operation.
+    pub op: OpKind,
+    /// The path it applies to (for `rename`, the source; `to` is the target).
+    pub path: &'a Path,
+    /// The target of a `rename`.
+    pub to: Option<&'a Path>,
+    /// Before or after the inner file system ran it.
+    pub phase: OpPhase,
+    /// The operation's number among every operation the `FaultFs` counted (1-based).
+    pub number: u64,
+}
+
+/// A callback that sees every operation a [`FaultFs`] passes on; see
+/// [`FaultFs::set_observer`].
+pub type Observer = Arc<dyn Fn(&OpEvent<'_>) + Send + Sync>;
+
+/// A failure a [`FaultFs`] injected, as [`FaultFs::injected_faults`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectedFault {
+    /// The operation that failed.
+    pub op: OpKind,
+    /// How it failed.
+    pub kind: FaultKind,
+    /// The (first) path of the operation.
+    pub path: PathBuf,
+    /// The operation's number among every operation counted (1-based).
+    pub number: u64,
+}
+
 /// A file system that counts every operation and fails the ones its rules select.
 ///
 /// # Counting and rules
@@ -159,7 +203,19 @@ impl FaultRule {
 ///
 /// A failed `sync_data` therefore leaves the data unsynced in the inner file system, and a
 /// failed `sync_dir` leaves its entries non-durable. [`FaultFs::is_injected`] tells an
-/// injected error from a real one.
+/// injected error from a real one, and [`FaultFs::injected_faults`] lists every failure
+/// injected so far (the space limit's included).
+///
+/// # Observing operations
+///
+/// [`FaultFs::set_observer`] installs a callback that runs on the calling thread for every
+/// operation passed on to the inner file system: once [`OpPhase::Before`] it reaches the
+/// inner file system and once [`OpPhase::After`] it returned. Operations that a rule
+/// fails are not observed (nor is the prefix a short write passes on). The callback runs with no lock of the `FaultFs` held, so it may take a
+/// [`MemFs::crash`] image of the inner file system: the crash tests use it to build crash
+/// states at every sync, create, rename, remove and directory sync. It must not call back
+/// into this `FaultFs` from `Before` of an append or sync of the same handle (that handle is
+/// borrowed), and it runs inside the engine's I/O, so it should be quick.
 ///
 /// # Space limit
 ///
@@ -198,12 +254,26 @@ struct Armed {
     seen: u64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct State {
     rules: Vec<Armed>,
     counts: [u64; OP_KINDS],
     total: u64,
     space_limit: Option<u64>,
+    observer: Option<Observer>,
+    injected: Vec<InjectedFault>,
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("rules", &self.rules)
+            .field("total", &self.total)
+            .field("space_limit", &self.space_limit)
+            .field("observer", &self.observer.is_some())
+            .field("injected", &self.injected.len())
+            .finish()
+    }
 }
 
 /// The error payload of an injected failure; found again by [`FaultFs::is_injected`].
@@ -242,13 +312,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Counts one operation and applies the rules; `Err` if one fires.
-    fn check(&self, op: OpKind, paths: &[&Path]) -> Result<(), FaultKind> {
+    /// Counts one operation and applies the rules; `Err` if one fires. On success, returns
+    /// the [`Ticket`] that runs the operation between the observer's two calls.
+    fn check(&self, op: OpKind, paths: &[&Path]) -> Result<Ticket, FaultKind> {
         let mut state = lock(&self.state);
         if let Some(count) = state.counts.get_mut(op as usize) {
             *count += 1;
         }
         state.total += 1;
+        let number = state.total;
         let mut fired = None;
         state.rules.retain_mut(|armed| {
             if !armed.rule.matches(op, paths) {
@@ -262,13 +334,39 @@ impl Shared {
             }
             armed.rule.persistent || !fires
         });
-        fired.map_or(Ok(()), Err)
+        if let Some(kind) = fired {
+            let path = paths.first().map(|p| p.to_path_buf()).unwrap_or_default();
+            state.injected.push(InjectedFault {
+                op,
+                kind,
+                path,
+                number,
+            });
+            return Err(kind);
+        }
+        Ok(Ticket {
+            observer: state.observer.clone(),
+            op,
+            number,
+        })
     }
 
     /// Like [`check`](Self::check), with the failure as an `io::Error`.
-    fn check_io(&self, op: OpKind, paths: &[&Path]) -> io::Result<()> {
+    fn check_io(&self, op: OpKind, paths: &[&Path]) -> io::Result<Ticket> {
         self.check(op, paths)
             .map_err(|kind| injected(kind, op, paths))
+    }
+
+    /// Records a failure injected by the space limit.
+    fn record_no_space(&self, path: &Path) {
+        let mut state = lock(&self.state);
+        let number = state.total;
+        state.injected.push(InjectedFault {
+            op: OpKind::Append,
+            kind: FaultKind::NoSpace,
+            path: path.to_path_buf(),
+            number,
+        });
     }
 
     /// Appends `data` to `file` unless that would exceed the space limit.
@@ -287,12 +385,46 @@ impl Shared {
                 None => self.appended.load(Ordering::Relaxed),
             };
             if used.saturating_add(len) > limit {
+                self.record_no_space(path);
                 return Err(injected(FaultKind::NoSpace, OpKind::Append, &[path]));
             }
         }
         file.append(data)?;
         self.appended.fetch_add(len, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// An operation that passed the rules: runs it between the observer's two calls.
+struct Ticket {
+    observer: Option<Observer>,
+    op: OpKind,
+    number: u64,
+}
+
+impl Ticket {
+    /// Runs `f` (the inner operation on `path`, or `path -> to` for a rename), telling the
+    /// observer before and after.
+    fn run<T>(
+        self,
+        path: &Path,
+        to: Option<&Path>,
+        f: impl FnOnce() -> io::Result<T>,
+    ) -> io::Result<T> {
+        let Some(observer) = self.observer else {
+            return f();
+        };
+        let event = |phase| OpEvent {
+            op: self.op,
+            path,
+            to,
+            phase,
+            number: self.number,
+        };
+        observer(&event(OpPhase::Before));
+        let result = f();
+        observer(&event(OpPhase::After { ok: result.is_ok() }));
+        result
     }
 }
 
@@ -350,6 +482,17 @@ impl FaultFs {
         self.add_rule(FaultRule::on(OpKind::SyncDir).forever());
     }
 
+    /// Installs (or, with `None`, removes) the observer called before and after every
+    /// operation passed on to the inner file system; see the [`FaultFs`] docs.
+    pub fn set_observer(&self, observer: Option<Observer>) {
+        lock(&self.shared.state).observer = observer;
+    }
+
+    /// Every failure injected so far (by rules and by the space limit), oldest first.
+    pub fn injected_faults(&self) -> Vec<InjectedFault> {
+        lock(&self.shared.state).injected.clone()
+    }
+
     /// Sets (or, with `None`, lifts) the space limit in bytes.
     pub fn set_space_limit(&self, limit: Option<u64>) {
         lock(&self.shared.state).space_limit = limit;
@@ -389,13 +532,16 @@ impl fmt::Debug for FaultFs {
 
 impl Fs for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        self.shared.check_io(OpKind::CreateDir, &[path])?;
-        self.inner.create_dir_all(path)
+        self.shared
+            .check_io(OpKind::CreateDir, &[path])?
+            .run(path, None, || self.inner.create_dir_all(path))
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        self.shared.check_io(OpKind::Create, &[path])?;
-        let file = self.inner.create(path)?;
+        let file = self
+            .shared
+            .check_io(OpKind::Create, &[path])?
+            .run(path, None, || self.inner.create(path))?;
         Ok(Box::new(FaultWritable {
             file,
             path: path.to_path_buf(),
@@ -404,8 +550,10 @@ impl Fs for FaultFs {
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        self.shared.check_io(OpKind::OpenAppend, &[path])?;
-        let file = self.inner.open_append(path)?;
+        let file = self
+            .shared
+            .check_io(OpKind::OpenAppend, &[path])?
+            .run(path, None, || self.inner.open_append(path))?;
         Ok(Box::new(FaultWritable {
             file,
             path: path.to_path_buf(),
@@ -414,8 +562,10 @@ impl Fs for FaultFs {
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
-        self.shared.check_io(OpKind::OpenRead, &[path])?;
-        let file = self.inner.open_read(path)?;
+        let file = self
+            .shared
+            .check_io(OpKind::OpenRead, &[path])?
+            .run(path, None, || self.inner.open_read(path))?;
         Ok(Arc::new(FaultReadable {
             file,
             path: path.to_path_buf(),
@@ -424,43 +574,51 @@ impl Fs for FaultFs {
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.shared.check_io(OpKind::Remove, &[path])?;
-        self.inner.remove_file(path)
+        self.shared
+            .check_io(OpKind::Remove, &[path])?
+            .run(path, None, || self.inner.remove_file(path))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.shared.check_io(OpKind::Rename, &[from, to])?;
-        self.inner.rename(from, to)
+        self.shared
+            .check_io(OpKind::Rename, &[from, to])?
+            .run(from, Some(to), || self.inner.rename(from, to))
     }
 
     fn list_dir(&self, path: &Path) -> io::Result<Vec<String>> {
-        self.shared.check_io(OpKind::ListDir, &[path])?;
-        self.inner.list_dir(path)
+        self.shared
+            .check_io(OpKind::ListDir, &[path])?
+            .run(path, None, || self.inner.list_dir(path))
     }
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        self.shared.check_io(OpKind::SyncDir, &[path])?;
-        self.inner.sync_dir(path)
+        self.shared
+            .check_io(OpKind::SyncDir, &[path])?
+            .run(path, None, || self.inner.sync_dir(path))
     }
 
     fn exists(&self, path: &Path) -> io::Result<bool> {
-        self.shared.check_io(OpKind::Exists, &[path])?;
-        self.inner.exists(path)
+        self.shared
+            .check_io(OpKind::Exists, &[path])?
+            .run(path, None, || self.inner.exists(path))
     }
 
     fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.shared.check_io(OpKind::FileSize, &[path])?;
-        self.inner.file_size(path)
+        self.shared
+            .check_io(OpKind::FileSize, &[path])?
+            .run(path, None, || self.inner.file_size(path))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        self.shared.check_io(OpKind::Truncate, &[path])?;
-        self.inner.truncate(path, len)
+        self.shared
+            .check_io(OpKind::Truncate, &[path])?
+            .run(path, None, || self.inner.truncate(path, len))
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
-        self.shared.check_io(OpKind::Lock, &[path])?;
-        self.inner.lock(path)
+        self.shared
+            .check_io(OpKind::Lock, &[path])?
+            .run(path, None, || self.inner.lock(path))
     }
 }
 
@@ -475,7 +633,10 @@ impl WritableFile for FaultWritable {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
         let path = self.path.as_path();
         match self.shared.check(OpKind::Append, &[path]) {
-            Ok(()) => self.shared.append_within_limit(&mut *self.file, data, path),
+            Ok(ticket) => {
+                let (file, shared) = (&mut *self.file, &self.shared);
+                ticket.run(path, None, || shared.append_within_limit(file, data, path))
+            }
             Err(FaultKind::ShortWrite) => {
                 let prefix = data.get(..data.len() / 2).unwrap_or_default();
                 self.shared
@@ -487,13 +648,15 @@ impl WritableFile for FaultWritable {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.shared.check_io(OpKind::Flush, &[&self.path])?;
-        self.file.flush()
+        let ticket = self.shared.check_io(OpKind::Flush, &[&self.path])?;
+        let file = &mut self.file;
+        ticket.run(&self.path, None, || file.flush())
     }
 
     fn sync_data(&mut self) -> io::Result<()> {
-        self.shared.check_io(OpKind::Sync, &[&self.path])?;
-        self.file.sync_data()
+        let ticket = self.shared.check_io(OpKind::Sync, &[&self.path])?;
+        let file = &mut self.file;
+        ticket.run(&self.path, None, || file.sync_data())
     }
 
     fn len(&self) -> u64 {
@@ -510,13 +673,15 @@ struct FaultReadable {
 
 impl ReadableFile for FaultReadable {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        self.shared.check_io(OpKind::Read, &[&self.path])?;
-        self.file.read_exact_at(buf, offset)
+        self.shared
+            .check_io(OpKind::Read, &[&self.path])?
+            .run(&self.path, None, || self.file.read_exact_at(buf, offset))
     }
 
     fn len(&self) -> io::Result<u64> {
-        self.shared.check_io(OpKind::FileSize, &[&self.path])?;
-        self.file.len()
+        self.shared
+            .check_io(OpKind::FileSize, &[&self.path])?
+            .run(&self.path, None, || self.file.len())
     }
 }
 
@@ -559,8 +724,11 @@ mod tests {
     fn nth_zero_fires_like_nth_one() {
         let s = shared();
         arm(&s, FaultRule::on(OpKind::Sync).with_nth(0));
-        assert_eq!(s.check(OpKind::Sync, &[p("/f")]), Err(FaultKind::Eio));
-        assert_eq!(s.check(OpKind::Sync, &[p("/f")]), Ok(()));
+        assert_eq!(
+            s.check(OpKind::Sync, &[p("/f")]).err(),
+            Some(FaultKind::Eio)
+        );
+        assert!(s.check(OpKind::Sync, &[p("/f")]).is_ok());
     }
 
     #[test]
@@ -571,9 +739,12 @@ mod tests {
             FaultRule::on(OpKind::Append).with_kind(FaultKind::NoSpace),
         );
         arm(&s, FaultRule::any_op());
-        assert_eq!(s.check(OpKind::Append, &[p("/f")]), Err(FaultKind::NoSpace));
+        assert_eq!(
+            s.check(OpKind::Append, &[p("/f")]).err(),
+            Some(FaultKind::NoSpace)
+        );
         assert!(lock(&s.state).rules.is_empty());
-        assert_eq!(s.check(OpKind::Append, &[p("/f")]), Ok(()));
+        assert!(s.check(OpKind::Append, &[p("/f")]).is_ok());
     }
 
     #[test]
@@ -586,8 +757,14 @@ mod tests {
                 .with_nth(2)
                 .with_kind(FaultKind::NoSpace),
         );
-        assert_eq!(s.check(OpKind::Read, &[p("/f")]), Err(FaultKind::Eio));
-        assert_eq!(s.check(OpKind::Read, &[p("/f")]), Err(FaultKind::Eio));
+        assert_eq!(
+            s.check(OpKind::Read, &[p("/f")]).err(),
+            Some(FaultKind::Eio)
+        );
+        assert_eq!(
+            s.check(OpKind::Read, &[p("/f")]).err(),
+            Some(FaultKind::Eio)
+        );
         // The second rule fired (and was spent) on the second read.
         assert_eq!(lock(&s.state).rules.len(), 1);
     }

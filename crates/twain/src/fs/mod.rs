@@ -20,7 +20,7 @@ mod fault;
 mod mem;
 mod real;
 
-pub use fault::{FaultFs, FaultKind, FaultRule, OpKind};
+pub use fault::{FaultFs, FaultKind, FaultRule, InjectedFault, Observer, OpEvent, OpKind, OpPhase};
 pub use mem::{CrashOptions, MemFs, MemOpCounts};
 pub use real::RealFs;
 

@@ -12,7 +12,7 @@ use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
 use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
-use crate::format::names::{drop_file_path, value_file_path};
+use crate::format::names::value_file_path;
 use crate::key::SeqNo;
 use crate::options::GcEvent;
 use crate::stats::Counters;
@@ -125,15 +125,10 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
             }
         }
     }
-    let result = versions.log_and_apply(edit);
-    let version = match result {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = fs.remove_file(&svt_path);
-            let _ = fs.remove_file(&drop_file_path(dir, number, new_epoch));
-            return Err(e);
-        }
-    };
+    // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
+    // keep the SVTable and its drop file (the next open removes them if unnamed).
+    let version = versions.log_and_apply(edit)?;
+
     inner.update_super_version(|sv| SuperVersion {
         mem: Arc::clone(&sv.mem),
         imms: sv.imms.clone(),

@@ -54,6 +54,18 @@ impl TableFile {
     ) -> Result<TableFile> {
         let path = file_path(dir, FileType::Table, record.number);
         let reader = fs.open_read(&path).ctx("open", &path)?;
+        let size = reader.len().ctx("stat", &path)?;
+        if size != record.file_size {
+            return Err(crate::Error::corruption(
+                &path,
+                size.min(record.file_size),
+                format!(
+                    "table file has {size} bytes, the manifest records {}",
+                    record.file_size
+                ),
+            ));
+        }
+
         let table = Table::open(
             record.number,
             path.clone(),

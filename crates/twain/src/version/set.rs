@@ -32,6 +32,9 @@ pub struct VersionSet {
     bytes_written: u64,
     /// Value files deleted because an edit left nothing in them referenced.
     dead_files_deleted: u64,
+    /// Set when a manifest write or sync failed: the failed edit may be in the file, so
+    /// no later edit (computed without it) may follow it.
+    failed: bool,
 }
 
 impl std::fmt::Debug for VersionSet {
@@ -147,6 +150,7 @@ impl VersionSet {
             next_file_number,
             bytes_written: bytes,
             dead_files_deleted: 0,
+            failed: false,
         })
     }
 
@@ -187,6 +191,11 @@ impl VersionSet {
     /// If the manifest write or sync fails, nothing is installed and the error is
     /// returned; the caller puts the database into its read-only error state.
     pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
+        if self.failed {
+            return Err(Error::ReadOnly(
+                "an earlier manifest write failed; reopen to recover".into(),
+            ));
+        }
         edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
         let mut state = self.current.state.clone();
         state.apply(&edit).map_err(Error::InvalidArgument)?;
@@ -213,9 +222,20 @@ impl VersionSet {
         let manifest_path = file_path(&self.dir, FileType::Manifest, self.manifest_number);
         let mut frame = Vec::new();
         put_frame(&mut frame, &edit.encode());
-        self.manifest.append(&frame).ctx("append", &manifest_path)?;
-        // IMPORTANT: an edit is applied in memory only after it is durable.
-        self.manifest.sync_data().ctx("sync", &manifest_path)?;
+        // IMPORTANT: an edit is applied in memory only after it is durable; after a failed
+        // write or sync the edit may still be in the file, so nothing may follow it.
+        let written = self
+            .manifest
+            .append(&frame)
+            .and_then(|()| self.manifest.sync_data());
+        if let Err(source) = written {
+            self.failed = true;
+            return Err(Error::Io {
+                op: "write",
+                path: manifest_path,
+                source,
+            });
+        }
         self.bytes_written += frame.len() as u64;
         self.dead_files_deleted += dead_count;
         self.install(next);

@@ -52,12 +52,16 @@ impl DropIndex {
         for (number, epoch) in files {
             let path = drop_file_path(dir, number, epoch);
             let contents = read_drop_file(fs, &path, number)?;
-            if contents.valid_len < contents.file_len {
+            if contents.valid_len == 0 {
+                // Not even the header survived (or the file is empty): drops are appended
+                // only after a header, so start the file afresh when it is next needed.
+                if fs.exists(&path).ctx("stat", &path)? {
+                    fs.remove_file(&path).ctx("remove", &path)?;
+                }
+            } else if contents.valid_len < contents.file_len {
                 // IMPORTANT: cut a torn tail off before anything is appended after it, or
                 // the next open would find damage followed by an intact block.
-                if contents.valid_len == 0 {
-                    fs.remove_file(&path).ctx("remove", &path)?;
-                } else {
+                {
                     fs.truncate(&path, contents.valid_len)
                         .ctx("truncate", &path)?;
                     fs.open_append(&path)

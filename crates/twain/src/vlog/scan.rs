@@ -25,6 +25,9 @@ pub struct ScanOutcome {
     pub torn_at: Option<(u64, String)>,
     /// The largest sequence number seen.
     pub max_seq: Option<SeqNo>,
+    /// Whether the file's last intact record is a sync marker vouching for everything
+    /// before it — as a roll leaves every value file but the active one.
+    pub ends_with_marker: bool,
 }
 
 /// Reads the whole of `path` in chunks; hands each intact batch record to `on_batch`
@@ -54,15 +57,20 @@ pub fn scan_value_file(
                 format!("header names value file {n}, expected {number}"),
             ));
         }
-        Err(e)
-            if may_be_torn
-                && (file_len < FILE_HEADER_LEN as u64 || header.iter().all(|&b| b == 0)) =>
-        {
+        Err(e) if may_be_torn => {
+            // The header is synced before any record can be: a bad header with no later
+            // record vouching for it is a creation that never completed — another thread's
+            // directory sync can make the name durable before the header is.
+            let what = e.what.clone();
+            if later_durable_record(&mut chunks, 0, file_len, None)?.is_some() {
+                return Err(e.into_corruption(path, 0));
+            }
             return Ok(ScanOutcome {
                 valid_end: 0,
                 file_len,
-                torn_at: Some((0, e.what)),
+                torn_at: Some((0, what)),
                 max_seq: None,
+                ends_with_marker: false,
             });
         }
         Err(e) => return Err(e.into_corruption(path, 0)),
@@ -70,6 +78,7 @@ pub fn scan_value_file(
     debug_assert!(header_ok);
     let mut offset = FILE_HEADER_LEN as u64;
     let mut max_seq: Option<SeqNo> = None;
+    let mut last_marker: Option<(u64, u64)> = None;
     while offset < file_len {
         let avail = chunks.window(offset, FRAME_HEADER_LEN)?;
         let needed = match decode_frame(avail) {
@@ -79,9 +88,10 @@ pub fn scan_value_file(
         let window = chunks.window(offset, needed)?;
         let damage = match decode_frame(window) {
             Frame::Good { payload, frame_len } => {
-                let (kind, _) = peek_record(payload)
+                let (kind, synced_upto) = peek_record(payload)
                     .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
                 if kind == RecordType::SyncMarker {
+                    last_marker = Some((offset, synced_upto));
                     offset += frame_len as u64;
                     continue;
                 }
@@ -123,13 +133,17 @@ pub fn scan_value_file(
             file_len,
             torn_at: Some((offset, damage)),
             max_seq,
+            ends_with_marker: false,
         });
     }
+    // The marker must be the last record and cover everything before it.
+    let ends_with_marker = last_marker.is_some_and(|(at, upto)| upto == at && at + 17 == offset);
     Ok(ScanOutcome {
         valid_end: offset,
         file_len,
         torn_at: None,
         max_seq,
+        ends_with_marker,
     })
 }
 

@@ -167,8 +167,10 @@ impl LogWriter {
     }
 
     /// Syncs, then appends a sync marker recording that everything before it is durable
-    /// and syncs again: after a clean close, damage anywhere in the file is recognised as
-    /// corruption rather than taken for a torn tail.
+    /// and syncs again. Done on clean close (so that damage anywhere in the file is
+    /// recognised as corruption rather than taken for a torn tail) and when the file is
+    /// sealed by a roll (so that recovery can tell a complete sealed file from one that
+    /// lost records at its end).
     pub fn sync_and_mark(&mut self) -> Result<()> {
         self.sync()?;
         let mut marker = Vec::with_capacity(32);

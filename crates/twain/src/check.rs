@@ -1,0 +1,781 @@
+//! Offline verification of a database: [`check`], behind `twain check`.
+//!
+//! Reads every file of a closed database and verifies, without changing anything:
+//!
+//! - `CURRENT` and the manifest: every edit's checksum, and that the edits apply;
+//! - every SSTable the manifest names: present, of the recorded size, every block's
+//!   checksum, keys strictly ascending and inside the recorded key and sequence ranges,
+//!   the entry count of its properties;
+//! - every value handle in every table resolves to a separated entry whose checksum, key
+//!   and sequence number match;
+//! - every value file (sealed ones and the log after the flushed point): every record's
+//!   checksum, sealed files' sizes and separated counts against the manifest; a torn tail
+//!   of the last one is a note (the next open truncates it), damage elsewhere a problem;
+//! - every drop file: every block's checksum, each drop naming a separated entry of its
+//!   value file with the right length, and at least as many drops as the manifest counts;
+//! - the directory against the manifest: files it names must be present; files it does
+//!   not name are reported as orphans (the next open removes them).
+//!
+//! The database should be closed: a running one changes under the check.
+
+use crate::cache::BlockCache;
+use crate::error::IoContext;
+use crate::format::handle::ValueHandle;
+use crate::format::names::{FileType, current_path, file_path};
+use crate::format::names::{drop_file_path, parse_file_name_with_epoch, value_file_path};
+use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
+use crate::format::vlog::LogEntryKind;
+use crate::fs::{Fs, RealFs};
+use crate::iter::InternalIterator;
+use crate::key::{EntryKind, ParsedKey, SeqNo, compare_internal};
+use crate::table::Table;
+use crate::version::{VersionState, read_manifest};
+use crate::vlog::{ValueFile, read_drop_set, scan_value_file};
+use crate::{Error, Result};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How [`check`] reads the database.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// The file system holding the database. Default: the real one.
+    pub fs: Arc<dyn Fs>,
+    /// Number of levels the database was created with. Default: 7 (the engine's default).
+    pub num_levels: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions {
+            fs: Arc::new(RealFs::new()),
+            num_levels: crate::Options::default().num_levels,
+        }
+    }
+}
+
+/// One finding: a file, where in it, and what is wrong (or worth knowing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The file concerned.
+    pub file: PathBuf,
+    /// Byte offset in it, when the finding is about one place.
+    pub offset: Option<u64>,
+    /// What was found.
+    pub what: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "{} at offset {o}: {}", self.file.display(), self.what),
+            None => write!(f, "{}: {}", self.file.display(), self.what),
+        }
+    }
+}
+
+impl Finding {
+    fn from_error(e: Error, fallback: &Path) -> Finding {
+        match e {
+            Error::Corruption { file, offset, what } => Finding {
+                file,
+                offset: Some(offset),
+                what,
+            },
+            Error::Io { op, path, source } => Finding {
+                file: path,
+                offset: None,
+                what: format!("I/O error during {op}: {source}"),
+            },
+            other => Finding {
+                file: fallback.to_path_buf(),
+                offset: None,
+                what: other.to_string(),
+            },
+        }
+    }
+}
+
+/// What [`check`] found and counted.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct CheckReport {
+    /// Damage or inconsistencies: the database is not sound if any.
+    pub problems: Vec<Finding>,
+    /// Things that are fine but worth knowing (a torn log tail, orphans, uncounted drops).
+    pub notes: Vec<Finding>,
+    /// Files the manifest does not name (removed by the next open).
+    pub orphans: Vec<PathBuf>,
+    /// Files read.
+    pub files_checked: usize,
+    /// Bytes in those files.
+    pub bytes_checked: u64,
+    /// Manifest edits read.
+    pub manifest_edits: usize,
+    /// SSTables checked.
+    pub tables: usize,
+    /// Entries in them.
+    pub table_entries: u64,
+    /// Value handles that resolved to a matching entry.
+    pub handles_resolved: u64,
+    /// Value files checked.
+    pub value_files: usize,
+    /// Batch records in them.
+    pub value_records: u64,
+    /// Separated entries in them.
+    pub separated_entries: u64,
+    /// Drop files checked.
+    pub drop_files: usize,
+    /// Drop records in them (distinct).
+    pub drop_records: u64,
+}
+
+impl CheckReport {
+    /// Whether no problem was found (notes and orphans are not problems).
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// One line of figures.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "files {}, bytes {}, manifest edits {}, tables {}, entries {}, handles resolved {}, value files {}, records {}, drop files {}, drop records {}, orphans {}, problems {}",
+            self.files_checked,
+            self.bytes_checked,
+            self.manifest_edits,
+            self.tables,
+            self.table_entries,
+            self.handles_resolved,
+            self.value_files,
+            self.value_records,
+            self.drop_files,
+            self.drop_records,
+            self.orphans.len(),
+            self.problems.len()
+        )
+    }
+
+    /// The readable report: problems, notes, then the figures.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for p in &self.problems {
+            let _ = writeln!(s, "PROBLEM {p}");
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "note    {n}");
+        }
+        for o in &self.orphans {
+            let _ = writeln!(s, "orphan  {}", o.display());
+        }
+        let verdict = if self.is_ok() { "OK" } else { "DAMAGED" };
+        let _ = write!(s, "{verdict}: {}", self.summary_line());
+        s
+    }
+
+    fn problem(&mut self, file: &Path, offset: Option<u64>, what: impl Into<String>) {
+        self.problems.push(Finding {
+            file: file.to_path_buf(),
+            offset,
+            what: what.into(),
+        });
+    }
+
+    fn note(&mut self, file: &Path, offset: Option<u64>, what: impl Into<String>) {
+        self.notes.push(Finding {
+            file: file.to_path_buf(),
+            offset,
+            what: what.into(),
+        });
+    }
+
+    fn count_file(&mut self, fs: &dyn Fs, path: &Path) {
+        self.files_checked += 1;
+        self.bytes_checked += fs.file_size(path).unwrap_or(0);
+    }
+}
+
+/// A separated entry found in a value file: its offset and length.
+type Separated = HashMap<SeqNo, (u64, u32)>;
+
+/// Table handles by (key, sequence), each with the table that holds it.
+type HandlesByVersion = HashMap<(Vec<u8>, SeqNo), Vec<(ValueHandle, PathBuf)>>;
+
+/// What the value-log scan learned about versions, for resolving table handles later.
+#[derive(Default)]
+struct LogVersions {
+    /// The newest sequence number seen for each key, in the log or in tables.
+    newest: HashMap<Vec<u8>, SeqNo>,
+    /// Separated records in the value log, by (key, sequence): copies of a record that a
+    /// table may also point at (relocated write-backs are replayed from here on open).
+    records: HashSet<(Vec<u8>, SeqNo)>,
+}
+
+impl LogVersions {
+    fn saw(&mut self, key: &[u8], seq: SeqNo) {
+        let top = self.newest.entry(key.to_vec()).or_insert(seq);
+        *top = (*top).max(seq);
+    }
+}
+
+/// Receives every entry of a table: user key, sequence, and its value handle if it has one.
+type Resolver<'a> = dyn FnMut(&[u8], SeqNo, Option<&ValueHandle>) -> Result<()> + 'a;
+
+/// Verifies the database in `dir`; see the module docs for what is checked.
+///
+/// Returns `Err` only if the check cannot start (no such directory); everything found in
+/// the files is in the report.
+pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
+    let fs = opts.fs.as_ref();
+    if !fs.exists(dir).ctx("stat", dir)? {
+        return Err(Error::NotFound(dir.to_path_buf()));
+    }
+    let mut report = CheckReport::default();
+    let names = fs.list_dir(dir).ctx("list", dir)?;
+    let on_disk: HashSet<(FileType, u64, u32)> = names
+        .iter()
+        .filter_map(|n| parse_file_name_with_epoch(n))
+        .collect();
+    let current = current_path(dir);
+    if !on_disk.contains(&(FileType::Current, 0, 0)) {
+        report.problem(
+            &current,
+            None,
+            "missing: not a database, or CURRENT was lost",
+        );
+        return Ok(report);
+    }
+    report.count_file(fs, &current);
+    let (state, manifest_number) = match read_manifest(fs, dir, opts.num_levels) {
+        Ok(r) => r,
+        Err(e) => {
+            report.problems.push(Finding::from_error(e, &current));
+            return Ok(report);
+        }
+    };
+    check_manifest_frames(fs, dir, manifest_number, &mut report);
+
+    // Value files: sealed ones from the manifest (at their current epoch), and the log
+    // after the flushed point (epoch 0).
+    let flushed = state.flushed_point;
+    let mut value_epochs: BTreeMap<u64, u32> = state
+        .value_files
+        .iter()
+        .filter_map(|(&n, f)| f.sealed.map(|s| (n, s.epoch)))
+        .collect();
+    for &(k, n, _) in &on_disk {
+        if k == FileType::ValueLog && n >= flushed.file {
+            value_epochs.entry(n).or_insert(0);
+        }
+    }
+    if flushed.file > 0 && !on_disk.contains(&(FileType::ValueLog, flushed.file, 0)) {
+        let path = file_path(dir, FileType::ValueLog, flushed.file);
+        report.problem(&path, None, "missing: it holds the flushed point");
+    }
+    let last_log = value_epochs
+        .iter()
+        .filter(|&(_, &e)| e == 0)
+        .map(|(&n, _)| n)
+        .next_back();
+    let mut versions = LogVersions::default();
+
+    let mut separated: BTreeMap<u64, Separated> = BTreeMap::new();
+    for (&n, &epoch) in &value_epochs {
+        let path = value_file_path(dir, n, epoch);
+        let kind = if epoch == 0 {
+            FileType::ValueLog
+        } else {
+            FileType::SvTable
+        };
+        if !on_disk.contains(&(kind, n, epoch)) {
+            report.problem(&path, None, "missing: named by the manifest");
+            continue;
+        }
+        let entries = if epoch == 0 {
+            check_value_file(
+                fs,
+                &path,
+                n,
+                Some(n) == last_log,
+                &state,
+                &mut versions,
+                &mut report,
+            )
+        } else {
+            check_svtable(&opts.fs, dir, &path, n, epoch, &state, &mut report)
+        };
+        separated.insert(n, entries);
+    }
+    for (&n, f) in &state.value_files {
+        if f.sealed.is_none() && !value_epochs.contains_key(&n) {
+            let path = file_path(dir, FileType::ValueLog, n);
+            report.problem(&path, None, "missing: the manifest counts drops in it");
+        }
+    }
+
+    // Drop files, of each value file's current epoch.
+    let mut dropped: HashMap<u64, BTreeMap<SeqNo, u32>> = HashMap::new();
+    for (&n, entries) in &separated {
+        let epoch = value_epochs.get(&n).copied().unwrap_or(0);
+        let path = drop_file_path(dir, n, epoch);
+        let counted = state.value_files.get(&n).map_or(0, |f| f.dropped_count);
+        if !on_disk.contains(&(FileType::Drops, n, epoch)) {
+            if counted > 0 {
+                report.problem(
+                    &path,
+                    None,
+                    format!("missing: the manifest counts {counted} drops"),
+                );
+            }
+            continue;
+        }
+        report.count_file(fs, &path);
+        report.drop_files += 1;
+        let set = match read_drop_set(fs, &path, n) {
+            Ok(s) => s,
+            Err(e) => {
+                report.problems.push(Finding::from_error(e, &path));
+                continue;
+            }
+        };
+        report.drop_records += set.len() as u64;
+        for (&seq, &len) in &set {
+            match entries.get(&seq) {
+                Some(&(_, l)) if l == len => {}
+                Some(&(_, l)) => report.problem(
+                    &path,
+                    None,
+                    format!("drop of sequence {seq} says {len} bytes, the entry has {l}"),
+                ),
+                None => report.problem(
+                    &path,
+                    None,
+                    format!("drop of sequence {seq} names no separated entry of value file {n}"),
+                ),
+            }
+        }
+        let held = set.len() as u64;
+        if held < counted {
+            report.problem(
+                &path,
+                None,
+                format!("the manifest counts {counted} drops, the file holds {held}"),
+            );
+        } else if held > counted {
+            report.note(
+                &path,
+                None,
+                format!(
+                    "{} drops not counted by the manifest (an interrupted flush or compaction)",
+                    held - counted
+                ),
+            );
+        }
+        dropped.insert(n, set);
+    }
+
+    // Tables; their handles are collected and resolved afterwards.
+    let cache = Arc::new(BlockCache::new(0));
+    let mut handles = HandlesByVersion::new();
+
+    for record in state.levels.iter().flatten() {
+        let path = file_path(dir, FileType::Table, record.number);
+        if !on_disk.contains(&(FileType::Table, record.number, 0)) {
+            report.problem(
+                &path,
+                None,
+                format!("missing: named by the manifest in L{}", record.level),
+            );
+            continue;
+        }
+        report.count_file(fs, &path);
+        report.tables += 1;
+        let mut collect = |key: &[u8], seq: SeqNo, h: Option<&ValueHandle>| -> Result<()> {
+            versions.saw(key, seq);
+
+            if let Some(h) = h {
+                handles
+                    .entry((key.to_vec(), seq))
+                    .or_default()
+                    .push((*h, path.clone()));
+            }
+            Ok(())
+        };
+        match check_table(fs, &path, record, &cache, &mut collect) {
+            Ok((entries, _)) => report.table_entries += entries,
+            Err(e) => report.problems.push(Finding::from_error(e, &path)),
+        }
+    }
+
+    // Every record a table points at must be readable through at least one of its copies
+    // (the original, lazy fix-ups, relocated write-backs), unless a newer version of the
+    // key shadows it: value GC may have rewritten or deleted a shadowed record's file.
+    let files: HashMap<u64, ValueFile> = value_epochs
+        .iter()
+        .map(|(&n, &e)| (n, ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, e)))
+        .collect();
+    let mut live_dropped = 0u64;
+    let mut stale_shadowed = 0u64;
+    let mut keys: Vec<_> = handles.into_iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    for ((key, seq), copies) in keys {
+        // A checksummed copy of the record in the value log (e.g. relocated by GC).
+        let mut resolved = versions.records.contains(&(key.clone(), seq));
+        let mut last_err = None;
+        for (h, _) in copies.iter().filter(|_| !resolved) {
+            let Some(vf) = files.get(&h.file) else {
+                continue;
+            };
+            let found = if vf.epoch() == h.epoch {
+                Some(*h)
+            } else if vf.epoch() > h.epoch {
+                match vf.find(&key, seq) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        last_err = Some(e);
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            if let Some(fh) = found {
+                match vf.read_value(&fh, &key, seq) {
+                    Ok(_) => {
+                        resolved = true;
+                        if dropped.get(&h.file).is_some_and(|d| d.contains_key(&seq)) {
+                            live_dropped += 1;
+                        }
+                        break;
+                    }
+                    Err(e) => last_err = Some(e),
+                }
+            }
+        }
+        if resolved {
+            report.handles_resolved += copies.len() as u64;
+            continue;
+        }
+        if versions.newest.get(&key).is_some_and(|&top| top > seq) {
+            stale_shadowed += copies.len() as u64;
+            continue;
+        }
+        let (h, path) = &copies[0];
+        match last_err {
+            Some(e) => report.problems.push(Finding::from_error(e, path)),
+            None => report.problem(
+                path,
+                None,
+                format!(
+                    "handle of {} (sequence {seq}) names value file {} epoch {}, which holds no such record",
+                    crate::dump::escape(&key),
+                    h.file,
+                    h.epoch
+                ),
+            ),
+        }
+    }
+    if live_dropped > 0 {
+        report.note(
+            dir,
+            None,
+            format!(
+                "{live_dropped} live handles are recorded in drop files (drops of an interrupted flush or compaction)"
+            ),
+        );
+    }
+    if stale_shadowed > 0 {
+        report.note(
+            dir,
+            None,
+            format!(
+                "{stale_shadowed} handles of shadowed versions point at records value GC already reclaimed"
+            ),
+        );
+    }
+
+    // Orphans: what the manifest does not name.
+    let tables: BTreeSet<u64> = state.levels.iter().flatten().map(|t| t.number).collect();
+    let mut names = names;
+    names.sort();
+    for name in &names {
+        let Some((kind, n, epoch)) = parse_file_name_with_epoch(name) else {
+            continue;
+        };
+        let orphan = match kind {
+            FileType::Table => !tables.contains(&n),
+            FileType::ValueLog | FileType::SvTable | FileType::Drops => {
+                value_epochs.get(&n) != Some(&epoch)
+            }
+            FileType::Manifest => n != manifest_number,
+            FileType::Temp => true,
+            FileType::Current | FileType::Lock => false,
+        };
+        if orphan {
+            report.orphans.push(dir.join(name));
+        }
+    }
+    Ok(report)
+}
+
+/// Reads the manifest's frames once more to count edits and note a torn tail (which
+/// `read_manifest` skips silently, as open does).
+fn check_manifest_frames(fs: &dyn Fs, dir: &Path, number: u64, report: &mut CheckReport) {
+    let path = file_path(dir, FileType::Manifest, number);
+    report.count_file(fs, &path);
+    let bytes = match fs
+        .open_read(&path)
+        .and_then(|f| f.read_vec(0, f.len()? as usize))
+    {
+        Ok(b) => b,
+        Err(e) => return report.problem(&path, None, format!("I/O error during read: {e}")),
+    };
+    let mut at = crate::format::file_header::FILE_HEADER_LEN;
+    while at < bytes.len() {
+        match decode_frame(bytes.get(at..).unwrap_or_default()) {
+            Frame::Good { frame_len, .. } => {
+                report.manifest_edits += 1;
+                at += frame_len;
+            }
+            _ => {
+                report.note(
+                    &path,
+                    Some(at as u64),
+                    format!(
+                        "torn tail of {} bytes (an edit never acknowledged; ignored on open)",
+                        bytes.len() - at
+                    ),
+                );
+                break;
+            }
+        }
+    }
+}
+
+/// Scans one value file; returns its separated entries by sequence number.
+fn check_value_file(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    is_last: bool,
+    state: &VersionState,
+    versions: &mut LogVersions,
+
+    report: &mut CheckReport,
+) -> Separated {
+    report.count_file(fs, path);
+    report.value_files += 1;
+    let mut entries = Separated::new();
+    let (mut records, mut sep_bytes) = (0u64, 0u64);
+    let outcome = scan_value_file(fs, path, number, is_last, |at, _len, reader| {
+        records += 1;
+        let payload_at = at + FRAME_HEADER_LEN as u64;
+        while let Some(e) = reader
+            .next_entry()
+            .map_err(|e| e.into_corruption(path, payload_at))?
+        {
+            versions.saw(e.key, e.seq);
+            if e.kind == LogEntryKind::Separated {
+                versions.records.insert((e.key.to_vec(), e.seq));
+
+                let offset = payload_at + e.offset as u64;
+                entries.insert(e.seq, (offset, e.len as u32));
+                sep_bytes += e.len as u64;
+            }
+        }
+        Ok(())
+    });
+    report.value_records += records;
+    report.separated_entries += entries.len() as u64;
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            report.problems.push(Finding::from_error(e, path));
+            return entries;
+        }
+    };
+    if let Some((at, what)) = &outcome.torn_at {
+        report.note(
+            path,
+            Some(*at),
+            format!(
+                "torn tail of {} bytes ({what}); the next open truncates it",
+                outcome.file_len - outcome.valid_end
+            ),
+        );
+    }
+    let found = (outcome.file_len, sep_bytes, entries.len() as u64);
+    check_sealed_counts(state, number, path, found, report);
+    entries
+}
+
+/// Compares a sealed value file's (bytes, separated bytes, separated entries) with what
+/// the manifest records for it, and its drop count with its entries.
+fn check_sealed_counts(
+    state: &VersionState,
+    number: u64,
+    path: &Path,
+    found: (u64, u64, u64),
+    report: &mut CheckReport,
+) {
+    let Some(file) = state.value_files.get(&number) else {
+        return;
+    };
+    let Some(sealed) = file.sealed else {
+        return;
+    };
+    let recorded = (
+        sealed.total_bytes,
+        sealed.separated_bytes,
+        sealed.separated_count,
+    );
+    if found != recorded {
+        report.problem(
+            path,
+            None,
+            format!(
+                "holds (bytes, separated bytes, separated entries) {found:?}, the manifest records {recorded:?}"
+            ),
+        );
+    }
+    if file.dropped_count > sealed.separated_count {
+        report.problem(
+            path,
+            None,
+            format!(
+                "the manifest counts {} drops of {} separated entries",
+                file.dropped_count, sealed.separated_count
+            ),
+        );
+    }
+}
+
+/// Checks one SVTable: footer, index, every entry's checksum, and the manifest's counts.
+/// Returns its entries by sequence number.
+fn check_svtable(
+    fs: &Arc<dyn Fs>,
+    dir: &Path,
+    path: &Path,
+    number: u64,
+    epoch: u32,
+    state: &VersionState,
+    report: &mut CheckReport,
+) -> Separated {
+    report.count_file(fs.as_ref(), path);
+    report.value_files += 1;
+    let mut entries = Separated::new();
+    let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
+    let mut throttle = crate::gc::Throttle::new(0);
+    let records = match crate::gc::read_records(fs.as_ref(), &file, &mut throttle, |_| true) {
+        Ok((r, _)) => r,
+        Err(e) => {
+            report.problems.push(Finding::from_error(e, path));
+            return entries;
+        }
+    };
+    let index = match file.svtable() {
+        Ok(i) => i,
+        Err(e) => {
+            report.problems.push(Finding::from_error(e, path));
+            return entries;
+        }
+    };
+    for (key, seq, offset, len) in index.entries(path).unwrap_or_default() {
+        let _ = key;
+        entries.insert(seq, (offset, len));
+    }
+    report.value_records += records.len() as u64;
+    report.separated_entries += entries.len() as u64;
+    let file_len = fs.file_size(path).unwrap_or(0);
+    let bytes: u64 = entries.values().map(|&(_, l)| u64::from(l)).sum();
+    check_sealed_counts(
+        state,
+        number,
+        path,
+        (file_len, bytes, entries.len() as u64),
+        report,
+    );
+    entries
+}
+
+/// Reads every entry of one table; returns (entries, handles).
+fn check_table(
+    fs: &dyn Fs,
+    path: &Path,
+    record: &crate::format::manifest::TableRecord,
+    cache: &Arc<BlockCache>,
+    resolve: &mut Resolver<'_>,
+) -> Result<(u64, u64)> {
+    let size = fs.file_size(path).ctx("stat", path)?;
+    if size != record.file_size {
+        return Err(Error::corruption(
+            path,
+            size.min(record.file_size),
+            format!(
+                "file has {size} bytes, the manifest records {}",
+                record.file_size
+            ),
+        ));
+    }
+    let reader = fs.open_read(path).ctx("open", path)?;
+    let table = Arc::new(Table::open(
+        record.number,
+        path.to_path_buf(),
+        reader,
+        size,
+        Arc::clone(cache),
+    )?);
+    let mut it = table.iter(false);
+    it.seek_to_first()?;
+    let (mut entries, mut handles) = (0u64, 0u64);
+    let mut prev: Option<Vec<u8>> = None;
+    let bad = |what: String| Error::corruption(path, 0, what);
+    while it.valid() {
+        let key = it.key();
+        let p = ParsedKey::parse(key);
+        let shown = crate::dump::escape(p.user_key);
+        if let Some(prev) = &prev
+            && compare_internal(prev, key) != std::cmp::Ordering::Less
+        {
+            return Err(bad(format!(
+                "key {shown} (sequence {}) out of order",
+                p.seq
+            )));
+        }
+        if entries == 0 && key != record.smallest.as_slice() {
+            return Err(bad(format!(
+                "first key {shown} is not the manifest's smallest"
+            )));
+        }
+        if p.seq < record.smallest_seq || p.seq > record.largest_seq {
+            return Err(bad(format!(
+                "key {shown} has sequence {} outside the manifest's {}..={}",
+                p.seq, record.smallest_seq, record.largest_seq
+            )));
+        }
+        match p.entry_kind() {
+            Some(EntryKind::Handle) => {
+                let h = ValueHandle::decode(it.value())
+                    .map_err(|e| bad(format!("key {shown}: bad value handle: {}", e.what)))?;
+                resolve(p.user_key, p.seq, Some(&h))?;
+                handles += 1;
+            }
+            Some(_) => resolve(p.user_key, p.seq, None)?,
+            None => return Err(bad(format!("key {shown} has unknown kind {}", p.kind))),
+        }
+        entries += 1;
+        prev = Some(key.to_vec());
+        it.next()?;
+    }
+    if prev.as_deref() != Some(record.largest.as_slice()) {
+        return Err(bad("last key is not the manifest's largest".into()));
+    }
+    let props = table.properties();
+    if props.num_entries != entries || props.num_handles != handles {
+        return Err(bad(format!(
+            "properties count {} entries and {} handles, the table holds {entries} and {handles}",
+            props.num_entries, props.num_handles
+        )));
+    }
+    Ok((entries, handles))
+}

@@ -1,0 +1,479 @@
+//! Exhaustive simulated crashes (ALICE / CrashMonkey style).
+//!
+//! Small workloads — tens of writes (sync and not), flushes, manual compactions, value-file
+//! rolls (tiny `value_file_size`), tiny memtables and reopens — run on a `FaultFs` over a
+//! `MemFs`. The `FaultFs` observer fires before and after **every** file sync, create,
+//! rename, remove, truncate and directory sync; at each such crash point the test builds
+//! several power-loss states of the `MemFs`:
+//!
+//! - all unsynced data dropped;
+//! - a random prefix of each file's unsynced tail kept (torn appends);
+//! - the same, with one random 4 KiB sector of the kept unsynced bytes turned to garbage;
+//!
+//! and in every state, files created since their directory was last synced are gone and
+//! unsynced renames and removals are undone (the `MemFs` crash model). Each state is opened
+//! and checked against a model that knows which writes had been issued and which sync
+//! writes had been acknowledged at that instant: the database must equal the state after
+//! some prefix of the writes that includes every acknowledged sync write (nothing lost, no
+//! holes, no deleted key back), a full scan and a point read of every key ever written
+//! must agree with it without error, and `twain::check` must find every handle resolving.
+//! One state per crash point is reopened with other options (log buffer, value file size),
+//! then goes on working (writes, flush, compaction, reopen) and must hold the recovered
+//! state plus the new writes.
+//!
+//! CI runs the default size (a few hundred crash points, several thousand states);
+//! `TWAIN_CRASH_WORKLOADS=N` runs N workloads instead (e.g. 200 for a long run).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use twain::check::{CheckOptions, check};
+use twain::fs::{CrashOptions, FaultFs, Fs, MemFs, OpEvent, OpKind, OpPhase};
+use twain::{Db, Options, WriteBatch, WriteOptions};
+
+type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
+const DIR: &str = "/db";
+const KEYS: u64 = 40;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    /// Write a batch: `(key, Some(value))` puts, `(key, None)` deletes.
+    Write(Vec<(Vec<u8>, Option<Vec<u8>>)>, bool),
+    Flush,
+    Compact,
+    /// Value GC on demand (crash states are taken at each of its file operations too).
+    Gc,
+    Reopen,
+}
+
+fn key(k: u64) -> Vec<u8> {
+    format!("key{k:03}").into_bytes()
+}
+
+/// A workload and the model after each of its writes (`models[i]`: after `i` writes).
+fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
+    let mut rng = Rng(seed);
+    let sync_one_in = [2, 5, 20][(seed % 3) as usize];
+    let mut out = Vec::new();
+    let mut models = vec![Model::new()];
+    for i in 0..steps {
+        match rng.below(100) {
+            0..=6 => out.push(Step::Flush),
+            7..=9 => out.push(Step::Compact),
+            10..=12 => out.push(Step::Reopen),
+            13..=16 => out.push(Step::Gc),
+            _ => {
+                let mut model = models.last().cloned().unwrap_or_default();
+                let mut ops = Vec::new();
+                for _ in 0..1 + rng.below(3) {
+                    let k = key(rng.below(KEYS));
+                    if rng.below(6) == 0 {
+                        model.remove(&k);
+                        ops.push((k, None));
+                    } else {
+                        let len = if rng.below(2) == 0 {
+                            rng.below(40)
+                        } else {
+                            60 + rng.below(1500)
+                        };
+                        let v: Vec<u8> = (0..len)
+                            .map(|j| (seed as u8) ^ (i as u8).wrapping_mul(7) ^ (j as u8))
+                            .collect();
+                        model.insert(k.clone(), v.clone());
+                        ops.push((k, Some(v)));
+                    }
+                }
+                models.push(model);
+                out.push(Step::Write(ops, rng.below(sync_one_in) == 0));
+            }
+        }
+    }
+    (out, models)
+}
+
+/// Options for a seed: tiny memtables and value files so flushes, rolls and compactions
+/// all happen within tens of writes; even seeds hand each group commit to the file system
+/// at once, odd ones buffer up to 4 KiB of log in memory.
+fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
+    Options {
+        fs,
+        log_buffer_size: if seed.is_multiple_of(2) { 0 } else { 4096 },
+        value_file_size: 4096 + (seed % 3) * 4096,
+        memtable_size: 4096,
+        inline_threshold: 48,
+        l0_compaction_trigger: 2,
+        l1_target_size: 16 << 10,
+        target_file_size: 8 << 10,
+        block_size: 256,
+        block_cache_size: 1 << 20,
+        // Value GC runs as workload steps, so crash states fall inside it.
+        gc_enabled: false,
+        gc_threshold: 0.9,
+        gc_mode: if seed % 4 == 3 {
+            twain::GcMode::LsmLookup
+        } else {
+            twain::GcMode::DropRecords
+        },
+        ..Options::default()
+    }
+}
+
+/// Counts shared by the observer and the test.
+#[derive(Default)]
+struct Tally {
+    points: AtomicUsize,
+    states: AtomicUsize,
+    lost: AtomicUsize,
+    holes: AtomicUsize,
+    corrupt_reads: AtomicUsize,
+    dangling: AtomicUsize,
+    open_failures: AtomicUsize,
+    /// Value GC runs the workloads made (crash states were taken inside them too).
+    gc_runs: AtomicUsize,
+    recovered_torn: AtomicUsize,
+    lost_unsynced: AtomicUsize,
+    failures: Mutex<Vec<String>>,
+}
+
+impl Tally {
+    fn fail(&self, counter: &AtomicUsize, msg: String) {
+        counter.fetch_add(1, Ordering::Relaxed);
+        let mut f = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        if f.len() < 20 {
+            f.push(msg);
+        }
+    }
+}
+
+/// Where the workload is, as the observer reads it.
+#[derive(Default)]
+struct Progress {
+    /// Writes started (the state may reflect up to this many).
+    issued: AtomicUsize,
+    /// Writes that must be durable: through the last acknowledged sync write, or every
+    /// acknowledged write after a clean close.
+    durable: AtomicUsize,
+}
+
+/// The crash states built at one crash point.
+fn crash_modes(rng: &mut Rng) -> Vec<(&'static str, CrashOptions)> {
+    let mut v = vec![("drop-unsynced", CrashOptions::drop_unsynced())];
+    for _ in 0..3 {
+        v.push(("torn", CrashOptions::torn(rng.next())));
+        v.push(("torn+garbage", CrashOptions::torn_with_garbage(rng.next())));
+    }
+    v
+}
+
+/// Opens one crash state and checks the promise; records any failure in `tally`.
+fn check_state(
+    image: MemFs,
+    seed: u64,
+    label: &str,
+    models: &[Model],
+    (durable, issued): (usize, usize),
+    continue_after: bool,
+    tally: &Tally,
+) {
+    tally.states.fetch_add(1, Ordering::Relaxed);
+    let fs: Arc<dyn Fs> = Arc::new(image);
+    let ctx = format!("seed {seed} at {label}, durable {durable}, issued {issued}");
+    // The states that go on working are also reopened with other options (log buffer,
+    // value file size), as a restarted process may be.
+    let reopen_seed = seed + u64::from(continue_after);
+    let db = match Db::open(DIR, options(Arc::clone(&fs), reopen_seed)) {
+        Ok(db) => db,
+        Err(e) => {
+            return tally.fail(&tally.open_failures, format!("{ctx}: open failed: {e}"));
+        }
+    };
+    if db.stats().is_ok_and(|s| s.recovered_torn_bytes > 0) {
+        tally.recovered_torn.fetch_add(1, Ordering::Relaxed);
+    }
+    let state: Result<Model, twain::Error> = db.iter().collect();
+    let state = match state {
+        Ok(s) => s,
+        Err(e) => return tally.fail(&tally.corrupt_reads, format!("{ctx}: scan failed: {e}")),
+    };
+    let newest = issued.min(models.len() - 1);
+    let Some(prefix) = (durable..=newest).rev().find(|&p| models[p] == state) else {
+        match (0..durable).rev().find(|&p| models[p] == state) {
+            Some(p) => tally.fail(
+                &tally.lost,
+                format!("{ctx}: state is after {p} writes: acknowledged sync writes lost"),
+            ),
+            None => tally.fail(
+                &tally.holes,
+                format!(
+                    "{ctx}: state matches no prefix of the writes (a hole or a resurrected key)"
+                ),
+            ),
+        }
+        return;
+    };
+    if prefix < newest {
+        tally.lost_unsynced.fetch_add(1, Ordering::Relaxed);
+    }
+    for k in (0..KEYS).map(key) {
+        match db.get(&k) {
+            Ok(v) if v.as_ref() == models[prefix].get(&k) => {}
+            Ok(v) => tally.fail(
+                &tally.corrupt_reads,
+                format!(
+                    "{ctx}: get {} gave {:?}, scan showed {:?}",
+                    String::from_utf8_lossy(&k),
+                    v.map(|v| v.len()),
+                    models[prefix].get(&k).map(Vec::len)
+                ),
+            ),
+            Err(e) => tally.fail(&tally.corrupt_reads, format!("{ctx}: get failed: {e}")),
+        }
+    }
+    if continue_after {
+        // The recovered database keeps working: write, flush, compact, reopen, and find
+        // the recovered state plus the new writes.
+        let mut expect = models[prefix].clone();
+        let mut work = || -> twain::Result<()> {
+            for i in 0..6u8 {
+                let k = key(u64::from(i) * 7);
+                let v = vec![i; 30 + 200 * usize::from(i % 2)];
+                db.put(&k, &v)?;
+                expect.insert(k, v);
+            }
+            db.flush()?;
+            db.compact_range(None, None)?;
+            Ok(())
+        };
+        if let Err(e) = work() {
+            return tally.fail(
+                &tally.corrupt_reads,
+                format!("{ctx}: work after recovery failed: {e}"),
+            );
+        }
+        drop(db);
+        let again = Db::open(DIR, options(Arc::clone(&fs), seed + 2))
+            .and_then(|db| db.iter().collect::<Result<Model, _>>());
+        match again {
+            Ok(state) if state == expect => {}
+            Ok(_) => tally.fail(
+                &tally.holes,
+                format!("{ctx}: after more work and a reopen the state is wrong"),
+            ),
+            Err(e) => tally.fail(
+                &tally.open_failures,
+                format!("{ctx}: reopen after more work failed: {e}"),
+            ),
+        }
+    } else {
+        drop(db);
+    }
+    let report = check(
+        Path::new(DIR),
+        &CheckOptions {
+            fs,
+            ..CheckOptions::default()
+        },
+    );
+    match report {
+        Ok(r) if r.is_ok() => {}
+        Ok(r) => tally.fail(
+            &tally.dangling,
+            format!("{ctx}: twain check after recovery:\n{}", r.to_text()),
+        ),
+        Err(e) => tally.fail(&tally.dangling, format!("{ctx}: twain check failed: {e}")),
+    }
+}
+
+/// Whether an operation is a crash point.
+fn is_crash_point(op: OpKind) -> bool {
+    matches!(
+        op,
+        OpKind::Sync
+            | OpKind::Create
+            | OpKind::Rename
+            | OpKind::Remove
+            | OpKind::SyncDir
+            | OpKind::Truncate
+    )
+}
+
+/// Runs one workload, checking crash states at every crash point.
+fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
+    let (steps, models) = workload(seed, steps);
+    let models = Arc::new(models);
+    let mem = MemFs::new();
+    let faults = FaultFs::over_mem(&mem);
+    let progress = Arc::new(Progress::default());
+    {
+        let (mem, models, progress, tally) = (
+            mem.clone(),
+            Arc::clone(&models),
+            Arc::clone(&progress),
+            Arc::clone(tally),
+        );
+        let rng = Mutex::new(Rng(seed ^ 0x5eed));
+        faults.set_observer(Some(Arc::new(move |e: &OpEvent<'_>| {
+            if !is_crash_point(e.op) || e.phase == (OpPhase::After { ok: false }) {
+                return;
+            }
+            tally.points.fetch_add(1, Ordering::Relaxed);
+            let modes = crash_modes(&mut rng.lock().unwrap_or_else(|e| e.into_inner()));
+            // Read the durable bound before the image and the issued bound after it, so
+            // both are conservative for the instant of the image.
+            let durable = progress.durable.load(Ordering::SeqCst);
+            let images: Vec<(&str, MemFs)> =
+                modes.iter().map(|(m, o)| (*m, mem.crash(o))).collect();
+            let issued = progress.issued.load(Ordering::SeqCst);
+            let when = match e.phase {
+                OpPhase::Before => "before",
+                OpPhase::After { .. } => "after",
+            };
+            for (n, (mode, image)) in images.into_iter().enumerate() {
+                let label = format!(
+                    "{when} {:?} of {} (op {}), {mode}",
+                    e.op,
+                    e.path.display(),
+                    e.number
+                );
+                // One torn+garbage state per point also goes on working after recovery.
+                let continue_after = n == 2;
+                check_state(
+                    image,
+                    seed,
+                    &label,
+                    &models,
+                    (durable, issued),
+                    continue_after,
+                    &tally,
+                );
+            }
+        })));
+    }
+    let fs: Arc<dyn Fs> = Arc::new(faults.clone());
+    let mut db = Some(Db::open(DIR, options(Arc::clone(&fs), seed)).unwrap());
+    let mut written = 0;
+    let mut gc_runs = 0u64;
+    for step in steps {
+        let d = db.as_ref().unwrap();
+        match step {
+            Step::Write(ops, sync) => {
+                let mut b = WriteBatch::new();
+                for (k, v) in ops {
+                    match v {
+                        Some(v) => b.put(k, v),
+                        None => b.delete(k),
+                    };
+                }
+                progress.issued.store(written + 1, Ordering::SeqCst);
+                d.write(b, &WriteOptions { sync }).unwrap();
+                written += 1;
+                if sync {
+                    progress.durable.store(written, Ordering::SeqCst);
+                }
+            }
+            Step::Flush => d.flush().unwrap(),
+            Step::Compact => d.compact_range(None, None).unwrap(),
+            Step::Gc => {
+                gc_runs += d.gc().unwrap();
+            }
+            Step::Reopen => {
+                db.take().unwrap().close().unwrap();
+                // A clean close syncs the log: every acknowledged write is durable.
+                progress.durable.store(written, Ordering::SeqCst);
+                db = Some(Db::open(DIR, options(Arc::clone(&fs), seed)).unwrap());
+            }
+        }
+    }
+    db.take().unwrap().close().unwrap();
+    progress.durable.store(written, Ordering::SeqCst);
+    faults.set_observer(None);
+    tally.gc_runs.fetch_add(gc_runs as usize, Ordering::Relaxed);
+    // The final state, after a clean close.
+    check_state(
+        mem.crash(&CrashOptions::drop_unsynced()),
+        seed,
+        "the end",
+        &models,
+        (written, written),
+        true,
+        tally,
+    );
+}
+
+fn with_commas(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
+    let workloads: u64 = std::env::var("TWAIN_CRASH_WORKLOADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
+    let tally = Arc::new(Tally::default());
+    for seed in 1..=workloads {
+        run(seed, 50, &tally);
+    }
+    let get = |a: &AtomicUsize| a.load(Ordering::Relaxed);
+    let (points, states) = (get(&tally.points), get(&tally.states));
+    println!(
+        "crash points {}, crash states {}, acknowledged writes lost {}, holes {}, corrupt reads {}, dangling handles {}",
+        with_commas(points),
+        with_commas(states),
+        get(&tally.lost),
+        get(&tally.holes),
+        get(&tally.corrupt_reads),
+        get(&tally.dangling),
+    );
+    println!(
+        "(workloads {workloads}, value GC runs {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
+        get(&tally.gc_runs),
+        get(&tally.open_failures),
+        get(&tally.recovered_torn),
+        get(&tally.lost_unsynced),
+    );
+    let failures = tally.failures.lock().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} failures, first ones:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    if workloads >= 8 {
+        assert!(points >= 300, "only {points} crash points");
+        assert!(states >= 5000, "only {states} crash states");
+        assert!(get(&tally.recovered_torn) > 0, "no state had a torn tail");
+        assert!(get(&tally.gc_runs) > 0, "no value GC ran in the workloads");
+
+        assert!(
+            get(&tally.lost_unsynced) > 0,
+            "no state lost unsynced writes"
+        );
+    }
+}

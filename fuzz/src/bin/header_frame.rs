@@ -1,0 +1,4 @@
+//! AFL++ target: [`twain_fuzz::header_frame`].
+fn main() {
+    afl::fuzz!(|data: &[u8]| twain_fuzz::header_frame(data));
+}

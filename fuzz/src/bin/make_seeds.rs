@@ -1,0 +1,159 @@
+//! Writes the seed corpora in `fuzz/seeds/<target>/`: small valid files of every kind,
+//! taken from a database built on the in-memory file system, cut into the inputs each
+//! target expects. Run from `fuzz/`: `cargo run --bin make_seeds`.
+
+use std::path::Path;
+use std::sync::Arc;
+use twain::format::file_header::FILE_HEADER_LEN;
+use twain::format::record::{Frame, decode_frame};
+use twain::fs::{Fs, MemFs};
+use twain::{Db, Options, WriteBatch, WriteOptions};
+
+fn main() {
+    let fs = MemFs::new();
+    let opts = Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        inline_threshold: 24,
+        block_size: 256,
+        value_file_size: 4096,
+        // Keep the value log as written: its files are the seeds of the log targets.
+        gc_enabled: false,
+        ..Options::default()
+    };
+    let db = Db::open("/db", opts).expect("open");
+    for round in 0..6u8 {
+        let mut b = WriteBatch::new();
+        for i in 0..30u32 {
+            if (i + u32::from(round)) % 5 == 0 {
+                b.delete(format!("key{i:02}"));
+            } else {
+                let len = if i % 2 == 0 { 8 } else { 60 };
+                b.put(format!("key{i:02}"), vec![b'a' + round; len]);
+            }
+        }
+        db.write(b, &WriteOptions::synced()).expect("write");
+        db.flush().expect("flush");
+        if round == 3 {
+            db.compact_range(None, None).expect("compact");
+        }
+    }
+    db.put("tail", "in the log").expect("put");
+    db.close().expect("close");
+
+    let out = Path::new("seeds");
+    let save = |target: &str, name: &str, bytes: &[u8]| {
+        let dir = out.join(target);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(name), bytes).expect("write seed");
+    };
+    let mut names = fs.file_names(Path::new("/db"));
+    names.sort();
+    for name in names {
+        let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
+        let first_frame = || match decode_frame(bytes.get(FILE_HEADER_LEN..).unwrap_or_default()) {
+            Frame::Good { frame_len, .. } => {
+                bytes[FILE_HEADER_LEN..FILE_HEADER_LEN + frame_len].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        if name.ends_with(".sst") && bytes.len() < 8192 {
+            save("table", &name, &bytes);
+            // The blocks without their trailers, and the footer.
+            let table = twain::table::Table::open(
+                1,
+                name.clone().into(),
+                fs.open_read(&Path::new("/db").join(&name)).expect("open"),
+                bytes.len() as u64,
+                Arc::new(twain::cache::BlockCache::new(0)),
+            )
+            .expect("table");
+            let f = table.footer();
+            for (what, h) in [
+                ("index", f.index),
+                ("properties", f.properties),
+                ("filter", f.filter),
+            ] {
+                let (at, size) = (h.offset as usize, h.size as usize);
+                save(
+                    "table_blocks",
+                    &format!("{name}.{what}"),
+                    &bytes[at..at + size],
+                );
+            }
+            save(
+                "table_blocks",
+                &format!("{name}.data"),
+                &bytes[..f.index.offset.min(600) as usize],
+            );
+            save(
+                "table_blocks",
+                &format!("{name}.footer"),
+                &bytes[bytes.len() - twain::format::table::FOOTER_LEN..],
+            );
+        } else if name.ends_with(".vlog") {
+            // The targets add the header themselves when the first byte is odd.
+            let mut v = vec![3u8];
+            v.extend_from_slice(&bytes[FILE_HEADER_LEN..bytes.len().min(6000)]);
+            save("vlog_file", &name, &v);
+            let frame = first_frame();
+            save("vlog_batch", &name, &frame);
+            save(
+                "header_frame",
+                &format!("{name}.header"),
+                &bytes[..FILE_HEADER_LEN],
+            );
+            save("header_frame", &format!("{name}.frame"), &frame);
+        } else if name.ends_with(".manifest") {
+            let mut at = FILE_HEADER_LEN;
+            let mut n = 0;
+            while let Frame::Good { payload, frame_len } = decode_frame(&bytes[at..]) {
+                save("manifest_edit", &format!("{name}.{n}"), payload);
+                at += frame_len;
+                n += 1;
+            }
+            save("header_frame", &name, &bytes[..bytes.len().min(512)]);
+        } else if name.ends_with(".drop") {
+            let mut v = vec![1u8];
+            v.extend_from_slice(&bytes[FILE_HEADER_LEN..]);
+            save("drops", &format!("{name}.file"), &v);
+            // A new GC epoch's drop file may hold a header and no block yet.
+            if let Some(block) = first_frame().get(8..).filter(|b| !b.is_empty()) {
+                save("drops", &format!("{name}.block"), block);
+            }
+
+        }
+    }
+    svtable_seeds(&save);
+
+}
+
+/// SVTables: a small database whose overwritten value files value GC rewrites.
+fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
+    let fs = MemFs::new();
+    let opts = Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        inline_threshold: 24,
+        value_file_size: 4096,
+        gc_enabled: false,
+        gc_threshold: 1.0,
+        ..Options::default()
+    };
+    let db = Db::open("/db", opts).expect("open");
+    for round in 0..3u8 {
+        for i in 0..40u32 {
+            if round == 0 || i % 3 == 0 {
+                db.put(format!("key{i:02}"), vec![b'a' + round; 40 + i as usize])
+                    .expect("put");
+            }
+        }
+        db.compact_range(None, None).expect("compact");
+    }
+    db.gc().expect("gc");
+    db.close().expect("close");
+    let mut names = fs.file_names(Path::new("/db"));
+    names.sort();
+    for name in names.into_iter().filter(|n| n.ends_with(".svt")).take(3) {
+        let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
+        save("svtable", &name, &bytes);
+    }
+}
