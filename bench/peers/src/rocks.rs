@@ -145,6 +145,8 @@ impl Engine for RocksEngine {
             gc_read_bytes: None,
             gc_write_bytes: Some(t(Ticker::BlobDbGcBytesRelocated)),
             stall_micros: Some(t(Ticker::StallMicros)),
+            ..EngineCounters::default()
         })
+
     }
 }

@@ -55,6 +55,14 @@ pub struct EngineCounters {
     pub gc_write_bytes: Option<u64>,
     /// Microseconds writers were stalled by background work.
     pub stall_micros: Option<u64>,
+    /// Value GC runs finished.
+    pub gc_runs: Option<u64>,
+    /// LSM-tree lookups made by value GC to decide validity.
+    pub gc_lsm_lookups: Option<u64>,
+    /// Reads with a stale handle that searched the value file's newer copy.
+    pub svtable_searches: Option<u64>,
+    /// Stale handles fixed lazily after such a search.
+    pub handle_fixups: Option<u64>,
 }
 
 impl EngineCounters {
@@ -71,6 +79,10 @@ impl EngineCounters {
             gc_read_bytes: d(self.gc_read_bytes, earlier.gc_read_bytes),
             gc_write_bytes: d(self.gc_write_bytes, earlier.gc_write_bytes),
             stall_micros: d(self.stall_micros, earlier.stall_micros),
+            gc_runs: d(self.gc_runs, earlier.gc_runs),
+            gc_lsm_lookups: d(self.gc_lsm_lookups, earlier.gc_lsm_lookups),
+            svtable_searches: d(self.svtable_searches, earlier.svtable_searches),
+            handle_fixups: d(self.handle_fixups, earlier.handle_fixups),
         }
     }
 }

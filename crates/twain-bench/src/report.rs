@@ -91,6 +91,15 @@ pub struct PhaseResult {
     pub gc_write_bytes: Option<u64>,
     /// Microseconds writers stalled.
     pub stall_micros: Option<u64>,
+    /// Value GC runs finished.
+    pub gc_runs: Option<u64>,
+    /// LSM-tree lookups made by value GC.
+    pub gc_lsm_lookups: Option<u64>,
+    /// Stale-handle reads that searched a value file's newer copy.
+    pub svtable_searches: Option<u64>,
+    /// Stale handles fixed lazily.
+    pub handle_fixups: Option<u64>,
+
     /// `write_bytes` of all phases so far / their `user_bytes`.
     pub cum_write_amp_io: Option<f64>,
     /// Engine bytes written in all phases so far / their `user_bytes`.

@@ -324,6 +324,11 @@ impl Runner {
             gc_read_bytes: eng.gc_read_bytes,
             gc_write_bytes: eng.gc_write_bytes,
             stall_micros: eng.stall_micros,
+            gc_runs: eng.gc_runs,
+            gc_lsm_lookups: eng.gc_lsm_lookups,
+            svtable_searches: eng.svtable_searches,
+            handle_fixups: eng.handle_fixups,
+
             cum_write_amp_io: ratio(self.cum_write_bytes, self.cum_user),
             cum_write_amp_engine: self
                 .cum_engine_written

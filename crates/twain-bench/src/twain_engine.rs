@@ -82,7 +82,9 @@ impl Engine for TwainEngine {
             + s.flush_bytes_written
             + s.compaction_bytes_written
             + s.drop_file_bytes_written
-            + s.manifest_bytes_written;
+            + s.manifest_bytes_written
+            + s.gc_bytes_written;
+
         Ok(EngineCounters {
             bytes_written: Some(written),
             user_read_file_bytes: Some(s.value_bytes_read + s.block_cache_misses * self.block_size),
@@ -90,9 +92,13 @@ impl Engine for TwainEngine {
             flush_bytes: Some(s.flush_bytes_written),
             compaction_read_bytes: Some(s.compaction_bytes_read),
             compaction_write_bytes: Some(s.compaction_bytes_written),
-            gc_read_bytes: None,
-            gc_write_bytes: None,
+            gc_read_bytes: Some(s.gc_bytes_read),
+            gc_write_bytes: Some(s.gc_bytes_written),
             stall_micros: Some(s.stall_micros),
+            gc_runs: Some(s.gc_runs),
+            gc_lsm_lookups: Some(s.gc_lsm_lookups),
+            svtable_searches: Some(s.svtable_searches),
+            handle_fixups: Some(s.handle_fixups),
         })
     }
 }

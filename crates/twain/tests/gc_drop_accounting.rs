@@ -6,56 +6,17 @@
 //! it was deleted and reads failed with "value handle names missing value file".
 
 use std::path::Path;
-use std::sync::Arc;
-use twain::fs::{Fs, MemFs};
-use twain::{Db, GcMode, Options};
+use twain::Db;
+use twain::fs::MemFs;
 
-fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 1 << 20,
-        value_file_size: 16 << 10,
-        inline_threshold: 32,
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 100,
-        l0_stop_trigger: 100,
-        gc_enabled: false,
-        gc_mode: GcMode::DropRecords,
-        gc_threshold: 1.0,
-        ..Options::default()
-    }
-}
-
-fn value(tag: &str, i: u32) -> Vec<u8> {
-    format!("{tag}-{i:04}-").repeat(10).into_bytes()
-}
-
-fn file_of(db: &Db, number: u64) -> Option<twain::ValueFileStats> {
-    db.stats()
-        .unwrap()
-        .value_files
-        .into_iter()
-        .find(|v| v.number == number)
-}
+mod gcutil;
+use gcutil::{file_of, first_file_collected_once, manual_gc_options, value};
 
 #[test]
 fn a_second_copy_of_a_dropped_record_is_not_counted_against_the_next_epoch() {
     let fs = MemFs::new();
-    let db = Db::open("/db", options(&fs)).unwrap();
-    // One value file's worth of records, all in the bottom level.
-    for i in 0..60u32 {
-        db.put(format!("k{i:04}"), value("a", i)).unwrap();
-    }
-    db.put("roll", vec![0u8; 20 << 10]).unwrap(); // seals the first value file
-    db.compact_range(None, None).unwrap();
-    let first = db.stats().unwrap().value_files[0].number;
-    // Some garbage in it, so that GC rewrites it: epoch 1 holds k0000 with a new handle.
-    for i in 40..60u32 {
-        db.put(format!("k{i:04}"), value("b", i)).unwrap();
-    }
-    db.compact_range(None, None).unwrap();
-    db.gc().unwrap();
-    assert_eq!(file_of(&db, first).unwrap().epoch, 1);
+    let db = Db::open("/db", manual_gc_options(&fs)).unwrap();
+    let first = first_file_collected_once(&db);
     // Reading k0000 fixes its stale handle: a second copy of the record, in the memtable.
     assert_eq!(db.get("k0000").unwrap(), Some(value("a", 0)));
     assert!(db.stats().unwrap().handle_fixups >= 1);
@@ -83,7 +44,7 @@ fn a_second_copy_of_a_dropped_record_is_not_counted_against_the_next_epoch() {
         assert_eq!(db.get(format!("k{i:04}")).unwrap(), Some(want));
     }
     drop(db);
-    let db = Db::open("/db", options(&fs)).unwrap();
+    let db = Db::open("/db", manual_gc_options(&fs)).unwrap();
     assert_eq!(db.get("k0001").unwrap(), Some(value("a", 1)));
     let names = fs.file_names(Path::new("/db"));
     assert!(

@@ -153,6 +153,18 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
     }
     drop(drops);
     Counters::add(&inner.counters.gc_bytes_written, written);
+    release_memtable_pin(inner, number, epoch)?;
     emit(inner, GcEvent::Installed { file: number });
     Ok(true)
+}
+
+/// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the
+/// retired file on disk until that memtable is flushed. In a phase of reads alone the
+/// memtable never fills, so freeze it now: the flush then releases the old file.
+fn release_memtable_pin(inner: &DbInner, number: u64, retired_epoch: u32) -> Result<()> {
+    let mut ws = lock(&inner.write.state);
+    if ws.mem.pinned_file(number, retired_epoch).is_some() && !ws.mem.is_empty() {
+        crate::db::write::switch_memtable(inner, &mut ws)?;
+    }
+    Ok(())
 }

@@ -1,0 +1,58 @@
+//! Helpers shared by the value-GC regression tests: options where GC runs only when asked,
+//! recognisable values, and a database whose first value file GC has rewritten once.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use twain::fs::{Fs, MemFs};
+use twain::{Db, GcMode, Options, ValueFileStats};
+
+/// Small value files, no automatic compaction and GC only on `Db::gc()`, which collects
+/// any sealed file with garbage (threshold 1.0).
+pub fn manual_gc_options(fs: &MemFs) -> Options {
+    Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        memtable_size: 1 << 20,
+        value_file_size: 16 << 10,
+        inline_threshold: 32,
+        l0_compaction_trigger: 100,
+        l0_slowdown_trigger: 100,
+        l0_stop_trigger: 100,
+        gc_enabled: false,
+        gc_mode: GcMode::DropRecords,
+        gc_threshold: 1.0,
+        ..Options::default()
+    }
+}
+
+/// A separated value that names its writer (`tag`) and key index.
+pub fn value(tag: &str, i: u32) -> Vec<u8> {
+    format!("{tag}-{i:04}-").repeat(10).into_bytes()
+}
+
+/// The statistics of value file `number`, if it is still live.
+pub fn file_of(db: &Db, number: u64) -> Option<ValueFileStats> {
+    db.stats()
+        .unwrap()
+        .value_files
+        .into_iter()
+        .find(|v| v.number == number)
+}
+
+/// Writes keys `k0000..k0060` (tag "a") into one sealed value file, all in the bottom
+/// level, overwrites `k0040..k0060` (tag "b") and runs GC once: the file is at epoch 1.
+/// Returns its number.
+pub fn first_file_collected_once(db: &Db) -> u64 {
+    for i in 0..60u32 {
+        db.put(format!("k{i:04}"), value("a", i)).unwrap();
+    }
+    db.put("roll", vec![0u8; 20 << 10]).unwrap(); // seals the first value file
+    db.compact_range(None, None).unwrap();
+    let first = db.stats().unwrap().value_files[0].number;
+    for i in 40..60u32 {
+        db.put(format!("k{i:04}"), value("b", i)).unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    db.gc().unwrap();
+    assert_eq!(file_of(db, first).unwrap().epoch, 1);
+    first
+}
