@@ -78,15 +78,8 @@ impl Engine for TwainEngine {
     /// block size, plus the value bytes read through handles.
     fn counters(&self) -> BenchResult<EngineCounters> {
         let s = self.db.stats().map_err(err)?;
-        let written = s.log_bytes_written
-            + s.flush_bytes_written
-            + s.compaction_bytes_written
-            + s.drop_file_bytes_written
-            + s.manifest_bytes_written
-            + s.gc_bytes_written;
-
         Ok(EngineCounters {
-            bytes_written: Some(written),
+            bytes_written: Some(s.engine_bytes_written()),
             user_read_file_bytes: Some(s.value_bytes_read + s.block_cache_misses * self.block_size),
             log_bytes: Some(s.log_bytes_written),
             flush_bytes: Some(s.flush_bytes_written),

@@ -20,15 +20,12 @@ pub struct BenchCmd {
     /// Keep the temporary database directory.
     #[arg(long)]
     keep: bool,
-    /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
 }
 
 /// Runs the benchmark, printing the configuration, then a table (or JSON lines).
-pub fn run(cmd: BenchCmd) -> twain::Result<()> {
+pub fn run(cmd: &BenchCmd, sets: &[String]) -> twain::Result<()> {
     let shown = cmd.dir.clone().unwrap_or_else(std::env::temp_dir);
-    bench(cmd).map_err(|e| match e {
+    bench(cmd, sets).map_err(|e| match e {
         BenchError::InvalidArgument(s) => twain::Error::InvalidArgument(s),
         other => twain::Error::Io {
             op: "bench",
@@ -38,10 +35,10 @@ pub fn run(cmd: BenchCmd) -> twain::Result<()> {
     })
 }
 
-fn bench(cmd: BenchCmd) -> Result<(), BenchError> {
+fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
     let plan = cmd.args.plan(Scale::Small)?;
     let mut opts = Options::default();
-    crate::commands::apply_sets(&mut opts, &cmd.set)
+    crate::commands::apply_sets(&mut opts, sets)
         .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;
     opts.validate()
         .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;

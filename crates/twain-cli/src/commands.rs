@@ -1,6 +1,7 @@
 //! The subcommands.
 
-use clap::{Args, Parser, Subcommand};
+use crate::text::Text;
+use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,20 +11,20 @@ use twain::{Db, Options, WriteOptions};
 #[derive(Debug, Parser)]
 #[command(name = "twain", version, about)]
 pub struct Cli {
+    /// The database directory.
+    #[arg(long, global = true, default_value = "twain-db")]
+    db: PathBuf,
+    /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Keys and values on the command line, in `scan` output and in `import` input are hex.
+    #[arg(long, global = true)]
+    hex: bool,
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Debug, Args)]
-struct DbArgs {
-    /// The database directory.
-    db: PathBuf,
-    /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-}
-
-impl DbArgs {
+impl Cli {
     fn open(&self, create: bool) -> twain::Result<Db> {
         let mut opts = Options {
             create_if_missing: create,
@@ -31,6 +32,10 @@ impl DbArgs {
         };
         apply_sets(&mut opts, &self.set)?;
         Db::open(&self.db, opts)
+    }
+
+    fn text(&self) -> Text {
+        Text { hex: self.hex }
     }
 }
 
@@ -49,8 +54,6 @@ pub fn apply_sets(opts: &mut Options, sets: &[String]) -> twain::Result<()> {
 enum Command {
     /// Set a key to a value (creates the database if missing).
     Put {
-        #[command(flatten)]
-        db: DbArgs,
         key: String,
         value: String,
         /// Sync the write to disk before returning.
@@ -58,24 +61,17 @@ enum Command {
         sync: bool,
     },
     /// Print the value of a key (exit status 1 if it is absent).
-    Get {
-        #[command(flatten)]
-        db: DbArgs,
-        key: String,
-    },
+    Get { key: String },
     /// Delete a key.
     Delete {
-        #[command(flatten)]
-        db: DbArgs,
         key: String,
         /// Sync the write to disk before returning.
         #[arg(long)]
         sync: bool,
     },
-    /// List keys and values in order.
+    /// List keys and values in order, one `key<TAB>value` line each (bytes that are not
+    /// printable ASCII, and the backslash, as `\xNN`; everything hex with --hex).
     Scan {
-        #[command(flatten)]
-        db: DbArgs,
         /// First key (inclusive).
         #[arg(long)]
         from: Option<String>,
@@ -92,42 +88,58 @@ enum Command {
         #[arg(long)]
         limit: Option<usize>,
     },
+    /// Read `key<TAB>value` lines as `scan` prints them from stdin and write them in
+    /// batches (creates the database if missing).
+    Import {
+        /// Pairs per write batch.
+        #[arg(long, default_value_t = 1000)]
+        batch: usize,
+        /// Sync every batch before the next.
+        #[arg(long)]
+        sync: bool,
+    },
+    /// Write random 16-byte keys in a random order with random values, then flush; prints
+    /// ops/s, MB/s and write amplification (creates the database if missing).
+    Load {
+        /// Number of keys.
+        #[arg(long, default_value_t = 100_000)]
+        num: u64,
+        /// Value size: `1024`, `4K`, `100..1000` (uniform), or the mixes `sd`, `md`, `ld`.
+        #[arg(long, default_value = "1K")]
+        value_size: String,
+        /// Pairs per write batch.
+        #[arg(long, default_value_t = 1)]
+        batch: usize,
+        /// Random seed (key order and value bytes).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Sync every batch.
+        #[arg(long)]
+        sync: bool,
+    },
     /// Print statistics.
     Stats {
-        #[command(flatten)]
-        db: DbArgs,
         /// As one JSON object.
         #[arg(long)]
         json: bool,
     },
     /// Flush the memtable to an SSTable.
-    Flush {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Flush,
     /// Compact the whole key space down to the last level.
-    Compact {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Compact,
     /// Run value GC until no value file's live fraction is below gc_threshold.
-    Gc {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Gc,
     /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT).
     Dump {
         /// The file.
         file: PathBuf,
     },
-    /// Benchmark twain with db_bench / YCSB workloads on a fresh database.
+    /// Benchmark twain with db_bench / YCSB workloads on a fresh database (its own --dir;
+    /// --set applies).
     Bench(crate::bench::BenchCmd),
     /// Verify a closed database offline: every checksum, every value handle, the manifest
     /// against the files present (exit status 1 on any problem).
-    Check {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Check,
     /// Random multi-threaded operations, checked as they run, with an expected-state file
     /// (the child process of `twain crashtest`).
     Stress(crate::stress::StressArgs),
@@ -144,14 +156,15 @@ pub fn run(cli: Cli) -> twain::Result<()> {
         path: "stdout".into(),
         source: e,
     };
-    match cli.command {
-        Command::Put {
-            db,
-            key,
-            value,
-            sync,
-        } => db.open(true)?.put_opt(key, value, &WriteOptions { sync }),
-        Command::Get { db, key } => match db.open(false)?.get(key)? {
+    let text = cli.text();
+    match &cli.command {
+        Command::Put { key, value, sync } => {
+            let (key, value) = (text.arg("key", key)?, text.arg("value", value)?);
+            cli.open(true)?
+                .put_opt(key, value, &WriteOptions { sync: *sync })
+        }
+        Command::Get { key } => match cli.open(false)?.get(text.arg("key", key)?)? {
+            Some(v) if cli.hex => writeln!(out, "{}", text.show(&v)).map_err(w),
             Some(v) => {
                 out.write_all(&v).map_err(w)?;
                 writeln!(out).map_err(w)
@@ -161,51 +174,69 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 std::process::exit(1);
             }
         },
-        Command::Delete { db, key, sync } => {
-            db.open(false)?.delete_opt(key, &WriteOptions { sync })
-        }
+        Command::Delete { key, sync } => cli
+            .open(false)?
+            .delete_opt(text.arg("key", key)?, &WriteOptions { sync: *sync }),
         Command::Scan {
-            db,
             from,
             to,
             prefix,
             reverse,
             limit,
         } => {
-            let db = db.open(false)?;
-            let iter = match (prefix, from, to) {
-                (Some(p), _, _) => db.prefix(p),
+            let db = cli.open(false)?;
+            let bound = |k: &Option<String>| k.as_deref().map(|k| text.arg("key", k)).transpose();
+            let iter = match (prefix, bound(from)?, bound(to)?) {
+                (Some(p), _, _) => db.prefix(text.arg("prefix", p)?),
                 (None, Some(a), Some(b)) => db.range(a..b),
                 (None, Some(a), None) => db.range(a..),
                 (None, None, Some(b)) => db.range(..b),
                 (None, None, None) => db.iter(),
             };
-            let iter: Box<dyn Iterator<Item = twain::Result<twain::KvPair>>> = if reverse {
+            let iter: Box<dyn Iterator<Item = twain::Result<twain::KvPair>>> = if *reverse {
                 Box::new(iter.rev())
             } else {
                 Box::new(iter)
             };
             for kv in iter.take(limit.unwrap_or(usize::MAX)) {
                 let (k, v) = kv?;
-                writeln!(
-                    out,
-                    "{}\t{}",
-                    twain::dump::escape(&k),
-                    twain::dump::escape(&v)
-                )
-                .map_err(w)?;
+                writeln!(out, "{}\t{}", text.show(&k), text.show(&v)).map_err(w)?;
             }
             Ok(())
         }
-        Command::Stats { db, json } => {
-            let s = db.open(false)?.stats()?;
-            let text = if json { s.to_json() } else { s.to_text() };
+        Command::Import { batch, sync } => {
+            let db = cli.open(true)?;
+            let stdin = std::io::stdin();
+            let opts = WriteOptions { sync: *sync };
+            let n = crate::bulk::import(&db, text, &mut stdin.lock(), *batch, &opts)?;
+            eprintln!("imported {n} pairs");
+            Ok(())
+        }
+        Command::Load {
+            num,
+            value_size,
+            batch,
+            seed,
+            sync,
+        } => {
+            let spec = crate::bulk::LoadSpec {
+                num: *num,
+                value_size: value_size.clone(),
+                batch: *batch,
+                seed: *seed,
+                sync: *sync,
+            };
+            crate::bulk::load(&cli.open(true)?, &spec, &mut out)
+        }
+        Command::Stats { json } => {
+            let s = cli.open(false)?.stats()?;
+            let text = if *json { s.to_json() } else { s.to_text() };
             writeln!(out, "{text}").map_err(w)
         }
-        Command::Flush { db } => db.open(false)?.flush(),
-        Command::Compact { db } => db.open(false)?.compact_range(None, None),
-        Command::Gc { db } => {
-            let db = db.open(false)?;
+        Command::Flush => cli.open(false)?.flush(),
+        Command::Compact => cli.open(false)?.compact_range(None, None),
+        Command::Gc => {
+            let db = cli.open(false)?;
             let runs = db.gc()?;
             let s = db.stats()?;
             writeln!(
@@ -218,13 +249,13 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             )
             .map_err(w)
         }
-        Command::Check { db } => crate::check::run(&db.db, &db.set, &mut out),
-        Command::Stress(args) => crate::stress::run(&args),
-        Command::Crashtest(args) => crate::crashtest::run(&args),
+        Command::Check => crate::check::run(&cli.db, &cli.set, &mut out),
+        Command::Stress(args) => crate::stress::run(args, &cli.set),
+        Command::Crashtest(args) => crate::crashtest::run(args),
         Command::Dump { file } => {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
-            twain::dump::dump_file(&fs, &file, &mut out)
+            twain::dump::dump_file(&fs, file, &mut out)
         }
-        Command::Bench(cmd) => crate::bench::run(cmd),
+        Command::Bench(cmd) => crate::bench::run(cmd, &cli.set),
     }
 }

@@ -1,10 +1,12 @@
 //! `twain`: the command-line tool of the twain storage engine.
 
 mod bench;
+mod bulk;
 mod check;
 mod commands;
 mod crashtest;
 mod stress;
+mod text;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -34,6 +34,7 @@ const SLOT_LEN: u64 = 8;
 #[derive(Debug, Clone, Args)]
 pub struct StressArgs {
     /// The database directory (created if missing).
+    #[arg(id = "stress_db", value_name = "DB")]
     pub db: PathBuf,
     /// The expected-state file (created, all keys absent, if missing).
     #[arg(long)]
@@ -56,9 +57,6 @@ pub struct StressArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Set an engine option, e.g. `--set memtable_size=64K` (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
 }
 
 /// A small deterministic generator (splitmix64).
@@ -421,14 +419,14 @@ pub fn open_db(path: &Path, sets: &[String]) -> Result<Db> {
 }
 
 /// Runs `twain stress`; prints a one-line summary when it ends by itself.
-pub fn run(args: &StressArgs) -> Result<()> {
+pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
     if args.threads == 0 || args.keys < args.threads {
         return Err(Error::InvalidArgument(
             "--threads must be at least 1 and at most --keys".into(),
         ));
     }
     let expected = Arc::new(Expected::open(&args.expected, args.keys)?);
-    let db = Arc::new(open_db(&args.db, &args.set)?);
+    let db = Arc::new(open_db(&args.db, sets)?);
     let mut ids = vec![0u32; args.keys as usize];
     let mut next_id = vec![1u32; args.keys as usize];
     for i in 0..args.keys {

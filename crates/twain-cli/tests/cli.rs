@@ -30,21 +30,24 @@ fn put_get_delete_scan_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db_arg(&db);
-    ok(&["put", db, "apple", "red"]);
-    ok(&["put", db, "banana", "yellow", "--sync"]);
-    ok(&["put", db, "cherry", "dark red"]);
-    assert_eq!(ok(&["get", db, "banana"]), "yellow\n");
-    ok(&["delete", db, "banana"]);
-    let missing = twain(&["get", db, "banana"]);
+    ok(&["--db", db, "put", "apple", "red"]);
+    ok(&["--db", db, "put", "banana", "yellow", "--sync"]);
+    ok(&["--db", db, "put", "cherry", "dark red"]);
+    assert_eq!(ok(&["--db", db, "get", "banana"]), "yellow\n");
+    ok(&["--db", db, "delete", "banana"]);
+    let missing = twain(&["--db", db, "get", "banana"]);
     assert_eq!(missing.status.code(), Some(1));
-    assert_eq!(ok(&["scan", db]), "apple\tred\ncherry\tdark red\n");
+    assert_eq!(ok(&["--db", db, "scan"]), "apple\tred\ncherry\tdark red\n");
     assert_eq!(
-        ok(&["scan", db, "--reverse", "--limit", "1"]),
+        ok(&["--db", db, "scan", "--reverse", "--limit", "1"]),
         "cherry\tdark red\n"
     );
-    assert_eq!(ok(&["scan", db, "--prefix", "ch"]), "cherry\tdark red\n");
     assert_eq!(
-        ok(&["scan", db, "--from", "b", "--to", "d"]),
+        ok(&["--db", db, "scan", "--prefix", "ch"]),
+        "cherry\tdark red\n"
+    );
+    assert_eq!(
+        ok(&["--db", db, "scan", "--from", "b", "--to", "d"]),
         "cherry\tdark red\n"
     );
 }
@@ -56,19 +59,20 @@ fn stats_flush_compact_and_dump_every_file_kind() {
     let dbs = db_arg(&db);
     for i in 0..20 {
         ok(&[
-            "put",
+            "--db",
             dbs,
+            "put",
             &format!("key{i:02}"),
             &"v".repeat(300 + i),
             "--set",
             "inline_threshold=64",
         ]);
     }
-    ok(&["flush", dbs]);
-    ok(&["compact", dbs]);
-    let text = ok(&["stats", dbs]);
+    ok(&["--db", dbs, "flush"]);
+    ok(&["--db", dbs, "compact"]);
+    let text = ok(&["--db", dbs, "stats"]);
     assert!(text.contains("amplification"), "{text}");
-    let json = ok(&["stats", dbs, "--json"]);
+    let json = ok(&["--db", dbs, "stats", "--json"]);
     assert!(json.trim_start().starts_with('{') && json.contains("\"space_amplification\":"));
     let mut kinds = Vec::new();
     for entry in std::fs::read_dir(&db).unwrap() {
@@ -97,13 +101,13 @@ fn bad_input_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let dbs = db_arg(&db);
-    let out = twain(&["get", dbs, "x"]);
+    let out = twain(&["--db", dbs, "get", "x"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no database"));
-    let out = twain(&["put", dbs, "k", "v", "--set", "memtable_size=lots"]);
+    let out = twain(&["--db", dbs, "put", "k", "v", "--set", "memtable_size=lots"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("memtable_size"));
-    let out = twain(&["put", dbs, "k", "v", "--set", "no_such_option=1"]);
+    let out = twain(&["--db", dbs, "put", "k", "v", "--set", "no_such_option=1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option"));
     let junk = dir.path().join("000001.sst");
     std::fs::write(&junk, b"not a table").unwrap();
@@ -137,20 +141,20 @@ fn gc_command_collects_and_stats_json_names_the_gc_counters() {
                 continue;
             }
             let (key, value) = (format!("key{k}"), format!("{round}-{}", "v".repeat(400)));
-            let mut args = vec!["put", dbs, &key, &value];
+            let mut args = vec!["--db", dbs, "put", &key, &value];
             args.extend_from_slice(&sets);
             ok(&args);
         }
     }
-    let mut args = vec!["compact", dbs];
+    let mut args = vec!["--db", dbs, "compact"];
     args.extend_from_slice(&sets);
     ok(&args);
-    let mut args = vec!["gc", dbs];
+    let mut args = vec!["--db", dbs, "gc"];
     args.extend_from_slice(&sets);
     let out = ok(&args);
     assert!(out.starts_with("collected "), "{out}");
     assert!(!out.starts_with("collected 0 "), "nothing collected: {out}");
-    let json = ok(&["stats", dbs, "--json"]);
+    let json = ok(&["--db", dbs, "stats", "--json"]);
     for name in [
         "gc_runs",
         "gc_bytes_read",
@@ -169,7 +173,7 @@ fn gc_command_collects_and_stats_json_names_the_gc_counters() {
     for k in 0..12 {
         let round = if k % 2 == 0 { 3 } else { 0 };
         assert_eq!(
-            ok(&["get", dbs, &format!("key{k}")]),
+            ok(&["--db", dbs, "get", &format!("key{k}")]),
             format!("{round}-{}\n", "v".repeat(400))
         );
     }

@@ -96,8 +96,9 @@ fn check_passes_a_sound_database_and_names_the_damage_in_a_broken_one() {
     for i in 0..50 {
         let value = format!("{i:04}").repeat(100);
         let put = twain(&[
-            "put",
+            "--db",
             dbs,
+            "put",
             &format!("key{i:03}"),
             &value,
             "--set",
@@ -105,8 +106,8 @@ fn check_passes_a_sound_database_and_names_the_damage_in_a_broken_one() {
         ]);
         assert!(put.status.success());
     }
-    assert!(twain(&["flush", dbs]).status.success());
-    let out = twain(&["check", dbs]);
+    assert!(twain(&["--db", dbs, "flush"]).status.success());
+    let out = twain(&["--db", dbs, "check"]);
     let report = text(&out.stdout);
     assert!(out.status.success(), "{report}{}", text(&out.stderr));
     assert!(report.starts_with("OK: "), "{report}");
@@ -118,7 +119,7 @@ fn check_passes_a_sound_database_and_names_the_damage_in_a_broken_one() {
         .find(|p| p.extension().is_some_and(|e| e == "sst"))
         .unwrap();
     flip_byte(&sst, 10);
-    let out = twain(&["check", dbs]);
+    let out = twain(&["--db", dbs, "check"]);
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{report}");
     assert!(report.contains("PROBLEM"), "{report}");

@@ -178,13 +178,17 @@ pub struct Stats {
 impl Stats {
     /// Bytes written to files (log, tables, drop files, manifests) per user byte.
     pub fn write_amplification(&self) -> f64 {
-        let written = self.log_bytes_written
+        ratio(self.engine_bytes_written(), self.user_bytes_written)
+    }
+
+    /// Every byte the engine wrote: log, flushes, compactions, drop files, manifest, GC.
+    pub fn engine_bytes_written(&self) -> u64 {
+        self.log_bytes_written
             + self.flush_bytes_written
             + self.compaction_bytes_written
             + self.drop_file_bytes_written
             + self.manifest_bytes_written
-            + self.gc_bytes_written;
-        ratio(written, self.user_bytes_written)
+            + self.gc_bytes_written
     }
 
     /// Bytes on disk per referenced byte (see [`Stats::referenced_bytes`]).
