@@ -104,7 +104,14 @@ impl DbIterator {
     }
 
     fn value_of(&self, ikey: &[u8], value: Vec<u8>) -> Result<Option<Vec<u8>>> {
-        read::resolve(&self.inner, &self.sv, Path::new("iterator"), ikey, value)
+        read::resolve(
+            &self.inner,
+            &self.sv,
+            self.seq,
+            Path::new("iterator"),
+            ikey,
+            value,
+        )
     }
 
     fn step_front(&mut self) -> Result<Option<KvPair>> {

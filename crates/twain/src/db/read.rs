@@ -14,6 +14,7 @@ use crate::vlog::ValueFile;
 use crate::{Error, Result};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// The value of `key` visible at `seq`. REQUIRES: `seq` is a registered snapshot's.
 pub(crate) fn get(inner: &DbInner, key: &[u8], seq: SeqNo) -> Result<Option<Vec<u8>>> {
@@ -33,7 +34,7 @@ pub(crate) fn get_in(
     let lookup = lookup_key(key, seq);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some((ikey, value)) = mem.get(&lookup) {
-            return resolve(inner, sv, Path::new("memtable"), &ikey, value);
+            return resolve(inner, sv, seq, Path::new("memtable"), &ikey, value);
         }
     }
     let version = &sv.version;
@@ -42,14 +43,14 @@ pub(crate) fn get_in(
             continue;
         }
         if let Some((ikey, value)) = t.table.get(&lookup)? {
-            return resolve(inner, sv, t.table.path(), &ikey, value);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value);
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
             && let Some((ikey, value)) = t.table.get(&lookup)?
         {
-            return resolve(inner, sv, t.table.path(), &ikey, value);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value);
         }
     }
     Ok(None)
@@ -83,11 +84,12 @@ pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<
 }
 
 /// Turns a found entry into the user's value: nothing for a tombstone, the bytes for an
-/// inline value, the value file's bytes for a handle. `source` names where the entry came
-/// from, for errors.
+/// inline value, the value file's bytes for a handle. The entry is the newest version of
+/// its key visible at `view`; `source` names where it came from, for errors.
 pub(crate) fn resolve(
     inner: &DbInner,
     sv: &SuperVersion,
+    view: SeqNo,
     source: &Path,
     ikey: &[u8],
     value: Vec<u8>,
@@ -97,7 +99,7 @@ pub(crate) fn resolve(
         Some(EntryKind::Delete) => Ok(None),
         Some(EntryKind::Inline) => Ok(Some(value)),
         Some(EntryKind::Handle) => {
-            read_handle(inner, sv, source, p.user_key, p.seq, &value).map(Some)
+            read_handle(inner, sv, view, source, p.user_key, p.seq, &value).map(Some)
         }
         None => Err(Error::corruption(
             source,
@@ -117,6 +119,7 @@ pub(crate) fn resolve(
 pub(crate) fn read_handle(
     inner: &DbInner,
     sv: &SuperVersion,
+    view: SeqNo,
     source: &Path,
     key: &[u8],
     seq: SeqNo,
@@ -181,7 +184,7 @@ pub(crate) fn read_handle(
         .get(&h.file)
         .is_some_and(|f| Arc::ptr_eq(f, &file));
     if is_current && inner.opts.gc_mode == GcMode::DropRecords {
-        fix_handle(inner, key, seq, &found, &file)?;
+        fix_handle(inner, view, key, seq, &found, &file)?;
     }
     Ok(value)
 }
@@ -190,21 +193,29 @@ pub(crate) fn read_handle(
 /// still the key's newest version. The check and the insert happen under the write lock,
 /// so no newer write can slip in between; an entry that is no longer the newest is left
 /// alone, so a fix-up can never hide a newer write or bring back a deleted key.
+///
+/// `key@seq` was the newest version visible at `view`. If nothing has been written since
+/// (the visible sequence is still `view` under the write lock), it is still the newest and
+/// the key store need not be searched again — the common case in a phase of reads.
 pub(crate) fn fix_handle(
     inner: &DbInner,
+    view: SeqNo,
     key: &[u8],
     seq: SeqNo,
     handle: &ValueHandle,
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
     let ws = lock(&inner.write.state);
-    let sv = inner.super_version();
-    let Some((ikey, _)) = newest_entry(&sv, key)? else {
-        return Ok(false);
-    };
-    let p = ParsedKey::parse(&ikey);
-    if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
-        return Ok(false);
+    let unchanged = inner.visible_seq.load(Ordering::Acquire) == view;
+    if !unchanged {
+        let sv = inner.super_version();
+        let Some((ikey, _)) = newest_entry(&sv, key)? else {
+            return Ok(false);
+        };
+        let p = ParsedKey::parse(&ikey);
+        if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
+            return Ok(false);
+        }
     }
     let ikey = crate::key::internal_key(key, seq, EntryKind::Handle as u8);
     ws.mem.pin(file);

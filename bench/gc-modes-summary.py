@@ -1,0 +1,52 @@
+"""Medians of bench/gc-modes.sh runs: ops/s per phase, space and write amplification at the
+end, GC counters per phase, and the ratios issue 4 sets targets for."""
+import json
+import os
+import statistics
+import sys
+
+out = sys.argv[1]
+rounds = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
+configs = sorted({f[: -len(".jsonl")] for r in rounds for f in os.listdir(os.path.join(out, r)) if f.endswith(".jsonl")})
+runs = {
+    c: [{p["phase"]: p for p in map(json.loads, open(os.path.join(out, r, c + ".jsonl")))} for r in rounds]
+    for c in configs
+}
+phases = ["fillrandom", "updatezipf", "readrandomsame-1", "readrandomsame-2"]
+
+
+def cells(c, phase, field, scale=1.0, fmt="{:.0f}"):
+    vals = [(run[phase].get(field) or 0) / scale for run in runs[c]]
+    return fmt.format(statistics.median(vals)) + " (" + " / ".join(fmt.format(v) for v in vals) + ")"
+
+
+print("| config | " + " | ".join(f"{p} kops/s" for p in phases) + " | space amp at end | engine write amp |")
+print("|---" * (len(phases) + 3) + "|")
+for c in configs:
+    row = [cells(c, p, "ops_per_sec", 1000) for p in phases]
+    row.append(cells(c, "readrandomsame-2", "space_amp", fmt="{:.2f}"))
+    row.append(cells(c, "readrandomsame-2", "cum_write_amp_engine", fmt="{:.2f}"))
+    print(f"| {c} | " + " | ".join(row) + " |")
+print()
+print("| config | phase | GC runs | GC MB read | GC MB written | GC LSM lookups | SVTable searches | p99 µs |")
+print("|---|---|---|---|---|---|---|---|")
+for c in configs:
+    for p in phases[1:]:
+        print(
+            f"| {c} | {p} | {cells(c, p, 'gc_runs')} | {cells(c, p, 'gc_read_bytes', 1e6)} | "
+            f"{cells(c, p, 'gc_write_bytes', 1e6)} | {cells(c, p, 'gc_lsm_lookups')} | "
+            f"{cells(c, p, 'svtable_searches')} | {cells(c, p, 'p99_us', fmt='{:.1f}')} |"
+        )
+print()
+
+
+def ratio(a, b, phase):
+    if a not in runs or b not in runs:
+        return
+    rs = [x[phase]["ops_per_sec"] / y[phase]["ops_per_sec"] for x, y in zip(runs[a], runs[b])]
+    print(f"{a} / {b} {phase}: median {statistics.median(rs):.2f} (" + " / ".join(f"{r:.2f}" for r in rs) + ")")
+
+
+ratio("dr50", "ll50", "updatezipf")
+ratio("dr50", "off", "updatezipf")
+ratio("dr50", "ll50", "readrandomsame-2")
