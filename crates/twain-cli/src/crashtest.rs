@@ -88,7 +88,14 @@ fn random_options(rng: &mut Rng) -> (Vec<String>, u64) {
         format!("l1_target_size={}", rng.pick(&["256K", "1M", "8M"])),
         format!("compaction_threads={}", rng.pick(&["1", "2"])),
         format!("max_immutable_memtables={}", rng.pick(&["1", "2", "4"])),
+        format!(
+            "gc_mode={}",
+            rng.pick(&["drop-records", "drop-records", "lsm-lookup"])
+        ),
+        format!("gc_threshold={}", rng.pick(&["0.3", "0.5", "0.9"])),
+        format!("gc={}", rng.pick(&["on", "on", "on", "off"])),
     ];
+
     (sets, sync)
 }
 
@@ -193,9 +200,11 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
             t.clean_exits += 1;
         } else {
             t.failures.push(format!(
-                "stress exited by itself with {status}: {}",
+                "stress exited by itself with {status} ({threads} threads, sync {sync}%, {}): {}",
+                sets.join(" "),
                 stderr.trim()
             ));
+
             break;
         }
         let (reopen_sets, _) = random_options(&mut rng);

@@ -4,7 +4,9 @@
 //! - drop records that arrive while a file is being collected are carried over to its new
 //!   epoch, so the next run reclaims them;
 //! - iterators and snapshots keep reading correct values while GC rewrites and deletes
-//!   the files under them.
+//!   the files under them;
+//! - lsm-lookup mode keeps a file whose record was overwritten after GC looked it up but is
+//!   still seen by a snapshot taken in between (found by the kill loop).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -123,6 +125,49 @@ fn gc_never_writes_back_a_value_deleted_and_compacted_away_meanwhile_drop_record
 #[test]
 fn gc_never_writes_back_a_value_deleted_and_compacted_away_meanwhile_lsm_lookup() {
     deleted_key_stays_deleted(GcMode::LsmLookup);
+}
+
+#[test]
+fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
+    let fs = MemFs::new();
+    let mut opts = options(&fs, GcMode::LsmLookup);
+    let pause = pausing_listener(&mut opts);
+    let db = Arc::new(Db::open(DIR, opts.clone()).unwrap());
+    let model = load(&db);
+    let gc = {
+        let db = Arc::clone(&db);
+        std::thread::spawn(move || db.gc())
+    };
+    // GC has looked up the file's records (k0001 is live) and waits to write them back.
+    pause.reached.recv().unwrap();
+    let snap = db.snapshot();
+    db.put("k0001", value(1, 7)).unwrap();
+    db.delete("k0003").unwrap();
+    pause.release.send(()).unwrap();
+    gc.join().unwrap().unwrap();
+    // The snapshot still reads the versions GC could no longer write back.
+    assert_eq!(
+        snap.get("k0001").unwrap().as_deref(),
+        Some(&model[b"k0001".as_slice()][..])
+    );
+    assert_eq!(
+        snap.get("k0003").unwrap().as_deref(),
+        Some(&model[b"k0003".as_slice()][..])
+    );
+    let seen: BTreeMap<_, _> = snap.iter().map(|r| r.unwrap()).collect();
+    assert_eq!(seen, model);
+    assert_eq!(db.get("k0001").unwrap(), Some(value(1, 7)));
+    assert_eq!(db.get("k0003").unwrap(), None);
+    // Once the snapshot is gone, GC can collect the file.
+    drop(snap);
+    db.flush().unwrap();
+    db.compact_range(None, None).unwrap();
+    db.gc().unwrap();
+    let mut want = model;
+    want.insert(b"k0001".to_vec(), value(1, 7));
+    want.remove(b"k0003".as_slice());
+    let state: BTreeMap<_, _> = db.iter().map(|r| r.unwrap()).collect();
+    assert_eq!(state, want);
 }
 
 #[test]

@@ -344,9 +344,14 @@ pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
 /// one relocation record at the head of the log, and writes their new handles back into
 /// the memtable (value GC in lsm-lookup mode). The check and the write-back happen under
 /// the write lock, so a record overwritten or deleted meanwhile is never written back.
-/// Returns the number of records relocated. Not synced: the caller syncs before deleting
-/// the old file.
-pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]) -> Result<usize> {
+/// Returns the number of records relocated, or `None` (nothing written) when a record
+/// that is no longer the newest is still seen by a live snapshot, so the old file must
+/// stay. Not synced: the caller syncs before deleting the old file.
+pub(crate) fn relocate(
+    inner: &DbInner,
+    file: u64,
+    records: &[crate::gc::Record],
+) -> Result<Option<usize>> {
     let mut guard = lock(&inner.write.state);
     let ws = &mut *guard;
     inner.check_bg_error()?;
@@ -355,6 +360,9 @@ pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]
         roll_log(inner, ws)?;
     }
     let sv = inner.super_version();
+    // Under the write lock: no write and no new snapshot can see a state between these
+    // lookups and the write-back.
+    let snapshots = inner.snapshot_seqs();
     let log_file = ws.log.value_file().number();
     let base = ws.log.position().offset;
     ws.buf.clear();
@@ -364,6 +372,15 @@ pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]
     for r in records {
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
         if !crate::gc::newest_points_into(&sv, &r.key, r.seq, file)? {
+            // Overwritten or deleted since GC looked it up. A snapshot taken in between
+            // still sees it, and it cannot be written back above the newer version: the
+            // file must stay.
+            for &snap in &snapshots {
+                Counters::add(&inner.counters.gc_lsm_lookups, 1);
+                if crate::gc::snapshot_sees(&sv, &r.key, r.seq, file, snap)? {
+                    return Ok(None);
+                }
+            }
             continue;
         }
         let placed = rec.add(&mut ws.buf, r.seq, &r.key, &r.value);
@@ -379,7 +396,7 @@ pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]
         ));
     }
     if kept.is_empty() {
-        return Ok(0);
+        return Ok(Some(0));
     }
     rec.finish(&mut ws.buf);
     if let Err(e) = ws.log.append(&ws.buf) {
@@ -397,5 +414,5 @@ pub(crate) fn relocate(inner: &DbInner, file: u64, records: &[crate::gc::Record]
     }
     Counters::add(&inner.counters.gc_records_relocated, kept.len() as u64);
     Counters::add(&inner.counters.gc_bytes_written, ws.buf.len() as u64);
-    Ok(kept.len())
+    Ok(Some(kept.len()))
 }

@@ -11,7 +11,7 @@ mod relocate;
 mod rewrite;
 
 pub(crate) use records::{Record, read_records};
-pub(crate) use relocate::newest_points_into;
+pub(crate) use relocate::{newest_points_into, snapshot_sees};
 
 use crate::Result;
 use crate::db::DbInner;

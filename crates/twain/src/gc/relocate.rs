@@ -41,7 +41,7 @@ fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Result<bool>
 }
 
 /// Whether a live snapshot at `snap` sees record `seq` of `file` for `key`.
-fn snapshot_sees(
+pub(crate) fn snapshot_sees(
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
@@ -111,7 +111,11 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
             bytes += valid[end].key.len() + valid[end].value.len();
             end += 1;
         }
-        write::relocate(inner, number, &valid[start..end])?;
+        if write::relocate(inner, number, &valid[start..end])?.is_none() {
+            // A record overwritten or deleted since the lookup, which a snapshot taken
+            // meanwhile still sees: the file stays (the next run looks again).
+            return Ok(false);
+        }
         throttle.spend(bytes as u64);
         start = end;
     }

@@ -197,8 +197,15 @@ impl VersionSet {
             ));
         }
         edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
+        // A compaction that started before GC deleted a value file can still bring drops
+        // for it: they count against nothing, and kept they would bring the file back into
+        // the manifest's counts.
+        let live = &self.current.state.value_files;
+        edit.value_file_drops
+            .retain(|d| live.contains_key(&d.number));
         let mut state = self.current.state.clone();
         state.apply(&edit).map_err(Error::InvalidArgument)?;
+
         // A value file the edit leaves with nothing referenced is deleted by the same edit.
         let dead: Vec<u64> = state
             .value_files
@@ -316,4 +323,43 @@ fn write_new_manifest(
     // IMPORTANT: the rename of CURRENT is durable only after the directory sync.
     fs.sync_dir(dir).ctx("sync directory", dir)?;
     Ok((file, bytes.len() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::manifest::DropDelta;
+    use crate::fs::MemFs;
+
+    #[test]
+    fn drops_for_a_deleted_value_file_do_not_bring_it_back() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        let cache = Arc::new(BlockCache::new(1 << 20));
+        let mut set =
+            VersionSet::open(Arc::clone(&fs), dir, cache, VersionState::empty(3), &[]).unwrap();
+        let number = set.new_file_number();
+        let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
+        set.add_log_file(file).unwrap();
+        set.log_and_apply(VersionEdit {
+            deleted_value_files: vec![number],
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        // A compaction that started before the deletion brings drops for the file.
+        let drops = VersionEdit {
+            value_file_drops: vec![DropDelta {
+                number,
+                epoch: 0,
+                count: 3,
+                bytes: 300,
+            }],
+            ..VersionEdit::default()
+        };
+        let version = set.log_and_apply(drops).unwrap();
+        assert!(!version.state.value_files.contains_key(&number));
+        let (replayed, _) = read_manifest(fs.as_ref(), dir, 3).unwrap();
+        assert!(!replayed.value_files.contains_key(&number));
+    }
 }
