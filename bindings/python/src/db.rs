@@ -81,8 +81,8 @@ impl PyDb {
         self.handle.db().call(py, |db| db.flush())
     }
 
-    /// Compacts the tables holding keys in `[start, end]` (`None`: unbounded) down to
-    /// the last level.
+    /// Flushes the memtable, then compacts the tables of every level that hold keys in
+    /// `[start, end]` (`None`: unbounded) into one sorted level.
     #[pyo3(signature = (start = None, end = None))]
     fn compact_range(
         &self,

@@ -60,4 +60,3 @@ def test_a_batch_is_all_or_nothing(db):
     with pytest.raises(twain.InvalidArgumentError):
         db.write(batch)
     assert db.get(b"ok") is None
-

@@ -49,9 +49,9 @@ def test_a_damaged_value_is_corruption_never_data(path):
     at = data.index(value)
     data[at + 50] ^= 0x40
     vlog.write_bytes(bytes(data))
-    with pytest.raises(twain.CorruptionError, match=r"\.vlog at offset \d+"):
-        with twain.Db(path) as db:
-            db.get(b"k")
+    # Found when the database opens (recovery reads the last value file) or on the read.
+    with pytest.raises(twain.CorruptionError, match=r"\.vlog at offset \d+"), twain.Db(path) as db:
+        db.get(b"k")
 
 
 def test_an_os_failure_is_an_io_error(tmp_path):

@@ -3,9 +3,9 @@ table files."""
 
 import pytest
 
-from conftest import keys
-
 import twain
+
+from conftest import keys
 
 KEYS = [b"a", b"ab", b"abc", b"b", b"ba", b"c", b"\xff", b"\xff\xff"]
 

@@ -17,9 +17,8 @@ def test_the_with_block_closes_the_database(path):
 
 
 def test_the_with_block_closes_on_error_and_lets_it_propagate(path):
-    with pytest.raises(KeyError):
-        with twain.Db(path) as db:
-            raise KeyError("boom")
+    with pytest.raises(KeyError), twain.Db(path) as db:
+        raise KeyError("boom")
     assert db.closed
 
 

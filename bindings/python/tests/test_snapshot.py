@@ -2,9 +2,9 @@
 
 import pytest
 
-from conftest import keys
-
 import twain
+
+from conftest import keys
 
 
 @pytest.fixture
@@ -74,7 +74,6 @@ def test_an_iterator_outlives_its_snapshot(db):
 
 
 def test_the_with_block_closes_the_snapshot_even_on_error(db):
-    with pytest.raises(KeyError):
-        with db.snapshot() as snap:
-            raise KeyError("boom")
+    with pytest.raises(KeyError), db.snapshot() as snap:
+        raise KeyError("boom")
     assert snap.closed
