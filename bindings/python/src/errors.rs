@@ -36,8 +36,8 @@ impl From<Failure> for PyErr {
 
 /// The exception classes of the `twain` module.
 pub struct Exceptions {
-    /// `twain.Error`: the base of every error the engine reports.
-    pub error: Py<PyType>,
+    /// `twain.Error`, the base of the others.
+    error: Py<PyType>,
     corruption: Py<PyType>,
     io: Py<PyType>,
     invalid_argument: Py<PyType>,

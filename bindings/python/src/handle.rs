@@ -11,11 +11,12 @@
 //! after. A thread holding a lock while waiting for the GIL would deadlock with a thread
 //! holding the GIL while waiting for that lock. (Only `Drop` takes locks while attached:
 //! it may stall other Python threads for a moment, never deadlock.)
-
 //!
-//! Lock order: a handle's database slot, then its registry; a snapshot's slot, then the
-//! registry. `close` takes the database slot, then the registry, lets go of the registry,
-//! and only then empties the other slots one by one.
+//! Lock order: a source's slot (the database's or a snapshot's), then the registry. An
+//! engine object is made and registered under its source's slot, so `close` either finds
+//! it registered or makes its registration fail before letting go of the source. `close`
+//! itself holds one lock at a time: it takes the database out of its slot, marks the
+//! registry closed, then empties the registered slots one by one.
 
 use crate::errors::Failure;
 use pyo3::prelude::*;
@@ -41,9 +42,9 @@ impl<T> Slot<T> {
 
     /// Runs `f` on the object, or fails with `ClosedError` if it was released.
     /// REQUIRES: the interpreter is detached.
-    pub fn with<R>(&self, f: impl FnOnce(&T) -> twain::Result<R>) -> Result<R, Failure> {
+    pub fn with<R>(&self, f: impl FnOnce(&T) -> Result<R, Failure>) -> Result<R, Failure> {
         match self.read().as_ref() {
-            Some(v) => Ok(f(v)?),
+            Some(v) => f(v),
             None => Err(Failure::Closed(self.what)),
         }
     }
@@ -58,7 +59,7 @@ impl<T> Slot<T> {
     where
         T: Send + Sync,
     {
-        Ok(py.detach(|| self.with(f))?)
+        Ok(py.detach(|| self.with(|v| Ok(f(v)?)))?)
     }
 
     /// Takes the object out, waiting for calls in progress; later calls fail.

@@ -41,12 +41,10 @@ impl Reader {
     }
 
     fn open(&self, py: Python<'_>, scan: Scan<'_>, reverse: bool) -> PyResult<PyIterator> {
-        let slot = py.detach(|| {
-            let it = match &self.view {
-                View::Live => self.handle.db().with(|db| Ok(scan.open(db))),
-                View::Snapshot(snap) => snap.with(|s| Ok(scan.open(s))),
-            }?;
-            self.handle.adopt(Mutex::new(it), "database")
+        let adopt = |it| self.handle.adopt(Mutex::new(it), "database");
+        let slot = py.detach(|| match &self.view {
+            View::Live => self.handle.db().with(|db| adopt(scan.open(db))),
+            View::Snapshot(snap) => snap.with(|s| adopt(scan.open(s))),
         })?;
         Ok(PyIterator::new(slot, reverse))
     }

@@ -17,8 +17,9 @@ impl PySnapshot {
     /// Takes a snapshot of `handle`'s database.
     pub fn take(py: Python<'_>, handle: Arc<Handle>) -> PyResult<Py<PySnapshot>> {
         let slot = py.detach(|| {
-            let snap = handle.db().with(|db| Ok(db.snapshot()))?;
-            handle.adopt(snap, "snapshot")
+            handle
+                .db()
+                .with(|db| handle.adopt(db.snapshot(), "snapshot"))
         })?;
         let reader = Reader::snapshot(handle, Arc::clone(&slot));
         Py::new(
