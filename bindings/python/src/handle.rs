@@ -9,8 +9,7 @@
 //! IMPORTANT: no lock here is ever held while attaching to the interpreter: calls take
 //! and release them inside `Python::detach`, and turn failures into exceptions only
 //! after. A thread holding a lock while waiting for the GIL would deadlock with a thread
-//! holding the GIL while waiting for that lock. (Only `Drop` takes locks while attached:
-//! it may stall other Python threads for a moment, never deadlock.)
+//! holding the GIL while waiting for that lock.
 //!
 //! Lock order: a source's slot (the database's or a snapshot's), then the registry. An
 //! engine object is made and registered under its source's slot, so `close` either finds
@@ -169,7 +168,13 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        // Dropped without `close()`: nothing to report the error to.
-        let _ = self.close();
+        // Dropped without `close()`: nothing to report an error to. The last holder was a
+        // Python object, so the thread is attached: detach while close waits and syncs,
+        // as every engine call does (and close plainly if the interpreter is gone).
+        let handle = &*self;
+        let closed = Python::try_attach(|py| py.detach(|| handle.close()));
+        if closed.is_none() {
+            let _ = handle.close();
+        }
     }
 }
