@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$work/target}"
+# Build with the committed bindings/python/Cargo.lock, failing if it is out of date.
+export MATURIN_PEP517_ARGS="--locked"
 
 start=$SECONDS
 python3 -m venv "$work/venv"
