@@ -1,0 +1,144 @@
+//! `twain.Db`: opening, writing, maintenance and closing; reads come from `Reader`.
+
+use crate::batch::PyWriteBatch;
+use crate::convert::{self, Bytes};
+use crate::errors::Failure;
+use crate::handle::Handle;
+use crate::reader::Reader;
+use crate::snapshot::PySnapshot;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple};
+use std::path::PathBuf;
+use std::sync::Arc;
+use twain::WriteOptions;
+
+/// An open database. Thread-safe: share it between threads; every engine call runs with
+/// the GIL released. Closed by `close()`, on leaving a `with` block, or when it and its
+/// snapshots are garbage.
+#[pyclass(name = "Db", module = "twain", extends = Reader, frozen)]
+pub struct PyDb {
+    handle: Arc<Handle>,
+    path: PathBuf,
+}
+
+#[pymethods]
+impl PyDb {
+    /// Opens (by default creating) the database in directory `path`. Keyword arguments
+    /// set engine options by name, e.g. `memtable_size="8M"`, `create_if_missing=False`.
+    #[new]
+    #[pyo3(signature = (path, **options))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyClassInitializer<PyDb>> {
+        let opts = convert::options(options)?;
+        let db = py
+            .detach(|| twain::Db::open(&path, opts))
+            .map_err(Failure::from)?;
+        let handle = Arc::new(Handle::new(db));
+        let reader = Reader::live(Arc::clone(&handle));
+        Ok(PyClassInitializer::from(reader).add_subclass(PyDb { handle, path }))
+    }
+
+    /// Sets `key` to `value`; with `sync`, durable when it returns.
+    #[pyo3(signature = (key, value, sync = false))]
+    fn put(&self, py: Python<'_>, key: Bytes<'_>, value: Bytes<'_>, sync: bool) -> PyResult<()> {
+        let opts = WriteOptions { sync };
+        self.handle
+            .db()
+            .call(py, |db| db.put_opt(&key, &value, &opts))
+    }
+
+    /// Deletes `key` (deleting a missing key is not an error).
+    #[pyo3(signature = (key, sync = false))]
+    fn delete(&self, py: Python<'_>, key: Bytes<'_>, sync: bool) -> PyResult<()> {
+        let opts = WriteOptions { sync };
+        self.handle.db().call(py, |db| db.delete_opt(&key, &opts))
+    }
+
+    /// Applies the batch atomically; the batch is left as it was.
+    #[pyo3(signature = (batch, sync = false))]
+    fn write(&self, py: Python<'_>, batch: PyRef<'_, PyWriteBatch>, sync: bool) -> PyResult<()> {
+        let batch = batch.to_engine();
+        let opts = WriteOptions { sync };
+        self.handle.db().call(py, |db| db.write(batch, &opts))
+    }
+
+    /// Makes every write so far durable.
+    fn sync(&self, py: Python<'_>) -> PyResult<()> {
+        self.handle.db().call(py, |db| db.sync())
+    }
+
+    /// A consistent read view of the database as it is now.
+    fn snapshot(&self, py: Python<'_>) -> PyResult<Py<PySnapshot>> {
+        PySnapshot::take(py, Arc::clone(&self.handle))
+    }
+
+    /// Writes the memtable to a table file.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        self.handle.db().call(py, |db| db.flush())
+    }
+
+    /// Flushes the memtable, then compacts the tables of every level that hold keys in
+    /// `[start, end]` (`None`: unbounded) into one sorted level.
+    #[pyo3(signature = (start = None, end = None))]
+    fn compact_range(
+        &self,
+        py: Python<'_>,
+        start: Option<Bytes<'_>>,
+        end: Option<Bytes<'_>>,
+    ) -> PyResult<()> {
+        let (start, end) = (start.as_ref(), end.as_ref());
+        self.handle.db().call(py, |db| {
+            db.compact_range(start.map(AsRef::as_ref), end.map(AsRef::as_ref))
+        })
+    }
+
+    /// Runs value GC until no value file is below `gc_threshold`; returns how many files
+    /// it collected.
+    fn gc(&self, py: Python<'_>) -> PyResult<u64> {
+        self.handle.db().call(py, |db| db.gc())
+    }
+
+    /// The engine's statistics, as `twain stats --json` prints them.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let json = self.handle.db().call(py, |db| Ok(db.stats()?.to_json()))?;
+        LOADS.import(py, "json", "loads")?.call1((json,))
+    }
+
+    /// Closes the database: snapshots and iterators are released, and the log is synced.
+    /// Later calls raise `ClosedError`; closing again does nothing.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        Ok(py.detach(|| self.handle.close())?)
+    }
+
+    /// Whether the database was closed.
+    #[getter]
+    fn closed(&self, py: Python<'_>) -> bool {
+        py.detach(|| self.handle.db().is_released())
+    }
+
+    /// The database directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let state = if self.closed(py) { "closed" } else { "open" };
+        format!("<twain.Db {:?} {state}>", self.path)
+    }
+}

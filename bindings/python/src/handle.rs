@@ -1,0 +1,180 @@
+//! Who owns the engine objects handed to Python, and how closing takes them back.
+//!
+//! A [`Handle`] owns the open [`twain::Db`]. Each snapshot and iterator handed to Python
+//! owns its engine object through a [`Slot`], which the handle also knows of (weakly):
+//! closing the database empties every slot, so no engine object outlives `close()` (each
+//! holds the engine's state, and with it the directory's lock) and a later use raises
+//! `ClosedError` instead of touching a closed engine.
+//!
+//! IMPORTANT: no lock here is ever held while attaching to the interpreter: calls take
+//! and release them inside `Python::detach`, and turn failures into exceptions only
+//! after. A thread holding a lock while waiting for the GIL would deadlock with a thread
+//! holding the GIL while waiting for that lock.
+//!
+//! Lock order: a source's slot (the database's or a snapshot's), then the registry. An
+//! engine object is made and registered under its source's slot, so `close` either finds
+//! it registered or makes its registration fail before letting go of the source. `close`
+//! itself holds one lock at a time: it takes the database out of its slot, marks the
+//! registry closed, then empties the registered slots one by one.
+
+use crate::errors::Failure;
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+
+/// An engine object owned by a Python object until it is released. Thread-safe: calls
+/// share it (an object that needs exclusive access, like an iterator, is put in a
+/// `Mutex` first), and `take` waits for the calls in progress.
+pub struct Slot<T> {
+    value: RwLock<Option<T>>,
+    /// What to call the object in a `ClosedError` ("database", "snapshot", ...).
+    what: &'static str,
+}
+
+impl<T> Slot<T> {
+    /// A slot holding `value`.
+    pub fn new(value: T, what: &'static str) -> Slot<T> {
+        Slot {
+            value: RwLock::new(Some(value)),
+            what,
+        }
+    }
+
+    /// Runs `f` on the object, or fails with `ClosedError` if it was released.
+    /// REQUIRES: the interpreter is detached.
+    pub fn with<R>(&self, f: impl FnOnce(&T) -> Result<R, Failure>) -> Result<R, Failure> {
+        match self.read().as_ref() {
+            Some(v) => f(v),
+            None => Err(Failure::Closed(self.what)),
+        }
+    }
+
+    /// [`Slot::with`], detached from the interpreter while it runs, failing with the
+    /// Python exception.
+    pub fn call<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&T) -> twain::Result<R> + Send,
+    ) -> PyResult<R>
+    where
+        T: Send + Sync,
+    {
+        Ok(py.detach(|| self.with(|v| Ok(f(v)?)))?)
+    }
+
+    /// Takes the object out, waiting for calls in progress; later calls fail.
+    /// REQUIRES: the interpreter is detached.
+    pub fn take(&self) -> Option<T> {
+        self.write().take()
+    }
+
+    /// Whether the object was released.
+    /// REQUIRES: the interpreter is detached, or no call on the slot can be in progress.
+    pub fn is_released(&self) -> bool {
+        self.read().is_none()
+    }
+
+    // An engine call that panicked (it should not) poisons the lock; the object itself is
+    // still sound, as engine objects keep their invariants across a panic.
+    fn read(&self) -> RwLockReadGuard<'_, Option<T>> {
+        self.value.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Option<T>> {
+        self.value.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Something `close` must take back.
+trait Release: Send + Sync {
+    fn release(&self);
+}
+
+impl<T: Send + Sync> Release for Slot<T> {
+    fn release(&self) {
+        drop(self.take());
+    }
+}
+
+/// The slots handed out by one handle.
+#[derive(Default)]
+struct Registry {
+    closed: bool,
+    held: Vec<Weak<dyn Release>>,
+}
+
+/// The open database, shared by the Python `Db`, its snapshots and iterators (which only
+/// hold their own slots). Thread-safe. Dropping it closes the database.
+pub struct Handle {
+    db: Slot<twain::Db>,
+    registry: Mutex<Registry>,
+}
+
+impl Handle {
+    /// Takes ownership of an open database.
+    pub fn new(db: twain::Db) -> Handle {
+        Handle {
+            db: Slot::new(db, "database"),
+            registry: Mutex::new(Registry::default()),
+        }
+    }
+
+    /// The database's slot: calls through it fail with `ClosedError` once closed.
+    pub fn db(&self) -> &Slot<twain::Db> {
+        &self.db
+    }
+
+    /// Puts `value` in a slot that `close` will empty; fails if the database is closed.
+    /// REQUIRES: the interpreter is detached.
+    pub fn adopt<T: Send + Sync + 'static>(
+        &self,
+        value: T,
+        what: &'static str,
+    ) -> Result<Arc<Slot<T>>, Failure> {
+        let slot = Arc::new(Slot::new(value, what));
+        let mut reg = self.registry();
+        if reg.closed {
+            return Err(Failure::Closed("database"));
+        }
+        // Forget the slots whose Python objects are gone, so the list tracks live ones.
+        reg.held.retain(|w| w.strong_count() > 0);
+        let weak: Weak<dyn Release> = Arc::downgrade(&slot) as Weak<dyn Release>;
+        reg.held.push(weak);
+        Ok(slot)
+    }
+
+    /// Closes the database: waits for calls in progress, releases every snapshot and
+    /// iterator, then closes the engine, reporting the error of its final sync. Closing
+    /// again does nothing.
+    /// REQUIRES: the interpreter is detached.
+    pub fn close(&self) -> Result<(), Failure> {
+        let Some(db) = self.db.take() else {
+            return Ok(());
+        };
+        let held = {
+            let mut reg = self.registry();
+            reg.closed = true;
+            std::mem::take(&mut reg.held)
+        };
+        for obj in held.iter().filter_map(Weak::upgrade) {
+            obj.release();
+        }
+        Ok(db.close()?)
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // Dropped without `close()`: nothing to report an error to. The last holder was a
+        // Python object, so the thread is attached: detach while close waits and syncs,
+        // as every engine call does (and close plainly if the interpreter is gone).
+        let handle = &*self;
+        let closed = Python::try_attach(|py| py.detach(|| handle.close()));
+        if closed.is_none() {
+            let _ = handle.close();
+        }
+    }
+}

@@ -1,0 +1,111 @@
+"""Opening and closing: context managers, use after close, and what close releases."""
+
+import gc
+
+import pytest
+
+import twain
+
+
+def test_the_with_block_closes_the_database(path):
+    with twain.Db(path) as db:
+        assert not db.closed
+        db.put(b"k", b"v")
+    assert db.closed
+    with twain.Db(path) as db:
+        assert db.get(b"k") == b"v"
+
+
+def test_the_with_block_closes_on_error_and_lets_it_propagate(path):
+    with pytest.raises(KeyError), twain.Db(path) as db:
+        raise KeyError("boom")
+    assert db.closed
+
+
+def test_close_is_idempotent(path):
+    db = twain.Db(path)
+    db.close()
+    db.close()
+    assert db.closed
+
+
+def use_after_close_calls():
+    """Every call that needs the database, by name."""
+    batch = twain.WriteBatch()
+    batch.put(b"k", b"v")
+    return {
+        "get": lambda db: db.get(b"k"),
+        "put": lambda db: db.put(b"k", b"v"),
+        "delete": lambda db: db.delete(b"k"),
+        "write": lambda db: db.write(batch),
+        "sync": lambda db: db.sync(),
+        "snapshot": lambda db: db.snapshot(),
+        "iter": lambda db: db.iter(),
+        "range": lambda db: db.range(b"a", b"b"),
+        "prefix": lambda db: db.prefix(b"a"),
+        "flush": lambda db: db.flush(),
+        "compact_range": lambda db: db.compact_range(),
+        "gc": lambda db: db.gc(),
+        "stats": lambda db: db.stats(),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(use_after_close_calls()))
+def test_use_after_close_raises_closed_error(path, name):
+    db = twain.Db(path)
+    db.close()
+    with pytest.raises(twain.ClosedError, match="database is closed"):
+        use_after_close_calls()[name](db)
+
+
+def test_an_iterator_alive_at_close_raises_afterwards(path):
+    db = twain.Db(path)
+    for i in range(100):
+        db.put(b"%03d" % i, b"v")
+    it = db.iter()
+    assert next(it) == (b"000", b"v")
+    db.close()
+    with pytest.raises(twain.ClosedError):
+        next(it)
+    with pytest.raises(twain.ClosedError):
+        next(it)
+
+
+def test_a_snapshot_alive_at_close_raises_afterwards(path):
+    db = twain.Db(path)
+    snap = db.snapshot()
+    it = snap.iter(reverse=True)
+    db.close()
+    assert snap.closed
+    with pytest.raises(twain.ClosedError):
+        snap.get(b"k")
+    with pytest.raises(twain.ClosedError):
+        next(it)
+
+
+def test_close_releases_the_directory_even_with_iterators_and_snapshots_alive(path):
+    db = twain.Db(path)
+    db.put(b"k", b"v")
+    it, snap = db.iter(), db.snapshot()
+    snap_it = snap.prefix(b"k")
+    db.close()
+    with twain.Db(path) as again:
+        assert again.get(b"k") == b"v"
+    assert it is not None and snap_it is not None
+
+
+def test_a_database_dropped_without_close_is_closed(path):
+    db = twain.Db(path)
+    db.put(b"k", b"v")
+    it = db.iter()
+    del db
+    gc.collect()
+    with twain.Db(path) as again:
+        assert again.get(b"k") == b"v"
+    with pytest.raises(twain.ClosedError):
+        next(it)
+
+
+def test_a_second_open_of_the_same_directory_is_locked(db, path):
+    with pytest.raises(twain.LockedError, match="locked"):
+        twain.Db(path)

@@ -1,0 +1,72 @@
+"""flush, compact_range, gc, stats, and persistence across reopening."""
+
+import twain
+
+
+def test_flush_moves_the_memtable_to_a_table(db):
+    db.put(b"k", b"v")
+    assert sum(level["files"] for level in db.stats()["levels"]) == 0
+    db.flush()
+    stats = db.stats()
+    assert stats["flushes"] >= 1
+    assert sum(level["files"] for level in stats["levels"]) >= 1
+    assert db.get(b"k") == b"v"
+
+
+def test_compact_range_merges_the_tables_into_one_level(db):
+
+    for i in range(2000):
+        db.put(b"%05d" % i, b"x" * 100)
+    db.flush()
+    db.compact_range(b"00000", b"01999")
+    db.compact_range(start=b"00500")
+    db.compact_range(end="00100")
+    db.compact_range()
+    levels = db.stats()["levels"]
+    assert levels[0]["files"] == 0
+    assert [level["entries"] for level in levels if level["files"]] == [2000]
+
+    assert db.get(b"01234") == b"x" * 100
+
+
+def test_gc_collects_value_files_with_garbage(path):
+    # Threshold 1.0: GC collects every sealed value file holding any garbage.
+    options = {"value_file_size": "64K", "gc_enabled": False, "gc_threshold": 1.0}
+    with twain.Db(path, **options) as db:
+        for round_ in range(3):
+            for i in range(200):
+                db.put(b"%04d" % i, bytes([round_]) * 1000)
+        db.compact_range()
+        assert any(f["dropped_bytes"] for f in db.stats()["value_files"])
+        collected = db.gc()
+        assert isinstance(collected, int) and collected >= 1
+        stats = db.stats()
+        assert stats["gc_runs"] >= 1
+        assert not any(f["dropped_bytes"] for f in stats["value_files"])
+        assert all(db.get(b"%04d" % i) == b"\x02" * 1000 for i in range(200))
+        assert db.gc() == 0
+
+
+def test_stats_is_the_json_form_as_a_dict(db):
+    db.put(b"k", b"v")
+    stats = db.stats()
+    assert isinstance(stats, dict)
+    assert stats["user_ops"] == 1
+    assert isinstance(stats["write_amplification"], float)
+    assert {"levels", "value_files", "disk_total", "memtable_entries"} <= stats.keys()
+    assert all(set(level) == {"files", "bytes", "entries"} for level in stats["levels"])
+
+
+def test_data_persists_across_reopening(path):
+    expected = {b"%04d" % i: b"v%d" % i * (i % 50) for i in range(1000)}
+    with twain.Db(path, memtable_size="64K") as db:
+        for k, v in expected.items():
+            db.put(k, v)
+        db.delete(b"0000")
+        del expected[b"0000"]
+    with twain.Db(path) as db:
+        assert dict(db.iter()) == expected
+        db.flush()
+        db.compact_range()
+    with twain.Db(path, create_if_missing=False) as db:
+        assert dict(db.iter(reverse=True)) == expected

@@ -1,0 +1,115 @@
+"""Model test: seeded random operations against a dict, checked at every read.
+
+Operations: puts (inline and separated values), deletes, batches, point reads, ranges
+and prefixes in both directions, snapshots read later, flushes, compactions, value GC
+and reopening. Small memtables and value files make the tables and value files turn over.
+"""
+
+import random
+
+import pytest
+
+import twain
+
+OPTIONS = {"memtable_size": "16K", "value_file_size": "64K", "gc_threshold": 0.9}
+
+
+def random_key(rng):
+    if rng.random() < 0.9:
+        return b"k%03d" % rng.randrange(300)
+    return bytes(rng.randrange(256) for _ in range(rng.randrange(4)))
+
+
+def random_value(rng):
+    size = rng.choice([0, 5, 40, 255, 300, 1500])  # around the 256-byte inline threshold
+    stamp = b"%010d" % rng.randrange(10**10)
+    return (stamp * (size // 10 + 1))[:size]
+
+
+def expected_range(model, start, end, reverse):
+    pairs = sorted(
+        (k, v)
+        for k, v in model.items()
+        if (start is None or k >= start) and (end is None or k < end)
+    )
+    return pairs[::-1] if reverse else pairs
+
+
+def expected_prefix(model, prefix, reverse):
+    pairs = sorted((k, v) for k, v in model.items() if k.startswith(prefix))
+    return pairs[::-1] if reverse else pairs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_operations_match_a_dict(path, seed):
+    rng = random.Random(seed)
+    model = {}
+    snapshots = []  # (snapshot, the model when it was taken)
+    db = twain.Db(path, **OPTIONS)
+    try:
+        for step in range(2000):
+            op = rng.random()
+            if op < 0.35:
+                k, v = random_key(rng), random_value(rng)
+                db.put(k, v, sync=rng.random() < 0.05)
+                model[k] = v
+            elif op < 0.45:
+                k = random_key(rng)
+                db.delete(k)
+                model.pop(k, None)
+            elif op < 0.52:
+                batch = twain.WriteBatch()
+                for _ in range(rng.randrange(1, 20)):
+                    k = random_key(rng)
+                    if rng.random() < 0.7:
+                        v = random_value(rng)
+                        batch.put(k, v)
+                        model[k] = v
+                    else:
+                        batch.delete(k)
+                        model.pop(k, None)
+                db.write(batch)
+            elif op < 0.70:
+                k = random_key(rng)
+                assert db.get(k) == model.get(k), f"step {step}: get {k!r}"
+            elif op < 0.80:
+                start = random_key(rng) if rng.random() < 0.7 else None
+                end = random_key(rng) if rng.random() < 0.7 else None
+                reverse = rng.random() < 0.5
+                got = list(db.range(start, end, reverse=reverse))
+                assert got == expected_range(model, start, end, reverse), f"step {step}"
+            elif op < 0.85:
+                prefix = random_key(rng)[: rng.randrange(4)]
+                reverse = rng.random() < 0.5
+                got = list(db.prefix(prefix, reverse=reverse))
+                assert got == expected_prefix(model, prefix, reverse), f"step {step}"
+            elif op < 0.89:
+                snapshots.append((db.snapshot(), dict(model)))
+                if len(snapshots) > 3:
+                    snapshots.pop(0)[0].close()
+            elif op < 0.94 and snapshots:
+                snap, then = rng.choice(snapshots)
+                k = random_key(rng)
+                assert snap.get(k) == then.get(k), f"step {step}: snapshot get"
+                reverse = rng.random() < 0.5
+                assert list(snap.iter(reverse=reverse)) == expected_range(
+                    then, None, None, reverse
+                ), f"step {step}: snapshot iter"
+            elif op < 0.96:
+                db.flush()
+            elif op < 0.98:
+                db.compact_range()
+            elif op < 0.99:
+                assert db.gc() >= 0
+            else:
+                db.close()
+                for snap, _ in snapshots:
+                    assert snap.closed
+                snapshots.clear()
+                db = twain.Db(path, **OPTIONS)
+        assert list(db.iter()) == expected_range(model, None, None, False)
+        assert list(db.iter(reverse=True)) == expected_range(model, None, None, True)
+    finally:
+        db.close()
+    with twain.Db(path, **OPTIONS) as db:
+        assert dict(db.iter()) == model

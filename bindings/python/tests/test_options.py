@@ -1,0 +1,59 @@
+"""Engine options passed by name to Db(path, **options)."""
+
+import pytest
+
+import twain
+
+
+def test_options_accept_strings_numbers_and_booleans(path):
+    with twain.Db(
+        path,
+        memtable_size="8M",
+        block_size=8192,
+        gc_threshold=0.5,
+        create_if_missing=True,
+        gc_enabled="false",
+        gc_mode="lsm-lookup",
+    ) as db:
+        db.put(b"k", b"v")
+        assert db.get(b"k") == b"v"
+
+
+def test_an_unknown_option_is_an_invalid_argument(path):
+    with pytest.raises(twain.InvalidArgumentError, match='unknown option "no_such_option"'):
+        twain.Db(path, no_such_option=1)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("memtable_size", "lots"), ("create_if_missing", "maybe"), ("num_levels", -1)],
+)
+def test_a_value_that_does_not_parse_is_an_invalid_argument(path, name, value):
+    with pytest.raises(ValueError, match=f"option {name}"):
+        twain.Db(path, **{name: value})
+
+
+def test_options_that_do_not_fit_together_are_refused(path):
+    with pytest.raises(twain.InvalidArgumentError, match="memtable_size"):
+        twain.Db(path, memtable_size=100)
+
+
+def test_without_create_if_missing_a_missing_database_is_not_found(path):
+    with pytest.raises(twain.NotFoundError, match="no database"):
+        twain.Db(path, create_if_missing=False)
+    with pytest.raises(FileNotFoundError):
+        twain.Db(path, create_if_missing=False)
+
+
+def test_error_if_exists(path):
+    twain.Db(path).close()
+    with pytest.raises(twain.AlreadyExistsError):
+        twain.Db(path, error_if_exists=True)
+    with pytest.raises(FileExistsError):
+        twain.Db(path, error_if_exists=True)
+
+
+def test_the_path_may_be_a_str(path):
+    with twain.Db(str(path)) as db:
+        assert db.path == path
