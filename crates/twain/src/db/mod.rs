@@ -248,7 +248,10 @@ impl Db {
     }
 
     /// Compacts every level's tables that overlap `[begin, end]` (unbounded if `None`)
-    /// down to the last level, after flushing the memtable.
+    /// down to the deepest level that holds data (L1 at least), after flushing the
+    /// memtable. The bottom level's tables in the range are rewritten too, so old
+    /// versions and tombstones that no snapshot needs are gone afterwards.
+
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
         compact::compact_range(&self.inner, begin, end)
     }
