@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The test command of the README and of CI (.ci/run): the Rust workspace, then the Python
-# bindings in a fresh virtualenv, then the Redis-protocol server through real Redis tools.
+# The test command of the README and of CI (.ci/run): the Rust workspace; a short AFL++
+# smoke run of every fuzz target on its seeds (installs cargo-afl if missing); the Python
+# bindings in a fresh virtualenv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
+command -v cargo-afl >/dev/null || cargo install cargo-afl --locked
+# The fuzz workspace builds with AFL's instrumentation: its own target directory.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" fuzz/smoke.sh 5
 scripts/ci-python.sh
