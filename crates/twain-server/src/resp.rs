@@ -242,7 +242,9 @@ pub fn encode(frame: &Frame, proto: Protocol, out: &mut Vec<u8>) {
         }
         Frame::Verbatim { text, .. } => blob(out, b'$', text),
         Frame::BulkError(e) if resp3 => blob(out, b'!', e),
-        Frame::BulkError(e) => line(out, b'-', e),
+        // A simple error is text: bytes that are not UTF-8 become U+FFFD.
+        Frame::BulkError(e) => line(out, b'-', String::from_utf8_lossy(e).as_bytes()),
+
         Frame::Map(pairs) => {
             let (tag, count) = if resp3 {
                 (b'%', pairs.len())
@@ -858,6 +860,10 @@ mod tests {
         assert_eq!(encoded(&map, Resp2), b"*2\r\n$1\r\na\r\n:1\r\n");
         assert_eq!(encoded(&map, Protocol::Resp3), b"%1\r\n$1\r\na\r\n:1\r\n");
         assert_eq!(encoded(&Frame::Null, Protocol::Resp3), b"_\r\n");
+        // Found by the fuzzer: a bulk error that is not UTF-8 must still be one valid frame.
+        let bad = encoded(&Frame::BulkError(vec![0xff, b'x']), Resp2);
+        assert_eq!(bad, "-\u{fffd}x\r\n".as_bytes());
+        assert!(frame(&bad).unwrap().is_some());
     }
 
     #[test]

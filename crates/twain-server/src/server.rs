@@ -217,8 +217,10 @@ async fn sync_periodically(shared: Arc<Shared>, mut stop: watch::Receiver<bool>)
             _ = stop.changed() => return,
         }
         let s = Arc::clone(&shared);
-        if let Ok(Err(e)) = tokio::task::spawn_blocking(move || s.store.sync_if_dirty()).await {
-            eprintln!("twain serve: periodic sync failed: {e}");
+        match tokio::task::spawn_blocking(move || s.store.sync_if_dirty()).await {
+            Ok(Ok(true)) => Counters::add(&shared.counters.periodic_syncs, 1),
+            Ok(Err(e)) => eprintln!("twain serve: periodic sync failed: {e}"),
+            _ => {}
         }
     }
 }

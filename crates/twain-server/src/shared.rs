@@ -35,6 +35,9 @@ pub struct Counters {
     pub commands: AtomicU64,
     /// Connections closed for a protocol error.
     pub protocol_errors: AtomicU64,
+    /// Syncs of the value log by `--sync batch`'s periodic task.
+    pub periodic_syncs: AtomicU64,
+
     next_id: AtomicU64,
 }
 

@@ -112,6 +112,7 @@ fn counters(shared: &Shared, out: &mut String) {
             ("total_commands_processed", get(&n.commands)),
             ("rejected_connections", get(&n.rejected)),
             ("protocol_errors", get(&n.protocol_errors)),
+            ("periodic_syncs", get(&n.periodic_syncs)),
             ("scan_cursors", shared.store.cursors().len().to_string()),
         ],
     );
