@@ -21,15 +21,20 @@ pub enum SyncMode {
     Never,
 }
 
-/// How engine calls are run.
+/// Where engine calls run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExecMode {
-    /// On tokio's blocking thread pool, one hand-off per batch of pipelined commands: a
-    /// slow engine call (a synced write, a write stall, a cold read) never holds up the
-    /// runtime's threads, and concurrent writers reach the engine's group commit together.
+    /// A batch of pipelined requests that only reads (`GET`, `MGET`, `EXISTS`, `STRLEN`,
+    /// `PING`, ...: the commands flagged fast and not write) runs on the runtime's own
+    /// thread; any other batch runs on the blocking pool. Reads come from memory or the
+    /// page cache and are served without a thread hand-off; writes, which may wait for a
+    /// sync or a write stall, and slow commands (`SCAN`, `DBSIZE`, `FLUSHDB`, `INFO`)
+    /// never hold up a runtime thread.
+    Auto,
+    /// Every batch on tokio's blocking thread pool (one hand-off per batch).
     Blocking,
-    /// On the runtime's own threads. Saves the hand-off; a slow call stalls every
-    /// connection scheduled on that thread. For measurements.
+    /// Every batch on the runtime's own threads: a slow call stalls every connection
+    /// scheduled on that thread. For measurements.
     Inline,
 }
 
@@ -71,7 +76,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Where engine calls run (see docs/server.md; for measurements).
-    #[arg(long, value_enum, default_value_t = ExecMode::Blocking)]
+    #[arg(long, value_enum, default_value_t = ExecMode::Auto)]
     pub exec: ExecMode,
     /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -133,7 +138,7 @@ impl Config {
             },
             max_request: 1 << 30,
             threads: None,
-            exec: ExecMode::Blocking,
+            exec: ExecMode::Auto,
             shutdown_grace: Duration::from_secs(10),
         }
     }
@@ -207,7 +212,7 @@ mod tests {
         assert_eq!(c.sync, SyncMode::Batch);
         assert_eq!(c.timeout, Some(Duration::from_secs(300)));
         assert_eq!(c.limits.max_bulk, 64 << 20);
-        assert_eq!(c.exec, ExecMode::Blocking);
+        assert_eq!(c.exec, ExecMode::Auto);
     }
 
     #[test]

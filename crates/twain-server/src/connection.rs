@@ -1,9 +1,10 @@
 //! One client connection: reads requests, runs each batch of pipelined requests (on the
-//! blocking pool or inline, see [`ExecMode`]), writes the replies. A protocol error is
+//! runtime thread or the blocking pool, see [`ExecMode`]), writes the replies. A protocol error is
 //! answered with `-ERR Protocol error: ...` and closes the connection; so does a request
 //! larger than `max_request`. An idle connection is closed after `timeout`; at shutdown a
 //! connection finishes the batch it is running and closes.
 
+use crate::commands;
 use crate::config::ExecMode;
 use crate::exec::run_batch;
 use crate::resp::{Frame, Request, encode, parse_request};
@@ -155,19 +156,20 @@ async fn execute(
     requests: Vec<Request>,
     mut out: Vec<u8>,
 ) -> Option<(Session, Vec<u8>)> {
-    match shared.config.exec {
-        ExecMode::Inline => {
-            run_batch(shared, &mut session, &requests, &mut out);
-            Some((session, out))
-        }
-        ExecMode::Blocking => {
-            let shared = Arc::clone(shared);
-            tokio::task::spawn_blocking(move || {
-                run_batch(&shared, &mut session, &requests, &mut out);
-                (session, out)
-            })
-            .await
-            .ok()
-        }
+    let inline = match shared.config.exec {
+        ExecMode::Inline => true,
+        ExecMode::Blocking => false,
+        ExecMode::Auto => requests.iter().all(|r| commands::is_quick_read(r)),
+    };
+    if inline {
+        run_batch(shared, &mut session, &requests, &mut out);
+        return Some((session, out));
     }
+    let shared = Arc::clone(shared);
+    tokio::task::spawn_blocking(move || {
+        run_batch(&shared, &mut session, &requests, &mut out);
+        (session, out)
+    })
+    .await
+    .ok()
 }

@@ -1,4 +1,4 @@
-//! Pipelined load from several connections at once, in both execution modes: every write is
+//! Pipelined load from several connections at once, in every execution mode: every write is
 //! acknowledged and readable, and concurrent read-modify-writes (INCR, APPEND) on one key
 //! lose no update.
 
@@ -48,6 +48,11 @@ fn pipelined_sets_and_gets(exec: ExecMode) {
     for (t, v) in values.iter().enumerate() {
         assert_eq!(v, &format!("value {t} 7 99"));
     }
+}
+
+#[test]
+fn pipelined_load_with_reads_inline_and_writes_on_the_blocking_pool() {
+    pipelined_sets_and_gets(ExecMode::Auto);
 }
 
 #[test]

@@ -77,7 +77,7 @@ pub static COMMANDS: &[Spec] = &[
     spec!("append", 3, WRITE_FAST, (1, 1, 1), strings::append),
     spec!("strlen", 2, READ, (1, 1, 1), strings::strlen),
     spec!("scan", -2, &["readonly"], (0, 0, 0), keyspace::scan),
-    spec!("dbsize", 1, READ, (0, 0, 0), keyspace::dbsize),
+    spec!("dbsize", 1, &["readonly"], (0, 0, 0), keyspace::dbsize),
     spec!("flushdb", -1, &["write"], (0, 0, 0), keyspace::flushdb),
     spec!("flushall", -1, &["write"], (0, 0, 0), keyspace::flushdb),
     spec!("ping", -1, &["fast"], (0, 0, 0), connection::ping),
@@ -109,6 +109,15 @@ pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
     COMMANDS
         .iter()
         .find(|s| s.name.len() == name.len() && s.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// Whether `request` only reads and is quick: its command is flagged `fast` and not
+/// `write` (an unknown command, answered with an error, counts as quick).
+pub fn is_quick_read(request: &[Vec<u8>]) -> bool {
+    request
+        .first()
+        .and_then(|name| lookup(name))
+        .is_none_or(|s| s.flags.contains(&"fast") && !s.flags.contains(&"write"))
 }
 
 /// Runs one request (REQUIRES: not empty) as Redis does: an unknown command, then a wrong
@@ -322,6 +331,19 @@ mod tests {
         assert_eq!(c.run(&["PiNg"]), Frame::Simple("PONG".into()));
         assert!(lookup(b"GET").is_some());
         assert!(lookup(b"GETX").is_none());
+    }
+
+    #[test]
+    fn only_reads_that_take_no_time_are_quick() {
+        let quick = |words: &[&str]| {
+            let req: Vec<Vec<u8>> = words.iter().map(|w| w.as_bytes().to_vec()).collect();
+            is_quick_read(&req)
+        };
+        assert!(quick(&["GET", "k"]) && quick(&["mget", "a", "b"]) && quick(&["PING"]));
+        assert!(quick(&["NOSUCH"]));
+        for slow in ["SET", "INCR", "DEL", "SCAN", "DBSIZE", "FLUSHDB", "INFO"] {
+            assert!(!quick(&[slow]), "{slow}");
+        }
     }
 
     #[test]
