@@ -93,3 +93,25 @@ fn concurrent_read_modify_writes_lose_no_update() {
     assert_eq!(con.get::<_, i64>("counter").unwrap(), want);
     assert_eq!(con.strlen::<_, i64>("log").unwrap(), want);
 }
+
+#[test]
+fn hundreds_of_connections_are_served_at_once() {
+    use std::io::{Read, Write};
+    let server = TestServer::start();
+    // Every connection is open before any is answered, so the server holds them all.
+    let mut conns: Vec<_> = (0..300).map(|_| server.raw()).collect();
+    for (i, c) in conns.iter_mut().enumerate() {
+        write!(c, "SET conn:{i:03} v{i:03}\r\nGET conn:{i:03}\r\n").unwrap();
+    }
+    for (i, c) in conns.iter_mut().enumerate() {
+        let want = format!("+OK\r\n$4\r\nv{i:03}\r\n");
+        let mut got = vec![0; want.len()];
+        c.read_exact(&mut got).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), want);
+    }
+    let mut con = server.client();
+    let n: i64 = redis::cmd("DBSIZE").query(&mut con).unwrap();
+    assert_eq!(n, 300);
+    let info: String = redis::cmd("INFO").arg("clients").query(&mut con).unwrap();
+    assert!(info.contains("connected_clients:301\r\n"), "{info}");
+}
