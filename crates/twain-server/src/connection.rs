@@ -1,8 +1,9 @@
 //! One client connection: reads requests, runs each batch of pipelined requests (on the
 //! runtime thread or the blocking pool, see [`ExecMode`]), writes the replies. A protocol error is
 //! answered with `-ERR Protocol error: ...` and closes the connection; so does a request
-//! larger than `max_request`. An idle connection is closed after `timeout`; at shutdown a
-//! connection finishes the batch it is running and closes.
+//! larger than `max_request`. A connection idle for `timeout`, or whose client does not
+//! take its replies within `timeout`, is closed; at shutdown a connection finishes the
+//! batch it is running and closes.
 
 use crate::commands;
 use crate::config::ExecMode;
@@ -76,7 +77,10 @@ pub async fn serve(
             session.closing = true;
         }
         if !out.is_empty() {
-            if stream.write_all(&out).await.is_err() {
+            if write_all(&mut stream, &out, shared.config.timeout)
+                .await
+                .is_err()
+            {
                 return;
             }
             out.clear();
@@ -111,6 +115,21 @@ async fn read_some(
     match timeout {
         None => stream.read_buf(input).await,
         Some(t) => tokio::time::timeout(t, stream.read_buf(input))
+            .await
+            .unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into())),
+    }
+}
+
+/// Writes `out` whole; fails with `TimedOut` if the client has not taken it after
+/// `timeout` (a client that stops reading its replies is dropped like an idle one).
+async fn write_all(
+    stream: &mut TcpStream,
+    out: &[u8],
+    timeout: Option<Duration>,
+) -> io::Result<()> {
+    match timeout {
+        None => stream.write_all(out).await,
+        Some(t) => tokio::time::timeout(t, stream.write_all(out))
             .await
             .unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into())),
     }
