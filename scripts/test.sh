@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The test command of the README and of CI (.ci/run): the Rust workspace; a short AFL++
-# smoke run of every fuzz target on its seeds (installs cargo-afl if missing); the Python
-# bindings in a fresh virtualenv.
+# The test command of the README and of CI (.ci/run): the Rust workspace; `twain serve`
+# through the real redis-cli and redis-benchmark (installs redis-tools if missing); a short
+# AFL++ smoke run of every fuzz target on its seeds (installs cargo-afl if missing); the
+# Python bindings in a fresh virtualenv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
+scripts/ci-server.sh
 command -v cargo-afl >/dev/null || cargo install cargo-afl --locked
 # The fuzz workspace builds with AFL's instrumentation: its own target directory.
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" fuzz/smoke.sh 5

@@ -145,6 +145,8 @@ enum Command {
     Stress(crate::stress::StressArgs),
     /// The kill loop: run `twain stress`, SIGKILL it at random moments, verify every key.
     Crashtest(crate::crashtest::CrashtestArgs),
+    /// Serve a database over the Redis protocol (RESP2/RESP3); see docs/server.md.
+    Serve(twain_server::ServeArgs),
 }
 
 /// Runs a parsed command line.
@@ -257,5 +259,17 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             twain::dump::dump_file(&fs, file, &mut out)
         }
         Command::Bench(cmd) => crate::bench::run(cmd, &cli.set),
+        Command::Serve(args) => {
+            let args = twain_server::ServeArgs {
+                db: cli.db.clone(),
+                set: cli.set.clone(),
+                ..args.clone()
+            };
+            if let Err(e) = twain_server::serve(&args) {
+                eprintln!("twain serve: {e}");
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }

@@ -251,7 +251,6 @@ impl Db {
     /// down to the deepest level that holds data (L1 at least), after flushing the
     /// memtable. The bottom level's tables in the range are rewritten too, so old
     /// versions and tombstones that no snapshot needs are gone afterwards.
-
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
         compact::compact_range(&self.inner, begin, end)
     }

@@ -1,0 +1,226 @@
+//! `INFO [section ...]`: `server`, `clients`, `stats`, `keyspace` and `twain` (the engine's
+//! statistics), as `key:value` lines under `# Section` headers like Redis writes them.
+//! `all`, `everything` and `default` (or no section) mean every section.
+
+use super::{Ctx, err_engine, is};
+use crate::resp::Frame;
+use crate::shared::Shared;
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+use twain::Stats;
+
+const SECTIONS: [&str; 5] = ["server", "clients", "stats", "keyspace", "twain"];
+
+/// `INFO [section ...]`.
+pub fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
+    let asked = &args[1..];
+    let all = asked.is_empty()
+        || asked
+            .iter()
+            .any(|a| is(a, "all") || is(a, "everything") || is(a, "default"));
+    let wanted: Vec<&str> = SECTIONS
+        .into_iter()
+        .filter(|s| all || asked.iter().any(|a| is(a, s)))
+        .collect();
+    let needs_stats = wanted.iter().any(|s| matches!(*s, "keyspace" | "twain"));
+    let stats = if needs_stats {
+        match ctx.shared.store.db().stats() {
+            Ok(s) => Some(s),
+            Err(e) => return err_engine(&e),
+        }
+    } else {
+        None
+    };
+    let mut text = String::new();
+    for section in wanted {
+        if !text.is_empty() {
+            text.push_str("\r\n");
+        }
+        match (section, &stats) {
+            ("server", _) => server(ctx.shared, &mut text),
+            ("clients", _) => clients(ctx.shared, &mut text),
+            ("stats", _) => counters(ctx.shared, &mut text),
+            ("keyspace", Some(s)) => keyspace(s, &mut text),
+            ("twain", Some(s)) => engine(s, &mut text),
+            _ => {}
+        }
+    }
+    Frame::Bulk(text.into_bytes())
+}
+
+/// Appends `# Title` and the `key:value` lines.
+fn section(out: &mut String, title: &str, lines: &[(&str, String)]) {
+    let _ = write!(out, "# {title}\r\n");
+    for (k, v) in lines {
+        let _ = write!(out, "{k}:{v}\r\n");
+    }
+}
+
+fn server(shared: &Shared, out: &mut String) {
+    let c = &shared.config;
+    section(
+        out,
+        "Server",
+        &[
+            // The Redis protocol and command semantics served, for tools that check.
+            ("redis_version", "7.0.0".to_string()),
+            ("twain_version", env!("CARGO_PKG_VERSION").to_string()),
+            ("redis_mode", "standalone".to_string()),
+            ("os", std::env::consts::OS.to_string()),
+            ("arch_bits", (usize::BITS).to_string()),
+            ("process_id", std::process::id().to_string()),
+            ("tcp_port", shared.local_addr.port().to_string()),
+            (
+                "uptime_in_seconds",
+                shared.started.elapsed().as_secs().to_string(),
+            ),
+            ("db_dir", c.db_dir.display().to_string()),
+            ("sync", format!("{:?}", c.sync).to_lowercase()),
+            ("exec", format!("{:?}", c.exec).to_lowercase()),
+        ],
+    );
+}
+
+fn clients(shared: &Shared, out: &mut String) {
+    let c = &shared.config;
+    section(
+        out,
+        "Clients",
+        &[
+            (
+                "connected_clients",
+                shared
+                    .counters
+                    .connected
+                    .load(Ordering::Relaxed)
+                    .to_string(),
+            ),
+            ("maxclients", c.max_clients.to_string()),
+            ("timeout", c.timeout.map_or(0, |t| t.as_secs()).to_string()),
+        ],
+    );
+}
+
+fn counters(shared: &Shared, out: &mut String) {
+    let n = &shared.counters;
+    let get = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
+    section(
+        out,
+        "Stats",
+        &[
+            ("total_connections_received", get(&n.connections_received)),
+            ("total_commands_processed", get(&n.commands)),
+            ("rejected_connections", get(&n.rejected)),
+            ("protocol_errors", get(&n.protocol_errors)),
+            ("periodic_syncs", get(&n.periodic_syncs)),
+            ("scan_cursors", shared.store.cursors().len().to_string()),
+        ],
+    );
+}
+
+/// Redis's `db0:keys=...` line. The count is an upper bound from the engine's statistics
+/// (entries in memtables and tables, so versions and deletions not yet compacted away
+/// count too); `DBSIZE` counts exactly.
+fn keyspace(s: &Stats, out: &mut String) {
+    let entries = s.memtable_entries + s.levels.iter().map(|l| l.entries).sum::<u64>();
+    section(
+        out,
+        "Keyspace",
+        &[("db0", format!("keys={entries},expires=0,avg_ttl=0"))],
+    );
+}
+
+fn engine(s: &Stats, out: &mut String) {
+    let mut lines = vec![
+        ("user_ops", s.user_ops.to_string()),
+        ("user_bytes_written", s.user_bytes_written.to_string()),
+        ("write_groups", s.write_groups.to_string()),
+        ("synced_groups", s.synced_groups.to_string()),
+        ("log_bytes_written", s.log_bytes_written.to_string()),
+        ("gets", s.gets.to_string()),
+        ("value_reads", s.value_reads.to_string()),
+        ("flushes", s.flushes.to_string()),
+        ("compactions", s.compactions.to_string()),
+        (
+            "compaction_bytes_written",
+            s.compaction_bytes_written.to_string(),
+        ),
+        ("stall_micros", s.stall_micros.to_string()),
+        ("drop_records", s.drop_records.to_string()),
+        ("gc_runs", s.gc_runs.to_string()),
+        ("gc_bytes_written", s.gc_bytes_written.to_string()),
+        ("block_cache_hits", s.block_cache_hits.to_string()),
+        ("block_cache_misses", s.block_cache_misses.to_string()),
+        ("memtable_entries", s.memtable_entries.to_string()),
+        ("memtable_bytes", s.memtable_bytes.to_string()),
+        ("value_files", s.value_files.len().to_string()),
+        ("disk_bytes", s.disk.total().to_string()),
+        (
+            "write_amplification",
+            format!("{:.2}", s.write_amplification()),
+        ),
+        (
+            "space_amplification",
+            format!("{:.2}", s.space_amplification()),
+        ),
+    ];
+    let levels: Vec<(String, String)> = s
+        .levels
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.files > 0)
+        .map(|(i, l)| {
+            (
+                format!("level{i}"),
+                format!("files={},bytes={},entries={}", l.files, l.bytes, l.entries),
+            )
+        })
+        .collect();
+    lines.extend(levels.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    section(out, "Twain", &lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use crate::resp::Frame;
+
+    fn text(f: Frame) -> String {
+        match f {
+            Frame::Bulk(b) => String::from_utf8(b).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_section_by_default() {
+        let mut c = Conn::new();
+        c.run(&["SET", "k", "v"]);
+        let all = text(c.run(&["INFO"]));
+        for header in ["# Server", "# Clients", "# Stats", "# Keyspace", "# Twain"] {
+            assert!(all.contains(header), "{header} missing in {all}");
+        }
+        assert!(all.contains("db0:keys=1,expires=0,avg_ttl=0\r\n"), "{all}");
+        assert!(all.contains("user_ops:1\r\n"), "{all}");
+        for line in all
+            .split("\r\n")
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            assert!(line.contains(':'), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn sections_by_name() {
+        let mut c = Conn::new();
+        let clients = text(c.run(&["INFO", "CLIENTS"]));
+        assert!(
+            clients.starts_with("# Clients\r\nconnected_clients:"),
+            "{clients}"
+        );
+        assert!(!clients.contains("# Server"));
+        let two = text(c.run(&["INFO", "server", "twain"]));
+        assert!(two.contains("# Server") && two.contains("# Twain") && !two.contains("# Stats"));
+        assert_eq!(text(c.run(&["INFO", "nosuch"])), "");
+    }
+}

@@ -1,0 +1,87 @@
+//! [`Store`]: the database as commands see it — the engine, the striped key locks that
+//! make read-modify-write commands atomic, the durability of writes, and the SCAN cursors.
+//! Thread-safe; shared by every connection.
+
+use crate::config::SyncMode;
+use crate::cursor::Cursors;
+use crate::locks::{KeyGuard, KeyLocks};
+use std::sync::atomic::{AtomicBool, Ordering};
+use twain::{Db, WriteBatch, WriteOptions};
+
+/// Most SCAN cursors held at once, and most bytes of keys they name.
+const MAX_CURSORS: usize = 100_000;
+const MAX_CURSOR_BYTES: usize = 64 << 20;
+
+/// The engine and what commands need around it. Thread-safe.
+#[derive(Debug)]
+pub struct Store {
+    db: Db,
+    locks: KeyLocks,
+    write_options: WriteOptions,
+    /// Set by every write, cleared by [`Store::sync_if_dirty`].
+    dirty: AtomicBool,
+    cursors: Cursors,
+}
+
+impl Store {
+    /// Wraps an open database; writes are synced before they return when `sync` is
+    /// [`SyncMode::Always`].
+    pub fn new(db: Db, sync: SyncMode) -> Store {
+        Store {
+            db,
+            locks: KeyLocks::default(),
+            write_options: WriteOptions {
+                sync: sync == SyncMode::Always,
+            },
+            dirty: AtomicBool::new(false),
+            cursors: Cursors::new(MAX_CURSORS, MAX_CURSOR_BYTES),
+        }
+    }
+
+    /// The engine, for reads and statistics.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// The SCAN cursors.
+    pub fn cursors(&self) -> &Cursors {
+        &self.cursors
+    }
+
+    /// The newest value of `key`.
+    pub fn get(&self, key: &[u8]) -> twain::Result<Option<Vec<u8>>> {
+        self.db.get(key)
+    }
+
+    /// Locks the stripes of `keys` (see [`KeyLocks::lock`]).
+    pub fn lock<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> KeyGuard<'_> {
+        self.locks.lock(keys)
+    }
+
+    /// Locks every stripe: no other write runs until the guard drops.
+    pub fn lock_all(&self) -> KeyGuard<'_> {
+        self.locks.lock_all()
+    }
+
+    /// Applies `batch` atomically, synced first in [`SyncMode::Always`].
+    /// REQUIRES: `_held` holds the stripes of every key in `batch`.
+    pub fn write(&self, _held: &KeyGuard<'_>, batch: WriteBatch) -> twain::Result<()> {
+        let result = self.db.write(batch, &self.write_options);
+        self.dirty.store(true, Ordering::Release);
+        result
+    }
+
+    /// Syncs the value log if anything was written since the last call; returns whether
+    /// it synced.
+    pub fn sync_if_dirty(&self) -> twain::Result<bool> {
+        if !self.dirty.swap(false, Ordering::AcqRel) {
+            return Ok(false);
+        }
+        self.db.sync().map(|()| true)
+    }
+
+    /// Gives the database back, to flush and close it.
+    pub fn into_db(self) -> Db {
+        self.db
+    }
+}
