@@ -330,6 +330,13 @@ fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
     Ok(())
 }
 
+/// Runs `f` with the write lock held: no write is in flight and none can start, so every
+/// entry in the memtable has a published sequence number.
+pub(crate) fn quiesced<T>(inner: &DbInner, f: impl FnOnce() -> T) -> T {
+    let _ws = lock(&inner.write.state);
+    f()
+}
+
 /// Makes everything appended to the value log durable.
 pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
     inner.check_bg_error()?;

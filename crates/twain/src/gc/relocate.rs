@@ -68,6 +68,23 @@ pub(crate) fn snapshot_sees(
     }
 }
 
+/// Whether a live snapshot in `snapshots` sees record `key@seq` of value file `file`.
+fn seen_by_a_snapshot(
+    inner: &DbInner,
+    sv: &SuperVersion,
+    (key, seq): (&[u8], SeqNo),
+    file: u64,
+    snapshots: &[SeqNo],
+) -> Result<bool> {
+    for &snap in snapshots {
+        Counters::add(&inner.counters.gc_lsm_lookups, 1);
+        if snapshot_sees(sv, key, seq, file, snap)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Collects value file `number` the WiscKey way. Returns whether it did (false when the
 /// file is gone or a live snapshot still needs one of its records).
 pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
@@ -82,6 +99,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
     Counters::add(&inner.counters.gc_bytes_read, read);
     let snapshots = inner.snapshot_seqs();
     let mut valid = Vec::new();
+    let mut superseded = Vec::new();
     for r in records {
         let sv = inner.super_version();
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
@@ -89,12 +107,10 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
             valid.push(r);
             continue;
         }
-        for &snap in &snapshots {
-            Counters::add(&inner.counters.gc_lsm_lookups, 1);
-            if snapshot_sees(&sv, &r.key, r.seq, number, snap)? {
-                return Ok(false);
-            }
+        if seen_by_a_snapshot(inner, &sv, (&r.key, r.seq), number, &snapshots)? {
+            return Ok(false);
         }
+        superseded.push((r.key, r.seq));
     }
     emit(
         inner,
@@ -118,6 +134,23 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
         }
         throttle.spend(bytes as u64);
         start = end;
+    }
+    // IMPORTANT: a snapshot taken while GC ran can still see a record that was superseded
+    // by a write not yet published when GC looked (it was in the memtable, its sequence
+    // not yet visible). Look again with the write lock held: every write is published, and
+    // a snapshot taken later sees only what superseded the records.
+    let still_seen = write::quiesced(inner, || -> Result<bool> {
+        let sv = inner.super_version();
+        let snapshots = inner.snapshot_seqs();
+        for (key, seq) in &superseded {
+            if seen_by_a_snapshot(inner, &sv, (key, *seq), number, &snapshots)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    })?;
+    if still_seen {
+        return Ok(false);
     }
     // IMPORTANT: the relocated records and their written-back handles are durable (the
     // log replays them) before the old file can go.
