@@ -120,11 +120,9 @@ fn main() {
             if let Some(block) = first_frame().get(8..).filter(|b| !b.is_empty()) {
                 save("drops", &format!("{name}.block"), block);
             }
-
         }
     }
     svtable_seeds(&save);
-
 }
 
 /// SVTables: a small database whose overwritten value files value GC rewrites.
