@@ -127,8 +127,14 @@ impl VersionState {
             // Drops counted against an epoch the file has left behind were settled when it
             // was rewritten (the rewrite skipped or carried them over).
             if f.sealed.is_none_or(|s| s.epoch == epoch) {
-                f.dropped_count += count;
-                f.dropped_bytes += bytes;
+                let (Some(c), Some(b)) = (
+                    f.dropped_count.checked_add(count),
+                    f.dropped_bytes.checked_add(bytes),
+                ) else {
+                    return Err(format!("drop counts of value file {number} overflow"));
+                };
+                f.dropped_count = c;
+                f.dropped_bytes = b;
             }
         }
         for n in &edit.deleted_value_files {
@@ -210,7 +216,10 @@ impl VersionState {
     pub fn level_bytes(&self, level: usize) -> u64 {
         self.levels
             .get(level)
-            .map(|l| l.iter().map(|t| t.file_size).sum())
+            .map(|l| {
+                l.iter()
+                    .fold(0u64, |sum, t| sum.saturating_add(t.file_size))
+            })
             .unwrap_or(0)
     }
 }
@@ -283,6 +292,23 @@ mod tests {
         })
         .unwrap();
         assert!(s.apply(&backwards).is_err());
+    }
+
+    #[test]
+    fn drop_counts_that_overflow_are_an_error() {
+        let mut s = VersionState::empty(3);
+        let drops = |count| VersionEdit {
+            value_file_drops: vec![DropDelta {
+                number: 4,
+                epoch: 0,
+                count,
+                bytes: u64::MAX / 2 + 1,
+            }],
+            ..VersionEdit::default()
+        };
+        s.apply(&drops(1)).unwrap();
+        let err = s.apply(&drops(1)).unwrap_err();
+        assert!(err.contains("overflow"), "{err}");
     }
 
     #[test]
