@@ -2,6 +2,8 @@
 # Builds the fuzz targets with `cargo afl` and runs each for SECS seconds (default 10) on
 # its seed corpus. Fails if any target found a crash or hang. Usage (from anywhere):
 #   fuzz/smoke.sh [SECS] [TARGET...]
+# With TWAIN_FUZZ_EXECS=N each target instead runs about N executions from a fixed random
+# seed, so that the run is the same every time (what CI does).
 # Needs `cargo install cargo-afl` (which builds AFL++ on first use). Output goes to
 # $TWAIN_FUZZ_OUT (default: a temporary directory); crashes are listed at the end.
 set -euo pipefail
@@ -25,7 +27,12 @@ export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
 found=0
 for t in "${targets[@]}"; do
   rm -rf "$out/$t"
-  cargo afl fuzz -V "$secs" -i "seeds/$t" -o "$out/$t" "$target_dir/release/$t" >"$out/$t.log" 2>&1 || {
+  if [ -n "${TWAIN_FUZZ_EXECS:-}" ]; then
+    limit=(-E "$TWAIN_FUZZ_EXECS" -s 1)
+  else
+    limit=(-V "$secs")
+  fi
+  cargo afl fuzz "${limit[@]}" -i "seeds/$t" -o "$out/$t" "$target_dir/release/$t" >"$out/$t.log" 2>&1 || {
     echo "fuzz smoke: afl-fuzz failed on $t, see $out/$t.log"
     tail -5 "$out/$t.log"
     exit 1
@@ -35,7 +42,7 @@ for t in "${targets[@]}"; do
   paths=$(awk -F: '/^corpus_count/ {gsub(/ /, "", $2); print $2}' "$stats")
   crashes=$(find "$out/$t/default/crashes" -type f ! -name README.txt | wc -l)
   hangs=$(find "$out/$t/default/hangs" -type f | wc -l)
-  echo "fuzz $t: ${secs} s, execs $execs, corpus $paths, crashes $crashes, hangs $hangs"
+  echo "fuzz $t: ${limit[*]}, execs $execs, corpus $paths, crashes $crashes, hangs $hangs"
   if [ "$crashes" -gt 0 ] || [ "$hangs" -gt 0 ]; then
     found=1
     find "$out/$t/default/crashes" "$out/$t/default/hangs" -type f ! -name README.txt

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --locked
 scripts/ci-server.sh
 command -v cargo-afl >/dev/null || cargo install cargo-afl --locked
-# The fuzz workspace builds with AFL's instrumentation: its own target directory.
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" fuzz/smoke.sh 5
+# The fuzz workspace builds with AFL's instrumentation: its own target directory. About
+# 100,000 executions per target from a fixed seed: the same run every time (longer,
+# exploring runs: fuzz/smoke.sh SECS).
+TWAIN_FUZZ_EXECS=100000 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" fuzz/smoke.sh
 scripts/ci-python.sh
