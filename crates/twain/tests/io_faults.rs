@@ -76,8 +76,15 @@ fn failed_table_sync_in_a_flush_makes_the_database_read_only() {
     for i in 0..200u32 {
         db.put(format!("k{i:04}"), value(i)).unwrap();
     }
+    db.health().unwrap();
     faults.add_rule(FaultRule::on(OpKind::Sync).with_path(".sst").forever());
     let err = db.flush().unwrap_err();
+    let health = db.health().unwrap_err();
+    assert!(
+        matches!(&health, Error::ReadOnly(m) if m.contains(".sst")),
+        "health reported {health}"
+    );
+
     assert!(
         matches!(err, Error::Io { .. } | Error::ReadOnly(_)),
         "flush reported {err}"

@@ -318,12 +318,21 @@ fn run(rule: FaultRule, background: bool, steps: &[Step], models: &[Model], t: &
             if failed && first_failure.is_none() {
                 first_failure = Some((mem.crash(&CrashOptions::drop_unsynced()), b));
             }
-            if faults
-                .injected_faults()
-                .iter()
-                .any(|f| must_refuse_after(f.op, &f.path))
+            if !refuse_from_now
+                && faults
+                    .injected_faults()
+                    .iter()
+                    .any(|f| must_refuse_after(f.op, &f.path))
             {
                 refuse_from_now = true;
+                // A background thread's failed operation has returned by now, but the
+                // thread may not yet have recorded the failure: writes racing it cannot
+                // be ordered after it. Wait until the database reports it.
+                if !becomes_read_only(db) {
+                    t.fail(format!(
+                        "{label}: step {i}: a failed operation did not make the database read-only"
+                    ));
+                }
             }
         }
         // The database must still refuse writes, and `sync` too, if it had to.
@@ -618,4 +627,18 @@ fn every_operation_of_recovery_failing_keeps_the_promise() {
     }
     report("I/O faults in recovery", &t);
     assert!(t.injected > 50, "the sweep did not reach");
+}
+
+/// Whether `db` reports its read-only error state within a few seconds.
+fn becomes_read_only(db: &Db) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if matches!(db.health(), Err(Error::ReadOnly(_))) {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }

@@ -35,7 +35,9 @@ pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
     }
     let version = Arc::clone(&inner.super_version().version);
     let mut written = Vec::new();
-    let result = merge(inner, task, &version, &mut written);
+    // IMPORTANT: a failure makes the database read-only before anything else happens, so
+    // that no write is accepted once the failed operation has returned.
+    let result = merge(inner, task, &version, &mut written).map_err(|e| inner.set_bg_error(e));
     if !matches!(result, Ok(Outcome::Installed)) {
         // Outputs that no version names are garbage; leftovers are removed on open.
         for (_, path) in &written {

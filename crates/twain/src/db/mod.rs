@@ -209,6 +209,14 @@ impl Db {
         write::sync_log(&self.inner)
     }
 
+    /// `Ok` while the database accepts writes; `Error::ReadOnly` naming the cause once a
+    /// failure (a failed fsync, a failed flush, compaction or value GC) has made it
+    /// read-only until reopened. Background work fails asynchronously: this is how a
+    /// caller learns of it without attempting a write.
+    pub fn health(&self) -> Result<()> {
+        self.inner.check_bg_error()
+    }
+
     /// The newest value of `key`, or `None`.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
         let key = key.as_ref();
