@@ -13,13 +13,19 @@ use twain_bench::{BenchError, TwainEngine, report};
 pub struct BenchCmd {
     #[command(flatten)]
     args: BenchArgs,
-    /// Database directory; must be empty or absent. Default: a fresh temporary directory,
-    /// removed afterwards unless --keep.
+    /// Database directory; must be empty or absent unless --use-existing. Default: a
+    /// fresh temporary directory, removed afterwards unless --keep.
+
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Keep the temporary database directory.
     #[arg(long)]
     keep: bool,
+    /// Run on the database already in --dir (db_bench's --use_existing_db), e.g. to
+    /// profile reads apart from the fill. It must hold a fill of the same --num and
+    /// --value-size: space amplification assumes so.
+    #[arg(long, requires = "dir")]
+    use_existing: bool,
 }
 
 /// Runs the benchmark, printing the configuration, then a table (or JSON lines).
@@ -50,7 +56,7 @@ fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
                 Err(e) => return Err(BenchError::io(format!("reading {}", d.display()), e)),
             };
-            if !empty {
+            if !empty && !cmd.use_existing {
                 return Err(BenchError::InvalidArgument(format!(
                     "--dir {} is not empty; benchmarks start from an empty database",
                     d.display()

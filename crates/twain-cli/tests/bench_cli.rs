@@ -115,3 +115,48 @@ fn bench_rejects_bad_arguments() {
         assert!(!out.status.success(), "{args:?}");
     }
 }
+
+#[test]
+fn use_existing_runs_on_a_filled_database_and_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let run = |extra: &[&str]| {
+        twain()
+            .args([
+                "bench", "--num", "1000", "--json", "--reads", "300", "--dir",
+            ])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let fill = run(&["--workloads", "fillrandom"]);
+    assert!(
+        fill.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fill.stderr)
+    );
+    // A non-empty --dir is refused without --use-existing ...
+    let refused = run(&["--workloads", "readrandom"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not empty"));
+    // ... and read with it: every key the fill wrote is found.
+    let read = run(&["--workloads", "readrandom", "--use-existing"]);
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(read.stdout).unwrap().trim()).unwrap();
+    assert_eq!(
+        (v["phase"].as_str(), v["found"].as_u64()),
+        (Some("readrandom"), Some(300))
+    );
+    // --use-existing needs --dir.
+    let no_dir = twain()
+        .args(["bench", "--use-existing", "--workloads", "readrandom"])
+        .output()
+        .unwrap();
+    assert!(!no_dir.status.success());
+}

@@ -5,6 +5,7 @@ use super::{DbInner, SuperVersion, read};
 use crate::Result;
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
+use crate::vlog::ScanHints;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -31,6 +32,9 @@ pub struct DbIterator {
     /// The last key yielded from the back.
     back_key: Option<Vec<u8>>,
     done: bool,
+    /// Where the forward walk's last SVTable searches ended (the backward walk searches
+    /// afresh).
+    hints: ScanHints,
 }
 
 impl std::fmt::Debug for DbIterator {
@@ -64,6 +68,7 @@ impl DbIterator {
             front_key: None,
             back_key: None,
             done: false,
+            hints: ScanHints::default(),
         }
     }
 
@@ -103,7 +108,7 @@ impl DbIterator {
         }
     }
 
-    fn value_of(&self, ikey: &[u8], value: Vec<u8>) -> Result<Option<Vec<u8>>> {
+    fn value_of(&mut self, ikey: &[u8], value: Vec<u8>, forward: bool) -> Result<Option<Vec<u8>>> {
         read::resolve(
             &self.inner,
             &self.sv,
@@ -111,6 +116,7 @@ impl DbIterator {
             Path::new("iterator"),
             ikey,
             value,
+            forward.then_some(&mut self.hints),
         )
     }
 
@@ -152,7 +158,7 @@ impl DbIterator {
                 continue;
             }
             let ikey = c.key().to_vec();
-            let value = self.value_of(&ikey, c.value().to_vec())?;
+            let value = self.value_of(&ikey, c.value().to_vec(), true)?;
             c.next()?;
             if let Some(v) = value {
                 return Ok(Some((ParsedKey::parse(&ikey).user_key.to_vec(), v)));
@@ -207,7 +213,7 @@ impl DbIterator {
                 continue;
             };
             self.back_key = Some(user_key.clone());
-            if let Some(v) = self.value_of(&ikey, value)? {
+            if let Some(v) = self.value_of(&ikey, value, false)? {
                 return Ok(Some((user_key, v)));
             }
         }

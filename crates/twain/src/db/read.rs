@@ -10,7 +10,7 @@ use crate::format::names::{FileType, parse_file_name};
 use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
 use crate::options::GcMode;
 use crate::stats::{Counters, DiskUsage, LevelStats, Stats, ValueFileStats};
-use crate::vlog::ValueFile;
+use crate::vlog::{ScanHints, ValueFile};
 use crate::{Error, Result};
 use std::path::Path;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub(crate) fn get_in(
     let lookup = lookup_key(key, seq);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some((ikey, value)) = mem.get(&lookup) {
-            return resolve(inner, sv, seq, Path::new("memtable"), &ikey, value);
+            return resolve(inner, sv, seq, Path::new("memtable"), &ikey, value, None);
         }
     }
     let version = &sv.version;
@@ -43,14 +43,14 @@ pub(crate) fn get_in(
             continue;
         }
         if let Some((ikey, value)) = t.table.get(&lookup)? {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value, None);
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
             && let Some((ikey, value)) = t.table.get(&lookup)?
         {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value, None);
         }
     }
     Ok(None)
@@ -85,7 +85,8 @@ pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<
 
 /// Turns a found entry into the user's value: nothing for a tombstone, the bytes for an
 /// inline value, the value file's bytes for a handle. The entry is the newest version of
-/// its key visible at `view`; `source` names where it came from, for errors.
+/// its key visible at `view`; `source` names where it came from, for errors. An iterator
+/// passes its `hints`: it resolves keys in ascending order.
 pub(crate) fn resolve(
     inner: &DbInner,
     sv: &SuperVersion,
@@ -93,13 +94,14 @@ pub(crate) fn resolve(
     source: &Path,
     ikey: &[u8],
     value: Vec<u8>,
+    hints: Option<&mut ScanHints>,
 ) -> Result<Option<Vec<u8>>> {
     let p = ParsedKey::parse(ikey);
     match p.entry_kind() {
         Some(EntryKind::Delete) => Ok(None),
         Some(EntryKind::Inline) => Ok(Some(value)),
         Some(EntryKind::Handle) => {
-            read_handle(inner, sv, view, source, p.user_key, p.seq, &value).map(Some)
+            read_handle(inner, sv, view, source, &p, &value, hints).map(Some)
         }
         None => Err(Error::corruption(
             source,
@@ -121,10 +123,11 @@ pub(crate) fn read_handle(
     sv: &SuperVersion,
     view: SeqNo,
     source: &Path,
-    key: &[u8],
-    seq: SeqNo,
+    entry: &ParsedKey<'_>,
     encoded: &[u8],
+    hints: Option<&mut ScanHints>,
 ) -> Result<Vec<u8>> {
+    let (key, seq) = (entry.user_key, entry.seq);
     let h = ValueHandle::decode(encoded)
         .map_err(|e| Error::corruption(source, 0, format!("bad value handle: {}", e.what)))?;
     let read = |file: &ValueFile, h: &ValueHandle| {
@@ -171,7 +174,11 @@ pub(crate) fn read_handle(
         },
     };
     Counters::add(&inner.counters.svtable_searches, 1);
-    let found = file.find(key, seq)?.ok_or_else(|| {
+    let found = match hints {
+        Some(h) => file.find_near(key, seq, h.index_hint(file.number(), file.epoch())),
+        None => file.find(key, seq),
+    }?;
+    let found = found.ok_or_else(|| {
         Error::corruption(
             file.path(),
             0,

@@ -426,6 +426,12 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
         &self.block
     }
 
+    /// The restart interval holding the current entry: the hint for a later
+    /// [`seek_near`](Self::seek_near).
+    pub fn restart_index(&self) -> usize {
+        self.restart_index
+    }
+
     /// Whether the cursor is at an entry.
     pub fn valid(&self) -> bool {
         self.valid
@@ -475,21 +481,43 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
 
     /// Positions at the first entry whose key is `>= target`, or invalid if there is none.
     pub fn seek(&mut self, target: &[u8]) -> Result<(), DecodeError> {
+        self.seek_near(target, None)
+    }
+
+    /// Like [`seek`](Self::seek), for a target at or after that of an earlier seek in the
+    /// same block, which ended in restart interval `hint` (see
+    /// [`restart_index`](Self::restart_index)). Gallops forward from the hint, so that
+    /// ascending targets — a scan's lookups in one sorted index — probe a few nearby restart
+    /// points instead of a whole binary search. A target before the hint costs one probe
+    /// more than `seek`.
+    pub fn seek_near(&mut self, target: &[u8], hint: Option<usize>) -> Result<(), DecodeError> {
         let n = self.block.num_restarts;
         if n == 0 {
             self.valid = false;
             return Ok(());
         }
-        // Find the last restart point whose key is < target; the answer is in its interval
-        // or is the first entry of the next one.
+        // Find the last restart point whose key is < target (or 0); the answer is in its
+        // interval or is the first entry of the next one. It lies in [lo, hi].
         let (mut lo, mut hi) = (0, n - 1);
+        if let Some(h) = hint.filter(|&h| h < n) {
+            if self.restart_key_less(h, target)? {
+                lo = h;
+                let mut step = 1;
+                while let Some(probe) = h.checked_add(step).filter(|&p| p < n) {
+                    if !self.restart_key_less(probe, target)? {
+                        hi = probe - 1;
+                        break;
+                    }
+                    lo = probe;
+                    step *= 2;
+                }
+            } else {
+                hi = h.saturating_sub(1);
+            }
+        }
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            let key = self
-                .block
-                .restart_key(mid)
-                .inspect_err(|_| self.valid = false)?;
-            if compare_internal(key, target) == Ordering::Less {
+            if self.restart_key_less(mid, target)? {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -556,6 +584,15 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
             return Err(self.fail(original, "restart point is not on an entry boundary"));
         }
         Ok(())
+    }
+
+    /// Whether the key at restart point `i` is below `target`.
+    fn restart_key_less(&mut self, i: usize, target: &[u8]) -> Result<bool, DecodeError> {
+        let key = self
+            .block
+            .restart_key(i)
+            .inspect_err(|_| self.valid = false)?;
+        Ok(compare_internal(key, target) == Ordering::Less)
     }
 
     /// Resets the key and makes restart point `i` the next entry to parse.

@@ -3,12 +3,14 @@
 
 mod drop_index;
 mod drops;
+mod hints;
 mod scan;
 mod svtable;
 mod writer;
 
 pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
+pub use hints::ScanHints;
 pub use scan::{ScanOutcome, scan_value_file};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use writer::LogWriter;
@@ -132,9 +134,20 @@ impl ValueFile {
 
     /// Finds the entry of `key@seq` in this SVTable and returns a handle to it.
     pub fn find(&self, key: &[u8], seq: SeqNo) -> Result<Option<ValueHandle>> {
+        self.find_near(key, seq, &mut None)
+    }
+
+    /// Like [`find`](Self::find), for searches in ascending key order: `hint` (from
+    /// [`ScanHints`]) says where the previous search in this file ended.
+    pub fn find_near(
+        &self,
+        key: &[u8],
+        seq: SeqNo,
+        hint: &mut Option<usize>,
+    ) -> Result<Option<ValueHandle>> {
         Ok(self
             .svtable()?
-            .find(&self.path, key, seq)?
+            .find_near(&self.path, key, seq, hint)?
             .map(|(offset, len)| ValueHandle {
                 file: self.number,
                 epoch: self.epoch,

@@ -114,6 +114,33 @@ fn seek_finds_every_key_and_the_gaps_between() {
 }
 
 #[test]
+fn seek_near_lands_where_seek_does_from_any_hint() {
+    let es = entries(97);
+    for interval in [1, 4, 16] {
+        let block = build(&es, interval);
+        let n = block.num_restarts();
+        let mut targets: Vec<Vec<u8>> = es.iter().map(|(k, _)| k.clone()).collect();
+        targets.push(ikey(b"a", 1));
+        targets.push(ikey(b"zzz", 1));
+        targets.push(ikey(b"user-key-00010x", 7));
+        let mut plain = BlockIter::new(&*block);
+        let mut near = BlockIter::new(&*block);
+        for t in &targets {
+            plain.seek(t).unwrap();
+            let expected = plain.valid().then(|| plain.key().to_vec());
+            for hint in (0..n + 2).map(Some).chain([None]) {
+                near.seek_near(t, hint).unwrap();
+                let got = near.valid().then(|| near.key().to_vec());
+                assert_eq!(got, expected, "interval {interval}, hint {hint:?}");
+                if near.valid() {
+                    assert_eq!(near.restart_index(), plain.restart_index());
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn seek_for_prev_finds_last_key_at_or_before() {
     let es = entries(33);
     let block = build(&es, 4);
