@@ -6,30 +6,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use twain::fs::{CrashOptions, Fs, MemFs};
-use twain::{Db, GcEvent, GcMode, Options};
+use twain::fs::{CrashOptions, MemFs};
+use twain::{Db, GcEvent, GcMode};
+
+mod gcutil;
+use gcutil::{round_value, small_files_options};
 
 const DIR: &str = "/db";
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
-
-fn options(fs: &MemFs, mode: GcMode) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        gc_mode: mode,
-        gc_threshold: 0.7,
-        ..Options::default()
-    }
-}
-
-fn value(k: u32, round: u32) -> Vec<u8> {
-    format!("{k:04}/{round}:").repeat(24).into_bytes()
-}
 
 /// Overwrites and deletes, all durable; returns the model.
 fn workload(db: &Db) -> Model {
@@ -44,8 +29,8 @@ fn workload(db: &Db) -> Model {
                 db.delete(&key).unwrap();
                 model.remove(&key);
             } else {
-                db.put(&key, value(k, round)).unwrap();
-                model.insert(key, value(k, round));
+                db.put(&key, round_value(k, round)).unwrap();
+                model.insert(key, round_value(k, round));
             }
         }
     }
@@ -65,7 +50,7 @@ fn step_name(e: &GcEvent) -> &'static str {
 }
 
 fn check_image(image: &MemFs, mode: GcMode, model: &Model, step: &str) {
-    let db = Db::open(DIR, options(image, mode))
+    let db = Db::open(DIR, small_files_options(image, mode, 0.7))
         .unwrap_or_else(|e| panic!("{mode:?}, crash at {step}: open failed: {e}"));
     let state: Model = db
         .iter()
@@ -105,7 +90,7 @@ fn check_image(image: &MemFs, mode: GcMode, model: &Model, step: &str) {
 fn crash_at_every_step(mode: GcMode) {
     let mem = MemFs::new();
     let images: Arc<Mutex<Vec<(String, MemFs)>>> = Arc::default();
-    let mut opts = options(&mem, mode);
+    let mut opts = small_files_options(&mem, mode, 0.7);
     {
         let (mem, images) = (mem.clone(), Arc::clone(&images));
         let seed = Mutex::new(0u64);

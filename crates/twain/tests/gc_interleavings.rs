@@ -12,28 +12,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
-use twain::fs::{Fs, MemFs};
+use twain::fs::MemFs;
 use twain::{Db, GcEvent, GcMode, Options};
 
+mod gcutil;
+use gcutil::{round_value, small_files_options};
+
 const DIR: &str = "/db";
-
-fn options(fs: &MemFs, mode: GcMode) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        gc_mode: mode,
-        gc_threshold: 0.9,
-        ..Options::default()
-    }
-}
-
-fn value(k: u32, round: u32) -> Vec<u8> {
-    format!("{k:04}/{round}:").repeat(24).into_bytes()
-}
 
 /// A listener that stops the GC thread at the first `LiveRecordsRead` until released.
 struct Pause {
@@ -66,8 +51,8 @@ fn load(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
                 continue;
             }
             let key = format!("k{k:04}").into_bytes();
-            db.put(&key, value(k, round)).unwrap();
-            model.insert(key, value(k, round));
+            db.put(&key, round_value(k, round)).unwrap();
+            model.insert(key, round_value(k, round));
         }
     }
     db.compact_range(None, None).unwrap();
@@ -76,7 +61,7 @@ fn load(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
 
 fn deleted_key_stays_deleted(mode: GcMode) {
     let fs = MemFs::new();
-    let mut opts = options(&fs, mode);
+    let mut opts = small_files_options(&fs, mode, 0.9);
     let pause = pausing_listener(&mut opts);
     let db = Arc::new(Db::open(DIR, opts.clone()).unwrap());
     let mut model = load(&db);
@@ -107,7 +92,7 @@ fn deleted_key_stays_deleted(mode: GcMode) {
         "{mode:?}: back after compaction"
     );
     drop(db);
-    let db = Db::open(DIR, options(&fs, mode)).unwrap();
+    let db = Db::open(DIR, small_files_options(&fs, mode, 0.9)).unwrap();
     assert_eq!(
         db.get("k0001").unwrap(),
         None,
@@ -130,7 +115,7 @@ fn gc_never_writes_back_a_value_deleted_and_compacted_away_meanwhile_lsm_lookup(
 #[test]
 fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
     let fs = MemFs::new();
-    let mut opts = options(&fs, GcMode::LsmLookup);
+    let mut opts = small_files_options(&fs, GcMode::LsmLookup, 0.9);
     let pause = pausing_listener(&mut opts);
     let db = Arc::new(Db::open(DIR, opts.clone()).unwrap());
     let model = load(&db);
@@ -141,7 +126,7 @@ fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
     // GC has looked up the file's records (k0001 is live) and waits to write them back.
     pause.reached.recv().unwrap();
     let snap = db.snapshot();
-    db.put("k0001", value(1, 7)).unwrap();
+    db.put("k0001", round_value(1, 7)).unwrap();
     db.delete("k0003").unwrap();
     pause.release.send(()).unwrap();
     gc.join().unwrap().unwrap();
@@ -156,7 +141,7 @@ fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
     );
     let seen: BTreeMap<_, _> = snap.iter().map(|r| r.unwrap()).collect();
     assert_eq!(seen, model);
-    assert_eq!(db.get("k0001").unwrap(), Some(value(1, 7)));
+    assert_eq!(db.get("k0001").unwrap(), Some(round_value(1, 7)));
     assert_eq!(db.get("k0003").unwrap(), None);
     // Once the snapshot is gone, GC can collect the file.
     drop(snap);
@@ -164,7 +149,7 @@ fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
     db.compact_range(None, None).unwrap();
     db.gc().unwrap();
     let mut want = model;
-    want.insert(b"k0001".to_vec(), value(1, 7));
+    want.insert(b"k0001".to_vec(), round_value(1, 7));
     want.remove(b"k0003".as_slice());
     let state: BTreeMap<_, _> = db.iter().map(|r| r.unwrap()).collect();
     assert_eq!(state, want);
@@ -173,7 +158,7 @@ fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
 #[test]
 fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
     let fs = MemFs::new();
-    let mut opts = options(&fs, GcMode::DropRecords);
+    let mut opts = small_files_options(&fs, GcMode::DropRecords, 0.9);
     let pause = pausing_listener(&mut opts);
     // Also keep the durable state right after the first install.
     let installed: Arc<Mutex<Option<MemFs>>> = Arc::default();
@@ -199,7 +184,7 @@ fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
     let file = pause.reached.recv().unwrap();
     // Overwrite keys whose live records the paused run is copying; compaction drops them.
     for k in (1..400u32).step_by(4) {
-        db.put(format!("k{k:04}"), value(k, 7)).unwrap();
+        db.put(format!("k{k:04}"), round_value(k, 7)).unwrap();
     }
     db.compact_range(None, None).unwrap();
     pause.release.send(()).unwrap();
@@ -213,7 +198,7 @@ fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
         "{} drops carried over",
         carried.len()
     );
-    let reopened = Db::open(DIR, options(&image, GcMode::DropRecords)).unwrap();
+    let reopened = Db::open(DIR, small_files_options(&image, GcMode::DropRecords, 0.9)).unwrap();
     let at_install = reopened
         .stats()
         .unwrap()
@@ -238,11 +223,11 @@ fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
     assert_eq!((now.epoch, now.dropped_bytes), (2, 0));
     for k in 0..400u32 {
         let want = if k % 4 == 1 {
-            value(k, 7)
+            round_value(k, 7)
         } else if k % 2 == 0 {
-            value(k, 1)
+            round_value(k, 1)
         } else {
-            value(k, 0)
+            round_value(k, 0)
         };
         assert_eq!(db.get(format!("k{k:04}")).unwrap(), Some(want));
     }
@@ -252,14 +237,14 @@ fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
 fn iterators_and_snapshots_read_correct_values_while_gc_rewrites_their_files() {
     for mode in [GcMode::DropRecords, GcMode::LsmLookup] {
         let fs = MemFs::new();
-        let db = Db::open(DIR, options(&fs, mode)).unwrap();
+        let db = Db::open(DIR, small_files_options(&fs, mode, 0.9)).unwrap();
         let model = load(&db);
         let snapshot = db.snapshot();
         let mut it = db.iter();
         let first = it.next().unwrap().unwrap();
         // Overwrite everything, compact, collect: the old files are rewritten or deleted.
         for k in 0..400u32 {
-            db.put(format!("k{k:04}"), value(k, 5)).unwrap();
+            db.put(format!("k{k:04}"), round_value(k, 5)).unwrap();
         }
         db.compact_range(None, None).unwrap();
         db.gc().unwrap();
@@ -274,7 +259,7 @@ fn iterators_and_snapshots_read_correct_values_while_gc_rewrites_their_files() {
                 snapshot.get(&key).unwrap().as_ref(),
                 model.get(key.as_bytes())
             );
-            assert_eq!(db.get(&key).unwrap(), Some(value(k, 5)));
+            assert_eq!(db.get(&key).unwrap(), Some(round_value(k, 5)));
         }
     }
 }

@@ -5,24 +5,18 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
-use twain::fs::{Fs, MemFs};
+use twain::fs::MemFs;
 use twain::{Db, GcMode, Options};
+
+mod gcutil;
+use gcutil::small_files_options;
 
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs, mode: GcMode) -> Options {
     Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
         l1_target_size: 64 << 10,
-        gc_enabled: false,
-        gc_mode: mode,
-        gc_threshold: 0.6,
-        ..Options::default()
+        ..small_files_options(fs, mode, 0.6)
     }
 }
 

@@ -56,3 +56,25 @@ pub fn first_file_collected_once(db: &Db) -> u64 {
     assert_eq!(file_of(db, first).unwrap().epoch, 1);
     first
 }
+
+/// 32 KiB memtables, 64 KiB value files, values of 64 bytes or more separated, L0
+/// compacted at two tables, GC only on `Db::gc()` in `mode` at `threshold`: many small
+/// files, so that a short workload goes through flushes, compactions and GC runs.
+pub fn small_files_options(fs: &MemFs, mode: GcMode, threshold: f64) -> Options {
+    Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        memtable_size: 32 << 10,
+        value_file_size: 64 << 10,
+        inline_threshold: 64,
+        l0_compaction_trigger: 2,
+        gc_enabled: false,
+        gc_mode: mode,
+        gc_threshold: threshold,
+        ..Options::default()
+    }
+}
+
+/// A separated value naming its key and the round that wrote it.
+pub fn round_value(k: u32, round: u32) -> Vec<u8> {
+    format!("{k:04}/{round}:").repeat(24).into_bytes()
+}
