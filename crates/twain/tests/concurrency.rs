@@ -8,6 +8,7 @@ use dbutil::{Model, Rng, assert_pairs_eq, collect, model_range, small_opts};
 use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use twain::{Db, DbIterator, Error, Options, Snapshot, WriteBatch, WriteOptions};
 
 const _: () = {
@@ -316,8 +317,14 @@ fn snapshots_taken_during_flushes_stay_stable() {
     let read = |s: &Snapshot| u64::from_be_bytes(s.get("c").unwrap().unwrap().try_into().unwrap());
     let mut held: Vec<(Snapshot, u64)> = Vec::new();
     let mut last = 0;
-    let start = std::time::Instant::now();
-    while start.elapsed() < std::time::Duration::from_millis(400) {
+    let start = Instant::now();
+    // At least 400 ms, and until two flushes ran meanwhile: on a loaded machine the
+    // flusher may not get a turn at first.
+    while start.elapsed() < Duration::from_millis(400) || db.stats().unwrap().flushes < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no flush ran alongside the snapshots"
+        );
         let s = db.snapshot();
         let v = read(&s);
         assert!(

@@ -629,9 +629,10 @@ fn every_operation_of_recovery_failing_keeps_the_promise() {
     assert!(t.injected > 50, "the sweep did not reach");
 }
 
-/// Whether `db` reports its read-only error state within a few seconds.
+/// Whether `db` reports its read-only error state within a minute (a safety net: it
+/// takes milliseconds, but a loaded machine may not schedule the thread sooner).
 fn becomes_read_only(db: &Db) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         if matches!(db.health(), Err(Error::ReadOnly(_))) {
             return true;

@@ -5,10 +5,9 @@
 
 mod dbutil;
 
-use dbutil::{key, small_opts, wait_for_quiet, wait_until};
+use dbutil::{BACKGROUND_DEADLINE, key, small_opts, wait_for_quiet, wait_until};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 use twain::{Db, Options, Stats, WriteBatch, WriteOptions};
 
 fn opts() -> Options {
@@ -207,7 +206,7 @@ fn levels_and_disk_usage_match_the_files_on_disk() {
         let table_files: usize = s.levels.iter().map(|l| l.files).sum();
         disk.get("sst").map(|d| d.0) == Some(table_files)
     };
-    assert!(wait_until(Duration::from_secs(2), settled));
+    assert!(wait_until(BACKGROUND_DEADLINE, settled));
     let s = db.stats().unwrap();
     assert_eq!(s.levels.len(), o.num_levels);
     let disk = disk_by_ext(dir.path());

@@ -69,7 +69,7 @@ impl TestServer {
     /// A raw socket.
     pub fn raw(&self) -> TcpStream {
         let s = TcpStream::connect(self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         s
     }
 
@@ -89,7 +89,7 @@ impl Drop for TestServer {
     }
 }
 
-/// Sends `bytes` and reads until the server closes the connection (or 10 s pass).
+/// Sends `bytes` and reads until the server closes the connection (or 30 s pass).
 pub fn exchange(stream: &mut TcpStream, bytes: &[u8]) -> Vec<u8> {
     stream.write_all(bytes).unwrap();
     let mut out = Vec::new();

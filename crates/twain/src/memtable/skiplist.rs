@@ -463,12 +463,18 @@ mod tests {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let inserting = Arc::new(AtomicU32::new(1));
+        let running = Arc::new(AtomicU32::new(0));
         let readers: Vec<_> = (0..2)
             .map(|_| {
-                let (l, stop, at) = (Arc::clone(&l), Arc::clone(&stop), Arc::clone(&inserting));
+                let (l, stop, at, running) = (
+                    Arc::clone(&l),
+                    Arc::clone(&stop),
+                    Arc::clone(&inserting),
+                    Arc::clone(&running),
+                );
                 std::thread::spawn(move || {
                     let mut checked = 0u64;
-                    while !stop.load(Relaxed) {
+                    loop {
                         // The key after the one being inserted: even, so it exists.
                         let target = (at.load(Relaxed) + 1).min(N - 2).to_be_bytes();
                         let c = l.seek(&target);
@@ -478,11 +484,22 @@ mod tests {
                             "seek returned a key below its target"
                         );
                         checked += 1;
+                        if checked == 1 {
+                            running.fetch_add(1, Relaxed);
+                        }
+                        if stop.load(Relaxed) {
+                            break;
+                        }
                     }
                     checked
                 })
             })
             .collect();
+        // The writer starts once both readers run (a loaded machine may start a thread
+        // late, which would leave it nothing to race).
+        while running.load(Relaxed) < 2 {
+            std::thread::yield_now();
+        }
         for i in (1..N).step_by(2) {
             inserting.store(i, Relaxed);
             l.insert(&i.to_be_bytes(), b"");

@@ -164,11 +164,16 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// Waits (up to two seconds) until no level needs an automatic compaction under `db`'s
-/// options: fewer L0 files than the trigger and every level within its target size.
+/// How long a test waits for background work (flushes, compactions, GC) that should take
+/// milliseconds: only a safety net against a hang, generous enough for a loaded machine.
+pub const BACKGROUND_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Waits (up to [`BACKGROUND_DEADLINE`]) until no level needs an automatic compaction
+/// under `db`'s options: fewer L0 files than the trigger and every level within its
+/// target size.
 pub fn wait_for_quiet(db: &Db) -> bool {
     let o = db.options().clone();
-    wait_until(Duration::from_secs(2), || {
+    wait_until(BACKGROUND_DEADLINE, || {
         let s = db.stats().expect("stats");
         let mut target = o.l1_target_size;
         let mut quiet = s.levels[0].files < o.l0_compaction_trigger;
@@ -247,7 +252,7 @@ pub fn layered_db(dir: &Path, n: u64, seed: u64) -> (Db, Model) {
     }
     db.compact_range(None, None).expect("compact_range");
     // The background moves the oversized L1 down to L2.
-    wait_for_quiet(&db);
+    assert!(wait_for_quiet(&db), "background compactions never settled");
 
     // Phase 2: four flushes of overwrites and deletes; the fourth L0 file triggers an
     // automatic L0 -> L1 compaction.
@@ -261,7 +266,8 @@ pub fn layered_db(dir: &Path, n: u64, seed: u64) -> (Db, Model) {
         }
         db.flush().expect("flush");
     }
-    wait_for_quiet(&db);
+    // Phase 3 relies on it: the two files it flushes must stay in L0.
+    assert!(wait_for_quiet(&db), "background compactions never settled");
 
     // Phase 3: two more flushes that stay in L0, touching the special keys too.
     for round in 0..2u64 {
