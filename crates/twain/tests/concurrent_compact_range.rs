@@ -1,4 +1,4 @@
-//! Regression test (currently failing, so ignored): `compact_range` called from two
+//! Regression test (fixed in db846df): `compact_range` called from two
 //! threads at once must not fail. `Db` is `Send + Sync` and nothing documents that manual
 //! compactions must be serialized by the caller.
 //!
@@ -9,7 +9,8 @@
 //! at the same time, both pick the same tables, and the second to install gets an edit
 //! that deletes tables already gone (`VersionState::apply` rejects it with
 //! `InvalidArgument`). The first to finish also clears `manual` while the other still
-//! runs, so background compactions can collide with it the same way.
+//! runs, so background compactions can collide with it the same way. Manual compactions
+//! now run one at a time.
 
 use std::sync::Arc;
 use twain::fs::{Fs, MemFs};

@@ -1,4 +1,4 @@
-//! Regression test (currently failing, so ignored): after a background compaction's
+//! Regression test (fixed in db846df): after a background compaction's
 //! manifest fsync fails, the database turns read-only — and must then reopen (a process
 //! restart, no power loss) with everything it acknowledged.
 //!
@@ -10,7 +10,8 @@
 //! succeeded: the version names the deleted outputs and open fails with "I/O error during
 //! open of 000006.sst: no such file or directory". A failed edit must never be replayed
 //! (e.g. start a new manifest before going on, or truncate the failed frame), or its
-//! outputs must be kept until it is known not to be durable.
+//! outputs must be kept until it is known not to be durable. The fix keeps the outputs
+//! once the edit may have reached the manifest; the next open removes them if it did not.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
