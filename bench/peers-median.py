@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Medians over several twain-peers JSONL runs: ops/s, CPU us per op and space
+amplification per engine and phase, and twain's ratios to each peer.
+
+Usage: bench/peers-median.py RUN1.jsonl RUN2.jsonl ...
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+
+def main(paths):
+    rows = defaultdict(list)  # (engine, index, phase) -> [record]
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                rows[(r["engine"], r["index"], r["phase"])].append(r)
+    engines = sorted({e for e, _, _ in rows}, key=lambda e: (e != "twain", e))
+    phases = sorted({(i, p) for _, i, p in rows})
+    peers = [e for e in engines if e != "twain"]
+
+    def med(engine, i, p, field):
+        vals = [r[field] for r in rows.get((engine, i, p), []) if r.get(field) is not None]
+        return statistics.median(vals) if vals else None
+
+    def table(title, field, fmt, ratios=False):
+        print(f"## {title} (median of {len(paths)} runs)")
+        head = ["phase"] + engines + ([f"twain/{e}" for e in peers] if ratios else [])
+        print(" | ".join(head))
+        for i, p in phases:
+            cells = [p]
+            vals = {e: med(e, i, p, field) for e in engines}
+            cells += [fmt(vals[e]) if vals[e] is not None else "-" for e in engines]
+            if ratios:
+                for e in peers:
+                    t, o = vals.get("twain"), vals.get(e)
+                    cells.append(f"{t / o:.2f}" if t and o else "-")
+            print(" | ".join(cells))
+        print()
+
+    table("ops/s", "ops_per_sec", lambda v: f"{v:.0f}", ratios=True)
+    table("CPU us per op", "cpu_us_per_op", lambda v: f"{v:.1f}")
+    table("space amplification at phase end", "space_amp", lambda v: f"{v:.2f}")
+    table("p99 latency, us", "p99_us", lambda v: f"{v:.1f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
