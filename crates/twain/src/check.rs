@@ -30,7 +30,7 @@ use crate::iter::InternalIterator;
 use crate::key::{EntryKind, ParsedKey, SeqNo, compare_internal};
 use crate::table::Table;
 use crate::version::{VersionState, read_manifest};
-use crate::vlog::{ValueFile, read_drop_set, scan_value_file};
+use crate::vlog::{ScanOutcome, ValueFile, read_drop_set, scan_value_file};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -272,12 +272,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let path = file_path(dir, FileType::ValueLog, flushed.file);
         report.problem(&path, None, "missing: it holds the flushed point");
     }
-    let last_log = value_epochs
-        .iter()
-        .filter(|&(_, &e)| e == 0)
-        .map(|(&n, _)| n)
-        .next_back();
     let mut versions = LogVersions::default();
+    let mut log_outcomes: Vec<(u64, ScanOutcome)> = Vec::new();
 
     let mut separated: BTreeMap<u64, Separated> = BTreeMap::new();
     for (&n, &epoch) in &value_epochs {
@@ -292,20 +288,20 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             continue;
         }
         let entries = if epoch == 0 {
-            check_value_file(
-                fs,
-                &path,
-                n,
-                Some(n) == last_log,
-                &state,
-                &mut versions,
-                &mut report,
-            )
+            // Unsealed log files (after the flushed point) may end in unsynced bytes.
+            let in_log = state.value_files.get(&n).is_none_or(|f| f.sealed.is_none());
+            let (entries, outcome) =
+                check_value_file(fs, &path, n, in_log, &state, &mut versions, &mut report);
+            if in_log && let Some(o) = outcome {
+                log_outcomes.push((n, o));
+            }
+            entries
         } else {
             check_svtable(&opts.fs, dir, &path, n, epoch, &state, &mut report)
         };
         separated.insert(n, entries);
     }
+    check_log_end(dir, &state, &log_outcomes, &mut report);
     for (&n, f) in &state.value_files {
         if f.sealed.is_none() && !value_epochs.contains_key(&n) {
             let path = file_path(dir, FileType::ValueLog, n);
@@ -552,7 +548,75 @@ fn check_manifest_frames(fs: &dyn Fs, dir: &Path, number: u64, report: &mut Chec
     }
 }
 
-/// Scans one value file; returns its separated entries by sequence number.
+/// Where the log after the flushed point ends, as recovery will find it: the first file
+/// the writer did not leave complete ends it — damage if a later file proves it was synced —
+/// every seal names a file that exists, and the log reaches the sequence the manifest
+/// records as durable.
+fn check_log_end(
+    dir: &Path,
+    state: &VersionState,
+    logs: &[(u64, ScanOutcome)],
+    report: &mut CheckReport,
+) {
+    let mut max_seq = 0;
+    for (i, (n, o)) in logs.iter().enumerate() {
+        let path = value_file_path(dir, *n, 0);
+        max_seq = max_seq.max(o.max_seq.unwrap_or(0));
+        let later = logs.get(i + 1..).unwrap_or_default();
+        if !later.is_empty() && !o.is_complete() {
+            match later
+                .iter()
+                .find(|(_, l)| l.was_synced() || l.ends_with_marker)
+            {
+                Some((l, _)) => report.problem(
+                    &path,
+                    Some(o.valid_end),
+                    format!(
+                        "ends without its seal record, but value file {l} holds a record \
+                         written after a sync: records are missing"
+                    ),
+                ),
+                None => report.note(
+                    &path,
+                    Some(o.valid_end),
+                    "the log ends here (a crash before the file was synced); the next open \
+                     removes the unsynced value files after it",
+                ),
+            }
+            break;
+        }
+        if let Some(next) = o.sealed_next
+            && !later.iter().any(|(l, _)| *l == next)
+        {
+            report.problem(
+                &value_file_path(dir, next, 0),
+                None,
+                format!("missing: value file {n} continues in it"),
+            );
+        }
+    }
+    if let Some(flushed_seq) = state.flushed_sequence
+        && state.last_sequence > max_seq.max(flushed_seq)
+    {
+        let (path, at) = match logs.last() {
+            Some((n, o)) => (value_file_path(dir, *n, 0), Some(o.valid_end)),
+            None => (value_file_path(dir, state.flushed_point.file, 0), None),
+        };
+        report.problem(
+            &path,
+            at,
+            format!(
+                "the value log ends at sequence {}, below sequence {} that the manifest \
+                 records as durable: records are missing",
+                max_seq.max(flushed_seq),
+                state.last_sequence
+            ),
+        );
+    }
+}
+
+/// Scans one value file; returns its separated entries by sequence number, and what the
+/// scan found if it completed.
 fn check_value_file(
     fs: &dyn Fs,
     path: &Path,
@@ -562,7 +626,7 @@ fn check_value_file(
     versions: &mut LogVersions,
 
     report: &mut CheckReport,
-) -> Separated {
+) -> (Separated, Option<ScanOutcome>) {
     report.count_file(fs, path);
     report.value_files += 1;
     let mut entries = Separated::new();
@@ -591,7 +655,7 @@ fn check_value_file(
         Ok(o) => o,
         Err(e) => {
             report.problems.push(Finding::from_error(e, path));
-            return entries;
+            return (entries, None);
         }
     };
     if let Some((at, what)) = &outcome.torn_at {
@@ -606,7 +670,7 @@ fn check_value_file(
     }
     let found = (outcome.file_len, sep_bytes, entries.len() as u64);
     check_sealed_counts(state, number, path, found, report);
-    entries
+    (entries, Some(outcome))
 }
 
 /// Compares a sealed value file's (bytes, separated bytes, separated entries) with what

@@ -12,6 +12,12 @@ pub(crate) struct Counters {
     pub log_bytes: AtomicU64,
     pub stall_micros: AtomicU64,
     pub slowdowns: AtomicU64,
+    pub stalls_memtables: AtomicU64,
+    pub stall_memtables_micros: AtomicU64,
+    pub stalls_l0: AtomicU64,
+    pub stall_l0_micros: AtomicU64,
+    pub stalls_log_file: AtomicU64,
+    pub stall_log_file_micros: AtomicU64,
     pub flushes: AtomicU64,
     pub flush_bytes: AtomicU64,
     pub compactions: AtomicU64,
@@ -108,10 +114,24 @@ pub struct Stats {
     pub synced_groups: u64,
     /// Bytes appended to the value log.
     pub log_bytes_written: u64,
-    /// Microseconds writers waited for flushes or compactions.
+    /// Microseconds writers waited for background work (every cause below, and the
+    /// L0 slowdowns).
     pub stall_micros: u64,
     /// Writes delayed because L0 reached the slowdown trigger.
     pub slowdowns: u64,
+    /// Write stalls because `max_immutable_memtables` frozen memtables waited for flush.
+    pub stalls_memtables: u64,
+    /// Microseconds of those stalls.
+    pub stall_memtables_micros: u64,
+    /// Write stalls because L0 held `l0_stop_trigger` tables.
+    pub stalls_l0: u64,
+    /// Microseconds of those stalls.
+    pub stall_l0_micros: u64,
+    /// Write stalls because the active value file was full and the log thread had no
+    /// spare file ready.
+    pub stalls_log_file: u64,
+    /// Microseconds of those stalls.
+    pub stall_log_file_micros: u64,
     /// Memtable flushes.
     pub flushes: u64,
     /// Bytes of SSTables written by flushes.
@@ -213,6 +233,12 @@ impl Stats {
         o.num("log_bytes_written", self.log_bytes_written);
         o.num("stall_micros", self.stall_micros);
         o.num("slowdowns", self.slowdowns);
+        o.num("stalls_memtables", self.stalls_memtables);
+        o.num("stall_memtables_micros", self.stall_memtables_micros);
+        o.num("stalls_l0", self.stalls_l0);
+        o.num("stall_l0_micros", self.stall_l0_micros);
+        o.num("stalls_log_file", self.stalls_log_file);
+        o.num("stall_log_file_micros", self.stall_log_file_micros);
         o.num("flushes", self.flushes);
         o.num("flush_bytes_written", self.flush_bytes_written);
         o.num("compactions", self.compactions);
@@ -328,9 +354,15 @@ impl Stats {
             self.svtable_searches, self.handle_fixups
         ));
         line(format!(
-            "stalls           {} ms, {} slowdowns",
+            "stalls           {} ms, {} slowdowns; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms)",
             self.stall_micros / 1000,
-            self.slowdowns
+            self.slowdowns,
+            self.stalls_memtables,
+            self.stall_memtables_micros / 1000,
+            self.stalls_l0,
+            self.stall_l0_micros / 1000,
+            self.stalls_log_file,
+            self.stall_log_file_micros / 1000
         ));
         line(format!(
             "reads            {} gets, {} value reads, block cache {} hits / {} misses",

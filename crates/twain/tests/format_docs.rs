@@ -127,6 +127,7 @@ fn manifest_doc_matches_code() {
         next_file_number: Some(9),
         last_sequence: Some(300),
         flushed_point: Some((5, 4096)),
+        flushed_sequence: None,
         added_tables: vec![TableRecord {
             level: 0,
             number: 8,

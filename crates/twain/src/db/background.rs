@@ -1,9 +1,11 @@
 //! Background threads: one flushes frozen memtables, `compaction_threads` run
 //! compactions. They sleep on one condition variable that every state change signals.
 
-use super::{DbInner, compact, flush, lock};
+use super::{DbInner, SuperVersion, compact, flush, lock};
 use crate::Result;
 use crate::compaction::picker::{self, LevelShape};
+use crate::error::IoContext;
+use crate::vlog::{LogWriter, SpareLog, ValueFile};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
@@ -62,6 +64,8 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
     let mut threads = lock(&inner.bg.threads);
     let db = Arc::clone(inner);
     threads.push(spawn("twain-flush", move || flush_loop(&db))?);
+    let db = Arc::clone(inner);
+    threads.push(spawn("twain-log", move || log_loop(&db))?);
     for i in 0..inner.opts.compaction_threads {
         let db = Arc::clone(inner);
         threads.push(spawn(&format!("twain-compact-{i}"), move || {
@@ -106,6 +110,61 @@ fn gc_loop(inner: &DbInner) {
             }
         }
     }
+}
+
+/// The log thread: syncs the value files the writer sealed (in file order, in full) and
+/// keeps one spare value file ready, so that neither a roll nor a non-sync write waits for
+/// the disk.
+fn log_loop(inner: &DbInner) {
+    loop {
+        if shutting_down(inner) {
+            return;
+        }
+        if !inner.has_bg_error.load(Ordering::Acquire) {
+            if inner.log_sync.has_sealed() {
+                if let Err(e) = inner.log_sync.sync_sealed(u64::MAX) {
+                    inner.set_bg_error(e);
+                }
+                inner.bg.notify_all();
+            }
+            if !inner.log_sync.has_spare() && !shutting_down(inner) {
+                match make_spare(inner) {
+                    Ok(spare) => inner.log_sync.put_spare(spare),
+                    Err(e) => {
+                        inner.set_bg_error(e);
+                    }
+                }
+            }
+        }
+        inner.log_sync.wait_for_work(IDLE_WAIT);
+    }
+}
+
+/// Creates the next value file: header synced, directory entry synced, registered in the
+/// version (so no roll needs the version lock), with a second handle for syncs.
+fn make_spare(inner: &DbInner) -> Result<SpareLog> {
+    // Registered before it exists: no file of the directory is ever unknown to the
+    // version (no reader looks into it before the writer has used it).
+    let file = {
+        let mut versions = lock(&inner.versions);
+        let number = versions.new_file_number();
+        let file = Arc::new(ValueFile::new(Arc::clone(&inner.fs), &inner.dir, number));
+        let version = versions.add_log_file(Arc::clone(&file))?;
+        inner.update_super_version(|sv| SuperVersion {
+            mem: Arc::clone(&sv.mem),
+            imms: sv.imms.clone(),
+            version,
+        });
+        file
+    };
+    let writer = LogWriter::create(
+        inner.fs.as_ref(),
+        &inner.dir,
+        Arc::clone(&file),
+        inner.opts.log_buffer_size,
+    )?;
+    let syncer = inner.fs.open_append(file.path()).ctx("open", file.path())?;
+    Ok(SpareLog { writer, syncer })
 }
 
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>> {
@@ -202,11 +261,20 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
         st.shutting_down = true;
     }
     inner.bg.notify_all();
+    inner.log_sync.close();
     let threads = std::mem::take(&mut *lock(&inner.bg.threads));
     for t in threads {
         let _ = t.join();
     }
+    if let Some(spare) = inner.log_sync.discard_spare() {
+        // Never written to: an empty file that recovery would only skip.
+        spare.mark_obsolete();
+    }
     inner.check_bg_error()?;
     let mut ws = lock(&inner.write.state);
+    // Syncs go in file order: the sealed files first, then the active one, marked as
+    // cleanly closed.
+    inner.log_sync.sync_sealed(u64::MAX)?;
+    inner.log_sync.check()?;
     ws.log.sync_and_mark()
 }

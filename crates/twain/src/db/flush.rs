@@ -13,7 +13,6 @@ use crate::table::{TableBuilder, TableOptions};
 use crate::vlog::DropWriter;
 use crate::{Error, Result};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The SSTable options the database's options ask for.
@@ -73,9 +72,11 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         }
         it.next()?;
     }
+    let frozen_seq = imm.frozen_seq().unwrap_or(0);
     let mut edit = VersionEdit {
         flushed_point: Some((frozen_at.file, frozen_at.offset)),
-        last_sequence: Some(inner.visible_seq.load(Ordering::Acquire)),
+        last_sequence: Some(frozen_seq),
+        flushed_sequence: Some(frozen_seq),
         ..VersionEdit::default()
     };
     let mut table_bytes = 0;
@@ -97,6 +98,11 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
             largest_seq: summary.properties.largest_seq,
         });
     }
+    // IMPORTANT: the log is durable up to the freeze position before anything durable
+    // refers to its records: the drop records below, and the edit that makes the position
+    // the flushed point (the table holds handles into the log, and recovery no longer
+    // replays it). This thread, not the writer, waits for that sync.
+    inner.log_sync.sync_through(frozen_at)?;
     persist_drops(inner, &mut drops, &mut edit)?;
 
     let mut versions = lock(&inner.versions);

@@ -72,6 +72,9 @@ pub(crate) struct DbInner {
     pub drop_index: crate::vlog::DropIndex,
     /// Held by the value GC run in progress (one at a time).
     pub gc_lock: Mutex<()>,
+    /// The value log's durability: sealed files awaiting their sync, the spare file, and
+    /// syncs in file order off the writer's path.
+    pub log_sync: crate::vlog::LogSync,
     pub _lock: Box<dyn FileLock>,
 }
 

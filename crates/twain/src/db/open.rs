@@ -25,7 +25,7 @@ use crate::memtable::Memtable;
 use crate::options::Options;
 use crate::stats::Counters;
 use crate::version::{VersionSet, VersionState, read_manifest};
-use crate::vlog::{DropIndex, LogPosition, LogWriter, ValueFile, scan_value_file};
+use crate::vlog::{DropIndex, LogPosition, LogSync, LogWriter, ValueFile, scan_value_file};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashSet};
@@ -45,6 +45,8 @@ struct Replayed {
     max_seq: SeqNo,
     /// Bytes of torn tail truncated.
     torn_bytes: u64,
+    /// Whether the last log file ends in a seal record (the writer had left it).
+    last_sealed: bool,
 }
 
 pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
@@ -132,6 +134,27 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     state.next_file_number = state.next_file_number.max(max_number + 1);
 
     let replayed = replay(&fs, dir, &opts, &log_numbers, flushed)?;
+    if let Some(flushed_seq) = state.flushed_sequence
+        && state.last_sequence > replayed.max_seq.max(flushed_seq)
+    {
+        let (path, offset) = match replayed.logs.last() {
+            Some(f) => (f.path().to_path_buf(), f.total_bytes()),
+            None => (
+                file_path(dir, FileType::ValueLog, flushed.file),
+                flushed.offset,
+            ),
+        };
+        return Err(Error::corruption(
+            &path,
+            offset,
+            format!(
+                "the value log ends at sequence {}, below sequence {} that the manifest \
+                 records as durable: records are missing (a value file deleted or truncated)",
+                replayed.max_seq.max(flushed_seq),
+                state.last_sequence
+            ),
+        ));
+    }
     for f in &replayed.logs {
         state.value_files.entry(f.number()).or_default();
     }
@@ -166,29 +189,38 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     remove_orphans(fs.as_ref(), dir, &names, &versions)?;
 
     let log = match replayed.logs.last() {
-        Some(f) if f.total_bytes() < opts.value_file_size => LogWriter::reopen(
-            fs.as_ref(),
-            Arc::clone(f),
-            f.total_bytes(),
-            opts.log_buffer_size,
-        )?,
+        Some(f) if f.total_bytes() < opts.value_file_size && !replayed.last_sealed => {
+            LogWriter::reopen(
+                fs.as_ref(),
+                Arc::clone(f),
+                f.total_bytes(),
+                opts.log_buffer_size,
+            )?
+        }
         last => {
-            if let Some(full) = last {
-                // IMPORTANT: the full last file becomes a sealed one; seal it as a roll
-                // would, so the next recovery knows it is complete.
-                let mut sealing =
-                    LogWriter::reopen(fs.as_ref(), Arc::clone(full), full.total_bytes(), 0)?;
-                sealing.sync_and_mark()?;
-                sealing.release_tail();
-            }
             let number = versions.new_file_number();
             let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
-
             let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
+            if let Some(full) = last.filter(|_| !replayed.last_sealed) {
+                // IMPORTANT: the full last file becomes a sealed one; seal it as a roll
+                // would, durably, naming the next file — which is durable already, so a
+                // seal never names a file a crash can lose.
+                let mut sealing =
+                    LogWriter::reopen(fs.as_ref(), Arc::clone(full), full.total_bytes(), 0)?;
+                sealing.seal(number)?;
+                sealing.sync_and_mark()?;
+                drop(sealing.into_sealed());
+            }
             versions.add_log_file(file)?;
             log
         }
     };
+    let log_sync = LogSync::default();
+    let active_path = log.value_file().path().to_path_buf();
+    log_sync.set_active(
+        Arc::clone(log.value_file()),
+        fs.open_append(&active_path).ctx("open", &active_path)?,
+    );
     let version = Arc::clone(versions.current());
     let mut imms = replayed.frozen;
     imms.reverse();
@@ -213,6 +245,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         counters: Counters::default(),
         drop_index,
         gc_lock: Mutex::new(()),
+        log_sync,
         _lock: lock,
         opts,
     });
@@ -222,6 +255,13 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
 }
 
 /// Replays log files `numbers` (ascending, all at or after the flushed point).
+///
+/// Syncs go in file order and a sealed file is synced in the background, so after a crash
+/// the log may end in any file: the first file that the writer did not leave complete (no
+/// seal record or close marker) ends it, unless a later file holds a record written after a
+/// sync — which proves the earlier files were durable in full, so their damage is
+/// corruption. Files after the end held only unsynced records: they are removed. Every file
+/// kept is synced, so the last sequence recovered is durable before a manifest records it.
 fn replay(
     fs: &Arc<dyn Fs>,
     dir: &Path,
@@ -235,12 +275,29 @@ fn replay(
         logs: Vec::new(),
         max_seq: 0,
         torn_bytes: 0,
+        last_sealed: false,
     };
     let mut next_mem_id = 2;
+    let mut expected_next: Option<(u64, u64)> = None;
     for (i, &number) in numbers.iter().enumerate() {
         let is_last = i + 1 == numbers.len();
         let file = Arc::new(ValueFile::new(Arc::clone(fs), dir, number));
         let path = file.path().to_path_buf();
+        if let Some((sealed, next)) = expected_next
+            && number != next
+        {
+            // A file between a seal and the file it names was never written to; anything
+            // else in that gap is damage.
+            let stray = scan_value_file(fs.as_ref(), &path, number, true, |_, _, _| Ok(()))?;
+            if stray.max_seq.is_some() {
+                return Err(Error::corruption(
+                    &path,
+                    0,
+                    format!("value file {sealed} continues in {next}, but {number} holds records"),
+                ));
+            }
+            continue;
+        }
         let start = if number == flushed.file {
             flushed.offset
         } else {
@@ -248,7 +305,7 @@ fn replay(
         };
         let (mut sep_count, mut sep_bytes) = (0u64, 0u64);
         let mut key_buf = Vec::new();
-        let outcome = scan_value_file(fs.as_ref(), &path, number, is_last, |at, len, reader| {
+        let outcome = scan_value_file(fs.as_ref(), &path, number, true, |at, len, reader| {
             let payload_at = at + FRAME_HEADER_LEN as u64;
             while let Some(e) = reader
                 .next_entry()
@@ -290,21 +347,27 @@ fn replay(
                 }
             }
             if at >= start && out.mem.approximate_bytes() >= opts.memtable_size {
-                out.mem.freeze(LogPosition {
-                    file: number,
-                    offset: at + len,
-                });
+                out.mem.freeze(
+                    LogPosition {
+                        file: number,
+                        offset: at + len,
+                    },
+                    out.max_seq,
+                );
                 let full = std::mem::replace(&mut out.mem, Arc::new(Memtable::new(next_mem_id)));
                 next_mem_id += 1;
                 out.frozen.push(full);
             }
             Ok(())
         })?;
-        if !is_last && !outcome.ends_with_marker {
+        if outcome.valid_end == 0
+            && let Some((sealed, _)) = expected_next
+        {
+            // The seal of the file before it was written after this file was durable.
             return Err(Error::corruption(
                 &path,
-                outcome.valid_end,
-                "value file ends without the seal marker a roll writes: records are missing",
+                0,
+                format!("value file {sealed} continues in this file, whose header is damaged"),
             ));
         }
         if outcome.valid_end < start {
@@ -314,22 +377,70 @@ fn replay(
                 format!("value log ends before the flushed point at offset {start}"),
             ));
         }
+        let log_ends_here = !is_last && !outcome.is_complete();
+        if log_ends_here {
+            for &later in &numbers[i + 1..] {
+                let later_path = value_file_path(dir, later, 0);
+                let seen =
+                    scan_value_file(fs.as_ref(), &later_path, later, true, |_, _, _| Ok(()))?;
+                if seen.was_synced() || seen.ends_with_marker {
+                    return Err(Error::corruption(
+                        &path,
+                        outcome.valid_end,
+                        format!(
+                            "value file ends without its seal record, but value file {later} \
+                             holds a record written after a sync: records are missing"
+                        ),
+                    ));
+                }
+            }
+            for &later in &numbers[i + 1..] {
+                let later_path = value_file_path(dir, later, 0);
+                out.torn_bytes += fs.file_size(&later_path).ctx("stat", &later_path)?;
+                fs.remove_file(&later_path).ctx("remove", &later_path)?;
+            }
+            // IMPORTANT: the removals are durable before anything is written after the
+            // new end of the log.
+            fs.sync_dir(dir).ctx("sync directory", dir)?;
+        }
         if outcome.torn_at.is_some() {
             out.torn_bytes += outcome.file_len - outcome.valid_end;
             if outcome.valid_end == 0 {
                 // Not even the header survived: the file never held a durable record.
                 fs.remove_file(&path).ctx("remove", &path)?;
+                if log_ends_here {
+                    break;
+                }
                 continue;
             }
             fs.truncate(&path, outcome.valid_end)
                 .ctx("truncate", &path)?;
-            // IMPORTANT: the truncation is synced before new records follow it.
-            let mut f = fs.open_append(&path).ctx("open", &path)?;
-            f.sync_data().ctx("sync", &path)?;
         }
+        // IMPORTANT: what recovery read (and any truncation) is durable before a manifest
+        // records the sequence numbers found here.
+        fs.open_append(&path)
+            .ctx("open", &path)?
+            .sync_data()
+            .ctx("sync", &path)?;
         file.set_total_bytes(outcome.valid_end);
         file.add_separated(sep_count, sep_bytes);
         out.logs.push(file);
+        out.last_sealed = outcome.sealed_next.is_some();
+        if log_ends_here {
+            break;
+        }
+        if let Some(next) = outcome.sealed_next {
+            if !numbers[i + 1..].contains(&next) {
+                return Err(Error::corruption(
+                    &value_file_path(dir, next, 0),
+                    0,
+                    format!("value file {next}, where value file {number} continues, is missing"),
+                ));
+            }
+            expected_next = Some((number, next));
+        } else {
+            expected_next = None;
+        }
     }
     Ok(out)
 }

@@ -11,7 +11,7 @@ use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_internal_key};
 use crate::memtable::Memtable;
 use crate::stats::Counters;
-use crate::vlog::{LogWriter, ValueFile};
+use crate::vlog::{LogWriter, SpareLog};
 use crate::{BatchOp, Error, Result, WriteBatch};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -181,10 +181,8 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
         return Err(inner.set_bg_error(e));
     }
     let sync = group.iter().any(|w| w.sync);
-    if sync && let Err(e) = ws.log.sync() {
-        // IMPORTANT: a failed fsync is never retried into a success; the database
-        // refuses writes until it is reopened and recovers from what is durable.
-        return Err(inner.set_bg_error(e));
+    if sync {
+        sync_active(inner, ws)?;
     }
     ws.log
         .value_file()
@@ -236,7 +234,8 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
 }
 
 /// Makes sure the memtable has room, freezing it when full, and applies the L0 slowdown
-/// and stop triggers. Waits (stalls) while too many memtables await flush.
+/// and stop triggers. Waits (stalls) while too many memtables await flush or L0 is full:
+/// the only waits a non-sync write has, each counted by cause.
 fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
     let opts = &inner.opts;
     let mut slowed = false;
@@ -260,28 +259,59 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
         if !full || ws.mem.is_empty() {
             return Ok(());
         }
-        if sv.imms.len() >= opts.max_immutable_memtables || l0 >= opts.l0_stop_trigger {
+        let cause = if sv.imms.len() >= opts.max_immutable_memtables {
+            Some(StallCause::Memtables)
+        } else if l0 >= opts.l0_stop_trigger {
+            Some(StallCause::L0Files)
+        } else {
+            None
+        };
+        if let Some(cause) = cause {
             let start = Instant::now();
             inner.bg.wait_for_change(Duration::from_millis(100));
-            Counters::add(
-                &inner.counters.stall_micros,
-                start.elapsed().as_micros() as u64,
-            );
+            count_stall(inner, cause, start);
             continue;
         }
         return switch_memtable(inner, ws);
     }
 }
 
+/// Why a write waited for background work.
+#[derive(Debug, Clone, Copy)]
+enum StallCause {
+    /// `max_immutable_memtables` frozen memtables wait for flush.
+    Memtables,
+    /// L0 holds `l0_stop_trigger` tables.
+    L0Files,
+    /// The log thread had no spare value file ready when the active one filled.
+    LogFile,
+}
+
+fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
+    let micros = start.elapsed().as_micros() as u64;
+    let c = &inner.counters;
+    Counters::add(&c.stall_micros, micros);
+    let (count, time) = match cause {
+        StallCause::Memtables => (&c.stalls_memtables, &c.stall_memtables_micros),
+        StallCause::L0Files => (&c.stalls_l0, &c.stall_l0_micros),
+        StallCause::LogFile => (&c.stalls_log_file, &c.stall_log_file_micros),
+    };
+    Counters::add(count, 1);
+    Counters::add(time, micros);
+}
+
 /// Freezes the active memtable at the current log position and starts a new one.
+///
+/// Hands the log to the operating system but does not sync it: the flush of this memtable
+/// makes the log durable up to the freeze position before its edit records that position
+/// as the flushed point (`LogSync::sync_through`), so no table can refer to log records
+/// that a crash could lose.
 pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
-    // IMPORTANT: the flush of this memtable will record its freeze position as the flushed
-    // point and write tables holding handles into the log before it, so the log must be
-    // durable up to there first — else a crash could leave tables pointing at lost records.
-    if let Err(e) = ws.log.sync() {
+    if let Err(e) = ws.log.write_out() {
         return Err(inner.set_bg_error(e));
     }
-    ws.mem.freeze(ws.log.position());
+    ws.mem
+        .freeze(ws.log.position(), ws.next_seq.saturating_sub(1));
     let mem = Arc::new(Memtable::new(ws.next_mem_id));
     ws.next_mem_id += 1;
     ws.mem_log_bytes = 0;
@@ -300,33 +330,52 @@ pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()
     Ok(())
 }
 
-/// Seals the active value file and starts the next one.
+/// Seals the active value file and continues in the spare one the log thread prepared
+/// (created, synced and registered in the version). No sync on this path: the sealed file
+/// is queued for the log thread, which syncs it in full.
 fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
-    // IMPORTANT: a sealed value file is durable in full, so that only the last value
-    // file can end in a torn record after a crash, and it ends with a marker saying so.
-    if let Err(e) = ws.log.sync_and_mark() {
+    let spare = match inner.log_sync.take_spare(Duration::ZERO) {
+        Some(spare) => spare,
+        None => {
+            let start = Instant::now();
+            let spare = loop {
+                inner.check_bg_error()?;
+                if inner.log_sync.is_closing() {
+                    return Err(Error::ReadOnly("the database is closing".into()));
+                }
+                if let Some(spare) = inner.log_sync.take_spare(Duration::from_millis(100)) {
+                    break spare;
+                }
+            };
+            count_stall(inner, StallCause::LogFile, start);
+            spare
+        }
+    };
+    let next = spare.writer.value_file().number();
+    if let Err(e) = ws.log.seal(next) {
         return Err(inner.set_bg_error(e));
     }
-    let mut versions = lock(&inner.versions);
-    let number = versions.new_file_number();
-    let file = Arc::new(ValueFile::new(Arc::clone(&inner.fs), &inner.dir, number));
-    let log = match LogWriter::create(
-        inner.fs.as_ref(),
-        &inner.dir,
-        Arc::clone(&file),
-        inner.opts.log_buffer_size,
-    ) {
-        Ok(l) => l,
-        Err(e) => return Err(inner.set_bg_error(e)),
-    };
-    let version = versions.add_log_file(file)?;
-    inner.update_super_version(|sv| SuperVersion {
-        mem: Arc::clone(&sv.mem),
-        imms: sv.imms.clone(),
-        version,
-    });
-    drop(versions);
-    std::mem::replace(&mut ws.log, log).release_tail();
+    let SpareLog { writer, syncer } = spare;
+    let next_file = Arc::clone(writer.value_file());
+    let old = std::mem::replace(&mut ws.log, writer);
+    inner
+        .log_sync
+        .seal_and_switch(old.into_sealed(), next_file, syncer);
+    Ok(())
+}
+
+/// Makes every record appended so far durable: the sealed files the log thread has not
+/// synced yet first (syncs go in file order), then the active file.
+fn sync_active(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    if let Err(e) = inner.log_sync.sync_sealed(u64::MAX) {
+        return Err(inner.set_bg_error(e));
+    }
+    // IMPORTANT: a failed fsync is never retried into a success; the database refuses
+    // writes until it is reopened and recovers from what is durable.
+    if let Err(e) = ws.log.sync() {
+        inner.log_sync.poison(&e);
+        return Err(inner.set_bg_error(e));
+    }
     Ok(())
 }
 
@@ -341,10 +390,7 @@ pub(crate) fn quiesced<T>(inner: &DbInner, f: impl FnOnce() -> T) -> T {
 pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
     inner.check_bg_error()?;
     let mut ws = lock(&inner.write.state);
-    if let Err(e) = ws.log.sync() {
-        return Err(inner.set_bg_error(e));
-    }
-    Ok(())
+    sync_active(inner, &mut ws)
 }
 
 /// Appends the records of value file `file` that are still their key's newest version as

@@ -35,6 +35,8 @@ pub enum Tag {
     DeleteValueFile = 8,
     /// `level: varint | key: len-prefixed` — where the next compaction of a level starts.
     CompactPointer = 9,
+    /// `seq: varint` — the largest sequence number at or before the flushed point.
+    FlushedSequence = 10,
 }
 
 impl TryFrom<u64> for Tag {
@@ -51,6 +53,7 @@ impl TryFrom<u64> for Tag {
             7 => Tag::ValueFileDrops,
             8 => Tag::DeleteValueFile,
             9 => Tag::CompactPointer,
+            10 => Tag::FlushedSequence,
             other => return Err(other),
         })
     }
@@ -108,10 +111,12 @@ pub struct DropDelta {
 pub struct VersionEdit {
     /// The next file number to hand out.
     pub next_file_number: Option<u64>,
-    /// The largest sequence number used.
+    /// The largest sequence number known durable (in SSTables or in the synced log).
     pub last_sequence: Option<SeqNo>,
     /// Everything in the value log before this position is in SSTables.
     pub flushed_point: Option<(u64, u64)>,
+    /// The largest sequence number at or before the flushed point.
+    pub flushed_sequence: Option<SeqNo>,
     /// SSTables added.
     pub added_tables: Vec<TableRecord>,
     /// SSTables removed: `(level, number)`.
@@ -143,6 +148,10 @@ impl VersionEdit {
             tag(&mut b, Tag::FlushedPoint);
             put_varint(&mut b, file);
             put_varint(&mut b, offset);
+        }
+        if let Some(s) = self.flushed_sequence {
+            tag(&mut b, Tag::FlushedSequence);
+            put_varint(&mut b, s);
         }
         for t in &self.added_tables {
             tag(&mut b, Tag::AddTable);
@@ -202,6 +211,7 @@ impl VersionEdit {
                 Tag::FlushedPoint => {
                     e.flushed_point = Some((d.varint("flushed file")?, d.varint("flushed offset")?))
                 }
+                Tag::FlushedSequence => e.flushed_sequence = Some(d.varint("flushed sequence")?),
                 Tag::AddTable => e.added_tables.push(TableRecord {
                     level: level(&mut d)?,
                     number: d.varint("table number")?,
@@ -247,6 +257,7 @@ mod tests {
             next_file_number: Some(12),
             last_sequence: Some(9000),
             flushed_point: Some((7, 4096)),
+            flushed_sequence: Some(8990),
             added_tables: vec![TableRecord {
                 level: 1,
                 number: 10,

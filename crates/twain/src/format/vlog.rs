@@ -44,6 +44,11 @@ pub enum RecordType {
     /// Separated values moved here by value GC in lsm-lookup mode, each with the sequence
     /// number it always had.
     Relocation = 3,
+    /// No data: the last record of a value file the writer left for the next one. Its
+    /// `synced_upto` is only what was known durable when it was written (the file is synced
+    /// in full later, in the background); its body names the next value file, so recovery
+    /// can tell a missing file from the end of the log.
+    Seal = 4,
 }
 
 impl TryFrom<u8> for RecordType {
@@ -54,6 +59,7 @@ impl TryFrom<u8> for RecordType {
             1 => Ok(RecordType::Batch),
             2 => Ok(RecordType::SyncMarker),
             3 => Ok(RecordType::Relocation),
+            4 => Ok(RecordType::Seal),
             other => Err(other),
         }
     }
@@ -443,6 +449,33 @@ pub fn put_sync_marker(buf: &mut Vec<u8>, synced_upto: u64) {
     finish_frame(buf, start);
 }
 
+/// Bytes of a seal record's payload: type, synced offset, next file number.
+pub const SEAL_PAYLOAD_LEN: usize = 17;
+
+/// Appends a seal frame: the file was durable up to `synced_upto` when it was written, and
+/// the log continues in value file `next_file`.
+pub fn put_seal(buf: &mut Vec<u8>, synced_upto: u64, next_file: u64) {
+    let start = begin_frame(buf);
+    buf.push(RecordType::Seal as u8);
+    buf.extend_from_slice(&synced_upto.to_le_bytes());
+    buf.extend_from_slice(&next_file.to_le_bytes());
+    finish_frame(buf, start);
+}
+
+/// The next value file a seal record names.
+pub fn decode_seal(payload: &[u8]) -> Result<u64, DecodeError> {
+    let mut d = Decoder::new(payload);
+    if d.u8("record type")? != RecordType::Seal as u8 {
+        return Err(DecodeError::new(0, "not a seal record"));
+    }
+    d.u64("synced offset")?;
+    let next = d.u64("next value file")?;
+    if !d.is_empty() {
+        return Err(d.error("bytes after a seal record"));
+    }
+    Ok(next)
+}
+
 /// The type and `synced_upto` of any value-log record.
 pub fn peek_record(payload: &[u8]) -> Result<(RecordType, u64), DecodeError> {
     let mut d = Decoder::new(payload);
@@ -452,6 +485,9 @@ pub fn peek_record(payload: &[u8]) -> Result<(RecordType, u64), DecodeError> {
     let synced_upto = d.u64("synced offset")?;
     if t == RecordType::SyncMarker && !d.is_empty() {
         return Err(d.error("bytes after a sync marker"));
+    }
+    if t == RecordType::Seal && d.remaining() != 8 {
+        return Err(d.error("a seal record holds exactly the next file number"));
     }
     Ok((t, synced_upto))
 }

@@ -8,7 +8,7 @@ mod skiplist;
 
 use crate::Result;
 use crate::iter::InternalIterator;
-use crate::key::{ParsedKey, compare_internal};
+use crate::key::{ParsedKey, SeqNo, compare_internal};
 use crate::vlog::{LogPosition, ValueFile};
 use skiplist::{Cursor, SkipList};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,6 +21,8 @@ pub struct Memtable {
     /// Where the value log ended when this memtable was frozen: once it is flushed,
     /// everything before this position is in SSTables.
     frozen_at: OnceLock<LogPosition>,
+    /// The last sequence number the log held at the freeze position.
+    frozen_seq: OnceLock<SeqNo>,
     /// Value files that handle fix-ups in this memtable point into: readers holding the
     /// memtable keep them on disk even after a later GC retires them.
     pinned: Mutex<Vec<Arc<ValueFile>>>,
@@ -44,6 +46,7 @@ impl Memtable {
             id,
             list: SkipList::new(compare_internal),
             frozen_at: OnceLock::new(),
+            frozen_seq: OnceLock::new(),
             pinned: Mutex::new(Vec::new()),
         }
     }
@@ -101,9 +104,16 @@ impl Memtable {
         self.list.is_empty()
     }
 
-    /// Records where the value log ended when the memtable was frozen.
-    pub fn freeze(&self, at: LogPosition) {
+    /// Records where the value log ended when the memtable was frozen, and the last
+    /// sequence number written before that position.
+    pub fn freeze(&self, at: LogPosition, last_seq: SeqNo) {
+        let _ = self.frozen_seq.set(last_seq);
         let _ = self.frozen_at.set(at);
+    }
+
+    /// The last sequence number written before the freeze position, if frozen.
+    pub fn frozen_seq(&self) -> Option<SeqNo> {
+        self.frozen_seq.get().copied()
     }
 
     /// Where the value log ended when the memtable was frozen, if it was.

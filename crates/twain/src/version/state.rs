@@ -52,8 +52,12 @@ pub struct VersionState {
     pub flushed_point: LogPosition,
     /// The next file number to hand out.
     pub next_file_number: u64,
-    /// The largest sequence number recorded.
+    /// The largest sequence number known durable: every sequence up to it is in SSTables
+    /// or in the log after the flushed point, so recovery must find it again.
     pub last_sequence: SeqNo,
+    /// The largest sequence number at or before the flushed point (`None` in manifests
+    /// written before it was recorded).
+    pub flushed_sequence: Option<SeqNo>,
     /// Per level, where the next compaction starts.
     pub compact_pointers: Vec<Option<Vec<u8>>>,
 }
@@ -65,6 +69,7 @@ impl VersionState {
             levels: vec![Vec::new(); num_levels],
             compact_pointers: vec![None; num_levels],
             next_file_number: 1,
+            flushed_sequence: Some(0),
             ..VersionState::default()
         }
     }
@@ -86,6 +91,9 @@ impl VersionState {
                 ));
             }
             self.flushed_point = p;
+        }
+        if let Some(s) = edit.flushed_sequence {
+            self.flushed_sequence = Some(self.flushed_sequence.unwrap_or(0).max(s));
         }
         for &(level, number) in &edit.deleted_tables {
             let files = self.level_mut(level)?;
@@ -188,6 +196,7 @@ impl VersionState {
             next_file_number: Some(self.next_file_number),
             last_sequence: Some(self.last_sequence),
             flushed_point: Some((self.flushed_point.file, self.flushed_point.offset)),
+            flushed_sequence: self.flushed_sequence,
             added_tables: self.levels.iter().flatten().cloned().collect(),
             ..VersionEdit::default()
         };

@@ -6,6 +6,7 @@ mod drops;
 mod hints;
 mod scan;
 mod svtable;
+mod sync;
 mod writer;
 
 pub use drop_index::{DropIndex, FileDrops};
@@ -13,6 +14,7 @@ pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop
 pub use hints::ScanHints;
 pub use scan::{ScanOutcome, scan_value_file};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
+pub use sync::{LogSync, SpareLog};
 pub use writer::LogWriter;
 
 use crate::error::IoContext;
@@ -61,6 +63,8 @@ pub struct ValueFile {
     /// Every byte before this offset is in the operating system's file (`u64::MAX`: all).
     /// Readers below it skip the tail lock.
     tail_start: AtomicU64,
+    /// Every byte before this offset is known durable (maintained for the log's files).
+    durable: AtomicU64,
     /// The index of an SVTable (epoch >= 1), loaded on first search.
     svt: OnceLock<SvTableIndex>,
 }
@@ -107,6 +111,7 @@ impl ValueFile {
             separated_count: AtomicU64::new(0),
             tail: RwLock::new(Tail::default()),
             tail_start: AtomicU64::new(u64::MAX),
+            durable: AtomicU64::new(0),
             svt: OnceLock::new(),
         }
     }
@@ -227,6 +232,23 @@ impl ValueFile {
     /// Publishes that every byte before `offset` is in the operating system's file.
     pub(crate) fn set_tail_start(&self, offset: u64) {
         self.tail_start.store(offset, Ordering::Release);
+    }
+
+    /// How many leading bytes of the file were handed to the operating system.
+    pub(crate) fn written_len(&self) -> u64 {
+        self.tail_start
+            .load(Ordering::Acquire)
+            .min(self.total_bytes())
+    }
+
+    /// Records that every byte before `offset` is durable.
+    pub(crate) fn mark_durable(&self, offset: u64) {
+        self.durable.fetch_max(offset, Ordering::AcqRel);
+    }
+
+    /// How many leading bytes of the file are known durable.
+    pub(crate) fn durable_len(&self) -> u64 {
+        self.durable.load(Ordering::Acquire)
     }
 
     /// Copies `buf.len()` bytes at `offset` from the unflushed tail, if they are there.

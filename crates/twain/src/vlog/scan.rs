@@ -4,7 +4,7 @@
 use crate::error::IoContext;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
-use crate::format::vlog::{BatchReader, RecordType, peek_header, peek_record};
+use crate::format::vlog::{BatchReader, RecordType, decode_seal, peek_header, peek_record};
 use crate::fs::{Fs, ReadableFile};
 use crate::key::SeqNo;
 use crate::{Error, Result};
@@ -26,8 +26,29 @@ pub struct ScanOutcome {
     /// The largest sequence number seen.
     pub max_seq: Option<SeqNo>,
     /// Whether the file's last intact record is a sync marker vouching for everything
-    /// before it — as a roll leaves every value file but the active one.
+    /// before it — as a clean close leaves the active file (and a roll left every sealed
+    /// file before seal records existed).
     pub ends_with_marker: bool,
+    /// The next value file, if the file's last intact record is a seal record: the writer
+    /// left it complete for that file.
+    pub sealed_next: Option<u64>,
+    /// The largest `synced_upto` of an intact record: past the header, it proves that the
+    /// file was synced once, and so (syncs go in file order) that every older value file was
+    /// durable in full.
+    pub max_synced_upto: u64,
+}
+
+impl ScanOutcome {
+    /// Whether the writer left the file complete: an intact seal record (whatever torn
+    /// bytes of the sync marker that follows it), or a close marker ends it.
+    pub fn is_complete(&self) -> bool {
+        self.sealed_next.is_some() || (self.torn_at.is_none() && self.ends_with_marker)
+    }
+
+    /// Whether an intact record says the file was synced past its header.
+    pub fn was_synced(&self) -> bool {
+        self.max_synced_upto > FILE_HEADER_LEN as u64
+    }
 }
 
 /// Reads the whole of `path` in chunks; hands each intact batch record to `on_batch`
@@ -71,6 +92,8 @@ pub fn scan_value_file(
                 torn_at: Some((0, what)),
                 max_seq: None,
                 ends_with_marker: false,
+                sealed_next: None,
+                max_synced_upto: 0,
             });
         }
         Err(e) => return Err(e.into_corruption(path, 0)),
@@ -79,6 +102,8 @@ pub fn scan_value_file(
     let mut offset = FILE_HEADER_LEN as u64;
     let mut max_seq: Option<SeqNo> = None;
     let mut last_marker: Option<(u64, u64)> = None;
+    let mut seal: Option<(u64, u64)> = None;
+    let mut max_synced_upto = 0u64;
     while offset < file_len {
         let avail = chunks.window(offset, FRAME_HEADER_LEN)?;
         let needed = match decode_frame(avail) {
@@ -90,6 +115,32 @@ pub fn scan_value_file(
             Frame::Good { payload, frame_len } => {
                 let (kind, synced_upto) = peek_record(payload)
                     .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
+                if let Some((at, _)) = seal
+                    && kind != RecordType::SyncMarker
+                {
+                    return Err(Error::corruption(
+                        path,
+                        offset,
+                        format!(
+                            "a record other than a sync marker follows the seal record at offset {at}"
+                        ),
+                    ));
+                }
+                max_synced_upto = max_synced_upto.max(synced_upto);
+                if kind == RecordType::Seal {
+                    let next = decode_seal(payload)
+                        .map_err(|e| e.into_corruption(path, offset + FRAME_HEADER_LEN as u64))?;
+                    if next <= number {
+                        return Err(Error::corruption(
+                            path,
+                            offset,
+                            format!("seal record names value file {next} as the next one"),
+                        ));
+                    }
+                    seal = Some((offset, next));
+                    offset += frame_len as u64;
+                    continue;
+                }
                 if kind == RecordType::SyncMarker {
                     last_marker = Some((offset, synced_upto));
                     offset += frame_len as u64;
@@ -134,6 +185,8 @@ pub fn scan_value_file(
             torn_at: Some((offset, damage)),
             max_seq,
             ends_with_marker: false,
+            sealed_next: seal.map(|(_, next)| next),
+            max_synced_upto,
         });
     }
     // The marker must be the last record and cover everything before it.
@@ -144,6 +197,8 @@ pub fn scan_value_file(
         torn_at: None,
         max_seq,
         ends_with_marker,
+        sealed_next: seal.map(|(_, next)| next),
+        max_synced_upto,
     })
 }
 

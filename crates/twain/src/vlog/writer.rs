@@ -84,6 +84,9 @@ impl LogWriter {
             tail.data = Vec::with_capacity(buffer_size.min(8 << 20));
         }
         value_file.set_tail_start(len);
+        // Created files are synced with their header; recovered files were read back and
+        // are synced by recovery before writing resumes.
+        value_file.mark_durable(len);
         LogWriter {
             file,
             value_file,
@@ -106,9 +109,10 @@ impl LogWriter {
         }
     }
 
-    /// The offset up to which the file is known durable.
+    /// The offset up to which the file is known durable (synced by this writer, or by
+    /// the log's background syncs through another handle).
     pub fn synced_upto(&self) -> u64 {
-        self.synced_upto
+        self.synced_upto.max(self.value_file.durable_len())
     }
 
     /// Appends encoded records. Readers of the value file see them at once; they reach
@@ -131,9 +135,9 @@ impl LogWriter {
         Ok(())
     }
 
-    /// Hands the tail to the operating system. Readers keep finding the bytes in the tail
-    /// until the write completed; then the tail is emptied.
-    fn write_out(&mut self) -> Result<()> {
+    /// Hands the tail to the operating system (a write, never a sync). Readers keep finding
+    /// the bytes in the tail until the write completed; then the tail is emptied.
+    pub fn write_out(&mut self) -> Result<()> {
         let path = self.value_file.path();
         {
             let tail = self
@@ -163,7 +167,32 @@ impl LogWriter {
         self.write_out()?;
         self.file.sync_data().ctx("sync", self.value_file.path())?;
         self.synced_upto = self.len;
+        self.value_file.mark_durable(self.len);
         Ok(())
+    }
+
+    /// Ends the file for the writer: appends a seal record naming `next_file`, where the
+    /// log continues, and hands everything to the operating system. Does not sync: the
+    /// caller queues the file for a background sync (see [`LogSync`](super::LogSync)).
+    pub fn seal(&mut self, next_file: u64) -> Result<()> {
+        let mut seal = Vec::with_capacity(32);
+        crate::format::vlog::put_seal(&mut seal, self.synced_upto(), next_file);
+        self.append(&seal)?;
+        self.write_out()
+    }
+
+    /// Gives up the file after [`seal`](Self::seal): readers read it from the operating
+    /// system from now on; the returned handle is what syncs it.
+    /// REQUIRES: every appended byte was written out.
+    pub fn into_sealed(self) -> (Arc<ValueFile>, Box<dyn WritableFile>) {
+        debug_assert_eq!(self.value_file.written_len(), self.len);
+        self.value_file.set_tail_start(u64::MAX);
+        self.value_file
+            .tail()
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .data = Vec::new();
+        (self.value_file, self.file)
     }
 
     /// Syncs, then appends a sync marker recording that everything before it is durable
@@ -177,18 +206,5 @@ impl LogWriter {
         crate::format::vlog::put_sync_marker(&mut marker, self.len);
         self.append(&marker)?;
         self.sync()
-    }
-
-    /// Releases the tail of a file that is complete on disk: readers read it from the file
-    /// from now on. REQUIRES: everything appended was synced.
-    pub fn release_tail(self) {
-        debug_assert_eq!(self.synced_upto, self.len);
-        self.value_file.set_tail_start(u64::MAX);
-        let mut tail = self
-            .value_file
-            .tail()
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        tail.data = Vec::new();
     }
 }

@@ -1,0 +1,283 @@
+//! Making the value log durable off the writer's path.
+//!
+//! The group-commit leader never syncs for a non-sync write: it hands its bytes to the
+//! operating system and, when the active value file is full, switches to a *spare* file that
+//! the log thread created (and synced, with its directory entry) beforehand, and queues the
+//! sealed file here. Syncs then happen in file order — a value file is synced only after
+//! every older one is durable — by whoever needs them:
+//! - the log thread, which syncs sealed files as soon as they are queued;
+//! - a flush, which needs the log durable up to its memtable's freeze position before its
+//!   version edit (`sync_through`);
+//! - a sync write, which needs every record before its own durable (`sync_sealed`, then the
+//!   active file through its writer).
+//!
+//! Because of that order, a record in value file N that says it was synced (`synced_upto`
+//! past the header) proves that every file before N was durable in full: recovery relies on
+//! it to tell the unsynced end of the log, which may now span several files, from lost data.
+//!
+//! A failed sync poisons the log: no later sync may report success (the kernel may have
+//! dropped the dirty pages and would not fail a second time).
+
+use super::{LogPosition, LogWriter, ValueFile};
+use crate::error::IoContext;
+use crate::fs::WritableFile;
+use crate::{Error, Result};
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A value file the writer has left, waiting to be synced in full.
+struct Sealed {
+    file: Arc<ValueFile>,
+    writer: Box<dyn WritableFile>,
+    len: u64,
+}
+
+/// Syncs a sealed file, then appends a sync marker vouching for every byte before it and
+/// syncs again: damage found later anywhere before the marker is corruption, not a torn
+/// write.
+fn seal_durably(s: &mut Sealed) -> Result<()> {
+    let path = s.file.path();
+    s.writer.sync_data().ctx("sync", path)?;
+    let mut marker = Vec::with_capacity(32);
+    crate::format::vlog::put_sync_marker(&mut marker, s.len);
+    s.writer.append(&marker).ctx("append", path)?;
+    s.writer.sync_data().ctx("sync", path)?;
+    let len = s.len + marker.len() as u64;
+    s.file.set_total_bytes(len);
+    s.file.mark_durable(len);
+    Ok(())
+}
+
+/// The file the writer appends to, with a second handle that syncs it from other threads.
+#[derive(Clone)]
+struct Active {
+    file: Arc<ValueFile>,
+    syncer: Arc<Mutex<Box<dyn WritableFile>>>,
+}
+
+/// A value file ready to become the active one: created, its header and directory entry
+/// durable, and a sync handle open.
+pub struct SpareLog {
+    /// The writer that will append to it.
+    pub writer: LogWriter,
+    /// A second handle on the same file, for syncs from other threads.
+    pub syncer: Box<dyn WritableFile>,
+}
+
+impl std::fmt::Debug for SpareLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpareLog")
+            .field("file", &self.writer.value_file().number())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Sealed files not yet synced, oldest first.
+    sealed: VecDeque<Sealed>,
+    active: Option<Active>,
+    spare: Option<SpareLog>,
+    /// Set by the first failed sync; every later sync fails with it.
+    poisoned: Option<String>,
+    closing: bool,
+}
+
+/// The value log's durability state, shared by the writer, the flush and the log thread.
+/// Thread-safe.
+///
+/// Lock order: `io` -> `queue`; `queue` is never held across I/O.
+#[derive(Default)]
+pub struct LogSync {
+    queue: Mutex<Queue>,
+    /// Held while syncing: one log sync at a time, so files are synced in order.
+    io: Mutex<()>,
+    cv: Condvar,
+}
+
+impl std::fmt::Debug for LogSync {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let q = lock(&self.queue);
+        f.debug_struct("LogSync")
+            .field("sealed", &q.sealed.len())
+            .field("active", &q.active.as_ref().map(|a| a.file.number()))
+            .field(
+                "spare",
+                &q.spare.as_ref().map(|s| s.writer.value_file().number()),
+            )
+            .finish()
+    }
+}
+
+impl LogSync {
+    /// Starts tracking `file` as the active value file, synced through `syncer`.
+    pub fn set_active(&self, file: Arc<ValueFile>, syncer: Box<dyn WritableFile>) {
+        lock(&self.queue).active = Some(Active {
+            file,
+            syncer: Arc::new(Mutex::new(syncer)),
+        });
+    }
+
+    /// Queues the writer's previous file, whose every byte was handed to the operating
+    /// system, to be synced in full; `next` (synced through `syncer`) becomes the active
+    /// file.
+    pub fn seal_and_switch(
+        &self,
+        old: (Arc<ValueFile>, Box<dyn WritableFile>),
+        next: Arc<ValueFile>,
+        syncer: Box<dyn WritableFile>,
+    ) {
+        let (file, writer) = old;
+        let len = file.total_bytes();
+        let mut q = lock(&self.queue);
+        q.sealed.push_back(Sealed { file, writer, len });
+        q.active = Some(Active {
+            file: next,
+            syncer: Arc::new(Mutex::new(syncer)),
+        });
+        drop(q);
+        self.cv.notify_all();
+    }
+
+    /// Whether a spare file is ready.
+    pub fn has_spare(&self) -> bool {
+        lock(&self.queue).spare.is_some()
+    }
+
+    /// Offers a spare file (the log thread does, whenever none is ready).
+    pub fn put_spare(&self, spare: SpareLog) {
+        lock(&self.queue).spare = Some(spare);
+        self.cv.notify_all();
+    }
+
+    /// Takes the spare file, waiting up to `timeout` for the log thread to make one.
+    pub fn take_spare(&self, timeout: Duration) -> Option<SpareLog> {
+        let mut q = lock(&self.queue);
+        if q.spare.is_none() && !timeout.is_zero() {
+            q = match self.cv.wait_timeout(q, timeout) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        let spare = q.spare.take();
+        drop(q);
+        // The log thread makes the next one.
+        self.cv.notify_all();
+        spare
+    }
+
+    /// Removes the unused spare, returning its file so the caller can delete it.
+    pub fn discard_spare(&self) -> Option<Arc<ValueFile>> {
+        lock(&self.queue)
+            .spare
+            .take()
+            .map(|s| Arc::clone(s.writer.value_file()))
+    }
+
+    /// Whether sealed files wait for their sync.
+    pub fn has_sealed(&self) -> bool {
+        !lock(&self.queue).sealed.is_empty()
+    }
+
+    /// The log thread's wait: returns when a sealed file is queued, no spare is ready, the
+    /// log is closing, or `timeout` passed.
+    pub fn wait_for_work(&self, timeout: Duration) {
+        let q = lock(&self.queue);
+        if q.closing || !q.sealed.is_empty() || q.spare.is_none() {
+            return;
+        }
+        let _ = self.cv.wait_timeout(q, timeout);
+    }
+
+    /// Whether the log is closing (no spare will come).
+    pub fn is_closing(&self) -> bool {
+        lock(&self.queue).closing
+    }
+
+    /// Wakes the log thread for shutdown.
+    pub fn close(&self) {
+        lock(&self.queue).closing = true;
+        self.cv.notify_all();
+    }
+
+    /// Fails if an earlier sync failed.
+    pub fn check(&self) -> Result<()> {
+        match &lock(&self.queue).poisoned {
+            Some(msg) => Err(Error::ReadOnly(msg.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a failed sync: no later sync reports success.
+    pub fn poison(&self, err: &Error) {
+        let mut q = lock(&self.queue);
+        if q.poisoned.is_none() {
+            q.poisoned = Some(format!("a value-log sync failed: {err}"));
+        }
+    }
+
+    /// Syncs every queued sealed file numbered at most `upto_file`, oldest first.
+    pub fn sync_sealed(&self, upto_file: u64) -> Result<()> {
+        let _io = lock(&self.io);
+        self.sync_sealed_locked(upto_file)
+    }
+
+    /// REQUIRES: `io` is held.
+    fn sync_sealed_locked(&self, upto_file: u64) -> Result<()> {
+        self.check()?;
+        loop {
+            let next = {
+                let mut q = lock(&self.queue);
+                match q.sealed.front() {
+                    Some(s) if s.file.number() <= upto_file => q.sealed.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some(mut s) = next else {
+                return Ok(());
+            };
+            // IMPORTANT: a failed fsync is never retried: the log is poisoned.
+            if let Err(e) = seal_durably(&mut s) {
+                self.poison(&e);
+                return Err(e);
+            }
+        }
+    }
+
+    /// Makes the log durable up to `upto`: every sealed file up to `upto.file` in full,
+    /// then, if `upto.file` is the active file, that file through its sync handle.
+    /// REQUIRES: the writer handed every byte before `upto` to the operating system.
+    pub fn sync_through(&self, upto: LogPosition) -> Result<()> {
+        let _io = lock(&self.io);
+        self.sync_sealed_locked(upto.file)?;
+        let active = lock(&self.queue).active.clone();
+        let Some(active) = active else {
+            return Ok(());
+        };
+        if active.file.number() != upto.file || active.file.durable_len() >= upto.offset {
+            return Ok(());
+        }
+        let written = active.file.written_len();
+        // IMPORTANT: a failed fsync is never retried: the log is poisoned.
+        if let Err(e) = lock(&active.syncer)
+            .sync_data()
+            .ctx("sync", active.file.path())
+        {
+            self.poison(&e);
+            return Err(e);
+        }
+        active.file.mark_durable(written);
+        if written < upto.offset {
+            return Err(Error::InvalidArgument(format!(
+                "log sync asked for offset {} of value file {}, but only {written} bytes were written out",
+                upto.offset, upto.file
+            )));
+        }
+        Ok(())
+    }
+}
