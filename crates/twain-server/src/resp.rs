@@ -163,6 +163,9 @@ pub enum ProtocolError {
     /// RESP3 attributes (`|`) are not supported.
     #[error("attributes are not supported")]
     Attribute,
+    /// A request is longer, in bytes, than the connection may buffer.
+    #[error("request larger than {0} bytes")]
+    RequestTooLarge(usize),
     /// An inline command has an unterminated quote, or a closing quote not followed by a
     /// space.
     #[error("unbalanced quotes in request")]
