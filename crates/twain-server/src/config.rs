@@ -217,6 +217,13 @@ impl Config {
                     .to_string(),
             ));
         }
+        let longest = crate::request::UNAUTHENTICATED.resp.max_bulk;
+        if self.requirepass.as_ref().is_some_and(|p| p.len() > longest) {
+            return Err(ServerError::InvalidOption(format!(
+                "--requirepass is longer than {longest} bytes, more than a client may send \
+                 before it authenticates"
+            )));
+        }
         in_range("max-clients", as_u64(self.max_clients), range::MAX_CLIENTS)?;
         let secs = |d: Option<Duration>| d.map_or(0, |d| d.as_secs().max(1));
         in_range("timeout", secs(self.timeout), range::TIMEOUT_SECS)?;

@@ -10,7 +10,7 @@
 //! the connection's input buffer never holds more than a partial header line plus one
 //! read. [`RequestReader::scanned`] counts the bytes examined, so tests can check it.
 
-use crate::resp::{Limits, ProtocolError, Request, parse_i64, split_inline};
+use crate::resp::{Limits, ProtocolError, Request, parse_i64, split_inline, unterminated_too_long};
 
 /// The bounds a request is read under: the protocol limits and the largest whole request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub const UNAUTHENTICATED: RequestLimits = RequestLimits {
         max_bulk: 1024,
         max_elements: 8,
         max_depth: 1,
-        max_line: 1024,
+        max_line: 4096,
     },
     max_request: 4096,
 };
@@ -97,12 +97,13 @@ impl RequestReader {
                     let Some(&first) = rest.first() else {
                         return Ok((pos, None));
                     };
-                    let Some((line, used)) = self.line(rest, &limits.resp)? else {
+                    let header = first == b'*';
+                    let Some((line, used)) = self.line(rest, header, &limits.resp)? else {
                         return Ok((pos, None));
                     };
                     pos += used;
                     self.add_bytes(used, limits)?;
-                    if first != b'*' {
+                    if !header {
                         return self.finish_inline(line, limits).map(|r| (pos, Some(r)));
                     }
                     let n = header_count(line.get(1..).unwrap_or_default(), &limits.resp)?;
@@ -119,7 +120,7 @@ impl RequestReader {
                     if first != b'$' {
                         return Err(ProtocolError::ExpectedBulk(first));
                     }
-                    let Some((line, used)) = self.line(rest, &limits.resp)? else {
+                    let Some((line, used)) = self.line(rest, true, &limits.resp)? else {
                         return Ok((pos, None));
                     };
                     let len = bulk_len(line.get(1..).unwrap_or_default(), &limits.resp)?;
@@ -157,12 +158,14 @@ impl RequestReader {
         }
     }
 
-    /// The next line of `rest` (without CR LF for a header; without LF and an optional CR
-    /// for an inline command) and the bytes it takes with its end, or `None` if its end
-    /// has not arrived. The search resumes after the bytes searched by the previous call.
+    /// The next line of `rest` (without CR LF for a `header`, which must end so; without
+    /// LF and an optional CR for an inline command) and the bytes it takes with its end, or
+    /// `None` if its end has not arrived. The search resumes after the bytes searched by
+    /// the previous call.
     fn line<'a>(
         &mut self,
         rest: &'a [u8],
+        is_header: bool,
         limits: &Limits,
     ) -> Result<Option<(&'a [u8], usize)>, ProtocolError> {
         let from = self.searched.min(rest.len());
@@ -171,7 +174,7 @@ impl RequestReader {
         self.scanned += found.map_or(unsearched.len(), |i| i + 1) as u64;
         let Some(i) = found else {
             self.searched = rest.len();
-            if rest.len() > limits.max_line + 1 {
+            if unterminated_too_long(rest, limits.max_line) {
                 return Err(ProtocolError::LineTooLong);
             }
             return Ok(None);
@@ -180,7 +183,6 @@ impl RequestReader {
         let nl = from + i;
         let raw = rest.get(..nl).unwrap_or_default();
         let text = raw.strip_suffix(b"\r");
-        let is_header = matches!(rest.first(), Some(b'*' | b'$'));
         let line = match (text, is_header) {
             (Some(t), _) => t,
             (None, false) => raw,
