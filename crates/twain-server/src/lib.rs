@@ -11,7 +11,7 @@
 //! - [`exec`] runs a batch of pipelined requests in steps, with blind writes coalesced and
 //!   `MGET` streamed, into an [`output::Output`] that is written out every 64 KiB;
 //! - [`connection`] and [`server`] deal with sockets, limits, durability ticks and shutdown;
-//!   [`log`] writes their log lines, ignoring a stderr that cannot be written;
+//!   [`mod@log`] writes their log lines, ignoring a stderr that cannot be written;
 //! - [`config`] holds the options.
 //!
 //! ```no_run

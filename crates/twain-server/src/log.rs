@@ -1,4 +1,4 @@
-//! The server's log: one line per event on stderr, written through [`line`], which ignores
+//! The server's log: one line per event on stderr, written through [`fn@line`], which ignores
 //! write failures. A full disk or a closed or full stderr (`2>/dev/full`) must never stop
 //! the server or its signal handling, as `eprintln!` would by panicking.
 
@@ -11,7 +11,7 @@ pub fn line(message: std::fmt::Arguments<'_>) {
     let _ = err.flush();
 }
 
-/// Logs a formatted line to stderr; see [`line`].
+/// Logs a formatted line to stderr; see [`fn@line`].
 #[macro_export]
 macro_rules! log {
     ($($arg:tt)*) => {
