@@ -282,6 +282,30 @@ mod tests {
     }
 
     #[test]
+    fn a_step_stops_once_enough_output_is_held() {
+        use crate::output::FLUSH_BYTES;
+        let mut c = Conn::new();
+        let value = "v".repeat(40 << 10);
+        run(&mut c, &[req(&["SET", "big", &value])]);
+        let mut words = vec!["MGET"];
+        words.extend(std::iter::repeat_n("big", 10));
+        let mut batch = Batch::new(vec![req(&words), req(&["GET", "big"]), req(&["PING"])]);
+        let mut out = Output::new(1 << 30);
+        let mut steps = 0;
+        let mut total = 0;
+        while !batch.is_done() {
+            run_batch(&c.shared, &mut c.session, &mut batch, &mut out);
+            assert!(out.len() < FLUSH_BYTES + value.len() + 32, "{}", out.len());
+            total += out.to_bytes().len();
+            out = Output::new(1 << 30);
+            steps += 1;
+        }
+        assert!(steps >= 6, "{steps}");
+        // `*10`, eleven `$40960` bulks (MGET then GET), `+PONG`.
+        assert_eq!(total, 5 + 11 * (10 + value.len()) + 7);
+    }
+
+    #[test]
     fn replies_follow_the_session_protocol() {
         let mut c = Conn::new();
         let out = run(
