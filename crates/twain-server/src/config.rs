@@ -58,22 +58,33 @@ pub struct ServeArgs {
     /// Allow a non-loopback address without --requirepass.
     #[arg(long)]
     pub unprotected: bool,
-    /// Most connections at once; more are answered with an error and closed.
+    /// Most connections at once (1 to 1,000,000); more are answered with an error and
+    /// closed.
     #[arg(long, default_value_t = 10_000)]
     pub max_clients: usize,
-    /// Close a connection idle for this many seconds (0: never).
+    /// Close a connection idle for this many seconds (0: never; at most 604,800, a week).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub timeout: u64,
-    /// Longest bulk string (key or value) in a request; suffixes K, M, G.
+    /// Drop a client whose request is not complete this many seconds after the previous
+    /// one was (0: never; at most 86,400), however steadily its bytes trickle in.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub request_timeout: u64,
+    /// Longest bulk string (key or value) in a request (1 byte to 64M); suffixes K, M, G.
     #[arg(long, value_name = "SIZE", default_value = "64M")]
     pub max_bulk: String,
-    /// Most arguments in one request, the command name included.
+    /// Most arguments in one request, the command name included (1 to 1,048,576).
     #[arg(long, default_value_t = 1 << 20)]
     pub max_args: usize,
-    /// Largest request (all its arguments) a connection may buffer; suffixes K, M, G.
+    /// Largest request (all its arguments) a connection may buffer (1K to 4G); suffixes
+    /// K, M, G.
     #[arg(long, value_name = "SIZE", default_value = "1G")]
     pub max_request: String,
-    /// Runtime worker threads (default: one per core).
+    /// Most reply bytes held for one client (1M to 4G), like Redis's
+    /// `client-output-buffer-limit`: a client whose pending replies would pass it is
+    /// disconnected. Suffixes K, M, G.
+    #[arg(long, value_name = "SIZE", default_value = "128M")]
+    pub max_output: String,
+    /// Runtime worker threads (1 to 1,024; default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Where engine calls run (see docs/server.md; for measurements).
@@ -111,6 +122,11 @@ pub struct Config {
     pub limits: Limits,
     /// Largest request a connection may buffer, in bytes.
     pub max_request: usize,
+    /// Most reply bytes held for one client at once; a client past it is disconnected.
+    pub max_output: usize,
+    /// Longest a request may take to arrive, from the completion of the previous one
+    /// (`None`: no limit).
+    pub request_timeout: Option<Duration>,
     /// Runtime worker threads (`None`: one per core).
     pub threads: Option<usize>,
     /// Where engine calls run.
@@ -139,6 +155,8 @@ impl Config {
                 ..Limits::default()
             },
             max_request: 1 << 30,
+            max_output: 128 << 20,
+            request_timeout: Some(Duration::from_secs(60)),
             threads: None,
             exec: ExecMode::Auto,
             shutdown_grace: Duration::from_secs(10),
@@ -146,24 +164,102 @@ impl Config {
     }
 }
 
+/// The accepted range of every numeric option, as docs/server.md lists them.
+pub mod range {
+    /// `--max-clients`.
+    pub const MAX_CLIENTS: (u64, u64) = (1, 1_000_000);
+    /// `--timeout`, in seconds (0: never).
+    pub const TIMEOUT_SECS: (u64, u64) = (0, 604_800);
+    /// `--request-timeout`, in seconds (0: never).
+    pub const REQUEST_TIMEOUT_SECS: (u64, u64) = (0, 86_400);
+    /// `--max-bulk`, in bytes: nothing longer can be stored.
+    pub const MAX_BULK: (u64, u64) = (1, twain::MAX_VALUE_SIZE as u64);
+    /// `--max-args`.
+    pub const MAX_ARGS: (u64, u64) = (1, 1 << 20);
+    /// `--max-request`, in bytes.
+    pub const MAX_REQUEST: (u64, u64) = (1 << 10, 4 << 30);
+    /// `--max-output`, in bytes.
+    pub const MAX_OUTPUT: (u64, u64) = (1 << 20, 4 << 30);
+    /// `--threads`.
+    pub const THREADS: (u64, u64) = (1, 1024);
+}
+
+/// `value` if it lies in `range`, else a clear error naming the option.
+fn in_range(name: &str, value: u64, (lo, hi): (u64, u64)) -> Result<u64, ServerError> {
+    if (lo..=hi).contains(&value) {
+        Ok(value)
+    } else {
+        Err(ServerError::InvalidOption(format!(
+            "--{name} {value} is out of range (must be {lo} to {hi})"
+        )))
+    }
+}
+
+/// A `usize` from a `u64` already checked against a range that fits (every range does on a
+/// 64-bit target; a 32-bit one gets a clear error instead of a truncation).
+fn to_usize(name: &str, value: u64) -> Result<usize, ServerError> {
+    usize::try_from(value)
+        .map_err(|_| ServerError::InvalidOption(format!("--{name} {value} is too large here")))
+}
+
+fn as_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+impl Config {
+    /// Checks every option against its documented range ([`range`]) and refuses an empty
+    /// password. [`crate::Server::bind`] calls it.
+    pub fn validate(&self) -> Result<(), ServerError> {
+        if self.requirepass.as_deref() == Some("") {
+            return Err(ServerError::InvalidOption(
+                "--requirepass is empty: give a password (an unset variable in a script \
+                 would otherwise leave the database open)"
+                    .to_string(),
+            ));
+        }
+        let longest = crate::request::UNAUTHENTICATED.resp.max_bulk;
+        if self.requirepass.as_ref().is_some_and(|p| p.len() > longest) {
+            return Err(ServerError::InvalidOption(format!(
+                "--requirepass is longer than {longest} bytes, more than a client may send \
+                 before it authenticates"
+            )));
+        }
+        in_range("max-clients", as_u64(self.max_clients), range::MAX_CLIENTS)?;
+        let secs = |d: Option<Duration>| d.map_or(0, |d| d.as_secs().max(1));
+        in_range("timeout", secs(self.timeout), range::TIMEOUT_SECS)?;
+        in_range(
+            "request-timeout",
+            secs(self.request_timeout),
+            range::REQUEST_TIMEOUT_SECS,
+        )?;
+        in_range("max-bulk", as_u64(self.limits.max_bulk), range::MAX_BULK)?;
+        in_range(
+            "max-args",
+            as_u64(self.limits.max_elements),
+            range::MAX_ARGS,
+        )?;
+        in_range("max-request", as_u64(self.max_request), range::MAX_REQUEST)?;
+        in_range("max-output", as_u64(self.max_output), range::MAX_OUTPUT)?;
+        if let Some(t) = self.threads {
+            in_range("threads", as_u64(t), range::THREADS)?;
+        }
+        Ok(())
+    }
+}
+
 impl ServeArgs {
     /// Checks the arguments and builds the configuration.
     pub fn to_config(&self) -> Result<Config, ServerError> {
-        let size = |name: &str, s: &str| {
-            twain::parse_size(s)
-                .ok()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(|| ServerError::InvalidOption(format!("--{name} {s:?} is not a size")))
+        let size = |name: &str, s: &str, range: (u64, u64)| {
+            let n = twain::parse_size(s)
+                .map_err(|_| ServerError::InvalidOption(format!("--{name} {s:?} is not a size")))?;
+            to_usize(name, in_range(name, n, range)?)
         };
-        let positive = |name: &str, n: usize| {
-            if n == 0 {
-                Err(ServerError::InvalidOption(format!(
-                    "--{name} must be at least 1"
-                )))
-            } else {
-                Ok(n)
-            }
+        let count = |name: &str, n: usize, range: (u64, u64)| {
+            to_usize(name, in_range(name, as_u64(n), range)?)
+        };
+        let secs = |name: &str, n: u64, range: (u64, u64)| {
+            Ok::<_, ServerError>((in_range(name, n, range)? > 0).then(|| Duration::from_secs(n)))
         };
         let mut engine = Options::default();
         for s in &self.set {
@@ -178,13 +274,23 @@ impl ServeArgs {
         config.sync = self.sync;
         config.requirepass.clone_from(&self.requirepass);
         config.unprotected = self.unprotected;
-        config.max_clients = positive("max-clients", self.max_clients)?;
-        config.timeout = (self.timeout > 0).then(|| Duration::from_secs(self.timeout));
-        config.limits.max_bulk = size("max-bulk", &self.max_bulk)?;
-        config.limits.max_elements = positive("max-args", self.max_args)?;
-        config.max_request = size("max-request", &self.max_request)?;
-        config.threads = self.threads.map(|t| positive("threads", t)).transpose()?;
+        config.max_clients = count("max-clients", self.max_clients, range::MAX_CLIENTS)?;
+        config.timeout = secs("timeout", self.timeout, range::TIMEOUT_SECS)?;
+        config.request_timeout = secs(
+            "request-timeout",
+            self.request_timeout,
+            range::REQUEST_TIMEOUT_SECS,
+        )?;
+        config.limits.max_bulk = size("max-bulk", &self.max_bulk, range::MAX_BULK)?;
+        config.limits.max_elements = count("max-args", self.max_args, range::MAX_ARGS)?;
+        config.max_request = size("max-request", &self.max_request, range::MAX_REQUEST)?;
+        config.max_output = size("max-output", &self.max_output, range::MAX_OUTPUT)?;
+        config.threads = self
+            .threads
+            .map(|t| count("threads", t, range::THREADS))
+            .transpose()?;
         config.exec = self.exec;
+        config.validate()?;
         Ok(config)
     }
 }

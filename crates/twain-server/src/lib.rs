@@ -4,11 +4,14 @@
 //! `DEL`, `INFO` and the connection commands, pipelined, from many connections at once.
 //! `docs/server.md` lists every command and its limits. The layers:
 //!
-//! - [`resp`] holds frames, their encoder and parsers (no I/O);
+//! - [`resp`] holds frames, their encoder and parsers (no I/O); [`request`] reads requests
+//!   from a connection's bytes in one pass;
 //! - [`commands`] the command table and one module per family of commands, run against a
 //!   [`store::Store`] (the engine plus striped key locks) for one [`session::Session`];
-//! - [`exec`] runs a batch of pipelined requests, with blind writes coalesced;
+//! - [`exec`] runs a batch of pipelined requests in steps, with blind writes coalesced and
+//!   `MGET` streamed, into an [`output::Output`] that is written out every 64 KiB;
 //! - [`connection`] and [`server`] deal with sockets, limits, durability ticks and shutdown;
+//!   [`mod@log`] writes their log lines, ignoring a stderr that cannot be written;
 //! - [`config`] holds the options.
 //!
 //! ```no_run
@@ -29,6 +32,9 @@ mod error;
 pub mod exec;
 pub mod glob;
 pub mod locks;
+pub mod log;
+pub mod output;
+pub mod request;
 pub mod resp;
 pub mod server;
 pub mod session;

@@ -163,6 +163,9 @@ pub enum ProtocolError {
     /// RESP3 attributes (`|`) are not supported.
     #[error("attributes are not supported")]
     Attribute,
+    /// A request is longer, in bytes, than the connection may buffer.
+    #[error("request larger than {0} bytes")]
+    RequestTooLarge(usize),
     /// An inline command has an unterminated quote, or a closing quote not followed by a
     /// space.
     #[error("unbalanced quotes in request")]
@@ -332,7 +335,7 @@ impl<'a> Reader<'a> {
     fn line(&mut self) -> Result<Option<&'a [u8]>, ProtocolError> {
         let rest = self.buf.get(self.pos..).unwrap_or_default();
         let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
-            if rest.len() > self.limits.max_line {
+            if unterminated_too_long(rest, self.limits.max_line) {
                 return Err(ProtocolError::LineTooLong);
             }
             return Ok(None);
@@ -535,7 +538,7 @@ impl<'a> Reader<'a> {
     fn inline(&mut self) -> Result<Option<Request>, ProtocolError> {
         let rest = self.buf.get(self.pos..).unwrap_or_default();
         let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
-            if rest.len() > self.limits.max_line {
+            if unterminated_too_long(rest, self.limits.max_line) {
                 return Err(ProtocolError::LineTooLong);
             }
             return Ok(None);
@@ -555,6 +558,13 @@ impl<'a> Reader<'a> {
         self.pos += nl + 1;
         Ok(Some(args))
     }
+}
+
+/// Whether `rest`, a line whose LF has not arrived, is already longer than `max_line`
+/// bytes can be (it may hold `max_line` bytes and the CR of their CR LF).
+pub(crate) fn unterminated_too_long(rest: &[u8], max_line: usize) -> bool {
+    rest.len() > max_line.saturating_add(1)
+        || (rest.len() == max_line.saturating_add(1) && rest.last() != Some(&b'\r'))
 }
 
 fn pairs(items: Vec<Frame>) -> Frame {

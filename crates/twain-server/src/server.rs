@@ -41,6 +41,7 @@ impl ShutdownHandle {
 impl Server {
     /// Checks the address, binds it and opens the database.
     pub fn bind(config: Config) -> Result<Server, ServerError> {
+        config.validate()?;
         let resolve_err = |source| ServerError::Resolve {
             addr: config.addr.clone(),
             source,
@@ -139,7 +140,7 @@ async fn serve(
                 Ok((stream, _)) => admit(&shared, stream, &mut connections, &shutdown),
                 Err(e) => {
                     // Typically out of file descriptors: wait for some to be closed.
-                    eprintln!("twain serve: accept failed: {e}");
+                    crate::log!("accept failed: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
@@ -154,7 +155,7 @@ async fn serve(
     })
     .await;
     if drained.is_err() {
-        eprintln!("twain serve: closing connections still busy after {grace:?}");
+        crate::log!("closing connections still busy after {grace:?}");
         connections.shutdown().await;
     }
     if let Some(syncer) = syncer {
@@ -201,7 +202,7 @@ fn watch_signals(shutdown: Arc<watch::Sender<bool>>) -> Result<(), ServerError> 
             _ = term.recv() => "SIGTERM",
             _ = int.recv() => "SIGINT",
         };
-        eprintln!("twain serve: {name} received, shutting down");
+        crate::log!("{name} received, shutting down");
         shutdown.send_replace(true);
     });
     Ok(())
@@ -219,7 +220,7 @@ async fn sync_periodically(shared: Arc<Shared>, mut stop: watch::Receiver<bool>)
         let s = Arc::clone(&shared);
         match tokio::task::spawn_blocking(move || s.store.sync_if_dirty()).await {
             Ok(Ok(true)) => Counters::add(&shared.counters.periodic_syncs, 1),
-            Ok(Err(e)) => eprintln!("twain serve: periodic sync failed: {e}"),
+            Ok(Err(e)) => crate::log!("periodic sync failed: {e}"),
             _ => {}
         }
     }

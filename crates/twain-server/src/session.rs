@@ -1,7 +1,9 @@
 //! [`Session`]: the state of one connection that commands read and change — its protocol
-//! version, whether it has authenticated, its name — and whether it is to be closed.
+//! version, whether it has authenticated, its name, its SCAN cursors — and whether it is
+//! to be closed.
 //! Owned by one connection at a time; not shared.
 
+use crate::cursor::Cursors;
 use crate::resp::Protocol;
 
 /// One connection's state.
@@ -15,6 +17,8 @@ pub struct Session {
     pub authenticated: bool,
     /// The name set by `CLIENT SETNAME` or `HELLO ... SETNAME`.
     pub name: Option<Vec<u8>>,
+    /// The connection's SCAN cursors.
+    pub cursors: Cursors,
     /// Set by `QUIT`: the connection closes after the replies so far are written.
     pub closing: bool,
 }
@@ -27,6 +31,7 @@ impl Session {
             protocol: Protocol::Resp2,
             authenticated: !password_required,
             name: None,
+            cursors: Cursors::new(),
             closing: false,
         }
     }

@@ -37,6 +37,10 @@ pub struct Counters {
     pub protocol_errors: AtomicU64,
     /// Syncs of the value log by `--sync batch`'s periodic task.
     pub periodic_syncs: AtomicU64,
+    /// Connections closed because a reply would pass `--max-output`.
+    pub output_limit_closes: AtomicU64,
+    /// Connections closed because a request passed `--request-timeout`.
+    pub request_timeouts: AtomicU64,
 
     next_id: AtomicU64,
 }

@@ -1,16 +1,11 @@
 //! [`Store`]: the database as commands see it — the engine, the striped key locks that
-//! make read-modify-write commands atomic, the durability of writes, and the SCAN cursors.
+//! make read-modify-write commands atomic, and the durability of writes.
 //! Thread-safe; shared by every connection.
 
 use crate::config::SyncMode;
-use crate::cursor::Cursors;
 use crate::locks::{KeyGuard, KeyLocks};
 use std::sync::atomic::{AtomicBool, Ordering};
 use twain::{Db, WriteBatch, WriteOptions};
-
-/// Most SCAN cursors held at once, and most bytes of keys they name.
-const MAX_CURSORS: usize = 100_000;
-const MAX_CURSOR_BYTES: usize = 64 << 20;
 
 /// The engine and what commands need around it. Thread-safe.
 #[derive(Debug)]
@@ -20,7 +15,6 @@ pub struct Store {
     write_options: WriteOptions,
     /// Set by every write, cleared by [`Store::sync_if_dirty`].
     dirty: AtomicBool,
-    cursors: Cursors,
 }
 
 impl Store {
@@ -34,18 +28,12 @@ impl Store {
                 sync: sync == SyncMode::Always,
             },
             dirty: AtomicBool::new(false),
-            cursors: Cursors::new(MAX_CURSORS, MAX_CURSOR_BYTES),
         }
     }
 
     /// The engine, for reads and statistics.
     pub fn db(&self) -> &Db {
         &self.db
-    }
-
-    /// The SCAN cursors.
-    pub fn cursors(&self) -> &Cursors {
-        &self.cursors
     }
 
     /// The newest value of `key`.

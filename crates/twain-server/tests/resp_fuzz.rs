@@ -1,14 +1,16 @@
 //! Fuzzed RESP: random and mutated bytes never make a parser panic, a consumed length is
 //! always within the input, every frame survives encoding and parsing unchanged (RESP3)
 //! or as a valid frame (RESP2), requests round-trip, and a live server answers garbage
-//! with at most a protocol error and keeps serving.
+//! with at most a protocol error and keeps serving. The server's incremental
+//! `RequestReader` reads the same requests as `parse_request`, however its input is cut.
 
 mod common;
 
 use proptest::prelude::*;
 use std::io::{Read, Write};
 use std::sync::OnceLock;
-use twain_server::resp::{Frame, Limits, Protocol, encode, parse_frame, parse_request};
+use twain_server::request::{RequestLimits, RequestReader};
+use twain_server::resp::{Frame, Limits, Protocol, Request, encode, parse_frame, parse_request};
 
 fn text() -> impl Strategy<Value = String> {
     "[^\r\n]{0,12}"
@@ -127,6 +129,83 @@ proptest! {
             }
         }
         parsers_stay_in_bounds(&bytes);
+    }
+}
+
+/// The requests `parse_request` reads from the whole of `bytes`, and whether it stopped at
+/// an error.
+fn whole_buffer_requests(bytes: &[u8], limits: &Limits) -> (Vec<Request>, bool) {
+    let mut rest = bytes;
+    let mut requests = Vec::new();
+    loop {
+        match parse_request(rest, limits) {
+            Ok(Some((r, used))) => {
+                requests.push(r);
+                rest = &rest[used..];
+            }
+            Ok(None) => return (requests, false),
+            Err(_) => return (requests, true),
+        }
+    }
+}
+
+/// The requests a `RequestReader` reads from `bytes` delivered in pieces of `chunk`, and
+/// whether it stopped at an error.
+fn reader_requests(bytes: &[u8], chunk: usize, limits: &Limits) -> (Vec<Request>, bool) {
+    let limits = RequestLimits {
+        resp: *limits,
+        max_request: usize::MAX,
+    };
+    let mut reader = RequestReader::new();
+    let mut input = Vec::new();
+    let mut requests = Vec::new();
+    for piece in bytes.chunks(chunk.max(1)) {
+        input.extend_from_slice(piece);
+        loop {
+            match reader.next(&input, &limits) {
+                Ok((used, request)) => {
+                    input.drain(..used);
+                    match request {
+                        Some(r) => requests.push(r),
+                        None => break,
+                    }
+                }
+                Err(_) => return (requests, true),
+            }
+        }
+    }
+    (requests, false)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_request_reader_agrees_with_the_whole_buffer_parser(
+        args in prop::collection::vec(prop::collection::vec(prop::collection::vec(any::<u8>(), 0..20), 1..4), 1..4),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..3u8), 0..4),
+        inline in "[ -~]{0,70}",
+        chunk in 1..40usize,
+    ) {
+        let mut bytes = Vec::new();
+        for a in &args {
+            bytes.extend(request_bytes(a));
+        }
+        bytes.extend_from_slice(inline.as_bytes());
+        bytes.extend_from_slice(b"\r\n");
+        for (at, byte, kind) in edits {
+            let i = at.index(bytes.len().max(1));
+            match kind {
+                0 if i < bytes.len() => bytes[i] = byte,
+                1 => bytes.insert(i.min(bytes.len()), byte),
+                _ => bytes.truncate(i),
+            }
+        }
+        let limits = Limits { max_line: 64, ..Limits::default() };
+        let (want, want_err) = whole_buffer_requests(&bytes, &limits);
+        let (got, got_err) = reader_requests(&bytes, chunk, &limits);
+        prop_assert_eq!(got, want);
+        prop_assert_eq!(got_err, want_err);
     }
 }
 

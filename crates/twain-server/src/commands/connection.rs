@@ -38,7 +38,9 @@ fn check_credentials(ctx: &mut Ctx<'_>, user: &[u8], password: &[u8]) -> Frame {
              user. Are you sure your configuration is correct?",
         );
     };
-    if user == b"default" && same_secret(password, expected.as_bytes()) {
+    // An empty password never authenticates, whatever the configuration says.
+    let valid = !password.is_empty() && !expected.is_empty();
+    if valid && user == b"default" && same_secret(password, expected.as_bytes()) {
         ctx.session.authenticated = true;
         Frame::ok()
     } else {

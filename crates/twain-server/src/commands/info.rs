@@ -113,7 +113,8 @@ fn counters(shared: &Shared, out: &mut String) {
             ("rejected_connections", get(&n.rejected)),
             ("protocol_errors", get(&n.protocol_errors)),
             ("periodic_syncs", get(&n.periodic_syncs)),
-            ("scan_cursors", shared.store.cursors().len().to_string()),
+            ("output_limit_closes", get(&n.output_limit_closes)),
+            ("request_timeouts", get(&n.request_timeouts)),
         ],
     );
 }

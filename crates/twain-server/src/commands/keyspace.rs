@@ -11,6 +11,10 @@ use twain::WriteBatch;
 /// Default and largest keys a SCAN examines per call (Redis's `COUNT`).
 const SCAN_DEFAULT_COUNT: usize = 10;
 
+/// A SCAN stops early (COUNT is a hint) once the keys it returns pass this many bytes, so
+/// its reply stays small whatever COUNT asks.
+const SCAN_MAX_REPLY_BYTES: usize = 1 << 20;
+
 /// FLUSHDB deletes in one atomic batch up to this many bytes of keys, in several beyond.
 const FLUSH_BATCH_BYTES: usize = 64 << 20;
 
@@ -65,7 +69,7 @@ struct ScanArgs {
     strings_only: bool,
 }
 
-fn scan_args(ctx: &Ctx<'_>, args: &[Vec<u8>]) -> Result<ScanArgs, Frame> {
+fn scan_args(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Result<ScanArgs, Frame> {
     let mut scan = ScanArgs {
         resume_after: None,
         pattern: None,
@@ -97,7 +101,7 @@ fn scan_args(ctx: &Ctx<'_>, args: &[Vec<u8>]) -> Result<ScanArgs, Frame> {
             .ok()
             .and_then(|s| s.parse().ok())
             .ok_or_else(invalid)?;
-        scan.resume_after = Some(ctx.shared.store.cursors().take(id).ok_or_else(invalid)?);
+        scan.resume_after = Some(ctx.session.cursors.take(id).ok_or_else(invalid)?);
     }
     Ok(scan)
 }
@@ -141,13 +145,18 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
         .range((lower, prefix_end(&prefix)))
         .peekable();
     let mut found = Vec::new();
+    let mut found_bytes = 0;
     let mut last = None;
     for _ in 0..scan.count {
+        if found_bytes >= SCAN_MAX_REPLY_BYTES {
+            break;
+        }
         match keys.next() {
             None => break,
             Some(Err(e)) => return err_engine(&e),
             Some(Ok((key, _))) => {
                 if scan.strings_only && filter.is_none_or(|g| g.matches(&key)) {
+                    found_bytes += key.len();
                     found.push(Frame::Bulk(key.clone()));
                 }
                 last = Some(key);
@@ -155,7 +164,7 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
         }
     }
     let next = match last {
-        Some(key) if keys.peek().is_some() => ctx.shared.store.cursors().save(key),
+        Some(key) if keys.peek().is_some() => ctx.session.cursors.save(key),
         _ => 0,
     };
     Frame::Array(vec![
