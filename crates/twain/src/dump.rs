@@ -7,8 +7,9 @@ use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::manifest::VersionEdit;
 use crate::format::names::{FileType, parse_file_name_with_epoch};
 use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
+use crate::format::table::{FOOTER_LEN, Footer};
 use crate::format::vlog::LogEntryKind;
-use crate::fs::Fs;
+use crate::fs::{Fs, ReadableFile};
 use crate::table::Table;
 use crate::vlog::scan_value_file;
 use crate::{Error, Result};
@@ -74,6 +75,7 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
         Some((FileType::Table, n)) => {
             let reader = fs.open_read(path).ctx("open", path)?;
             let size = reader.len().ctx("stat", path)?;
+            check_table_footer(reader.as_ref(), path, size)?;
             let table = Table::open(
                 n,
                 path.to_path_buf(),
@@ -118,6 +120,41 @@ fn check_header(fs: &dyn Fs, path: &Path, kind: FileKind) -> Result<(u64, u64)> 
         .ctx("read", path)?;
     let number = decode_header(kind, &head).map_err(|e| e.into_corruption(path, 0))?;
     Ok((number, len))
+}
+
+/// The largest index, filter or properties block a table dump reads (the table builder's
+/// own limit on a block).
+const MAX_META_BLOCK: u64 = 1 << 30;
+
+/// Checks a table's footer (its magic first) and that the blocks it names are at most
+/// [`MAX_META_BLOCK`] bytes, before `Table::open` reads them whole.
+fn check_table_footer(f: &dyn ReadableFile, path: &Path, size: u64) -> Result<()> {
+    let footer_at = size.checked_sub(FOOTER_LEN as u64).ok_or_else(|| {
+        Error::corruption(
+            path,
+            0,
+            format!("file of {size} bytes is too short to be a table"),
+        )
+    })?;
+    let raw = f.read_vec(footer_at, FOOTER_LEN).ctx("read", path)?;
+    let footer = Footer::decode(&raw).map_err(|e| e.into_corruption(path, footer_at))?;
+    for (name, h) in [
+        ("index", footer.index),
+        ("properties", footer.properties),
+        ("filter", footer.filter),
+    ] {
+        if h.size > MAX_META_BLOCK {
+            return Err(Error::corruption(
+                path,
+                footer_at,
+                format!(
+                    "{name} block of {} bytes exceeds the {MAX_META_BLOCK}-byte limit",
+                    h.size
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -> Result<()> {

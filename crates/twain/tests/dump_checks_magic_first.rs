@@ -5,7 +5,8 @@
 //! header or footer first, and reads a frame or block at a time. Guarded here: a 10 GiB
 //! sparse file of every file kind with a bad magic is refused after reading a few bytes
 //! (counted through the `Fs` seam) and with a small peak RSS (measured in a child process);
-//! a directory and a FIFO are refused, the FIFO without blocking.
+//! a table whose intact footer names a 10 GiB index block is refused before that block is
+//! read; a directory and a FIFO are refused, the FIFO without blocking.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -239,4 +240,32 @@ fn a_missing_file_is_an_io_error() {
     let err =
         twain::dump::dump_file(&fs, &dir.path().join("000001.sst"), &mut Vec::new()).unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err:?}");
+}
+
+#[test]
+fn a_table_footer_naming_a_10_gib_index_is_refused_before_reading_it() {
+    use twain::format::block::BLOCK_TRAILER_LEN;
+    use twain::format::table::{BlockHandle, FOOTER_LEN, Footer};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("000012.sst");
+    let footer_at = SPARSE_LEN - FOOTER_LEN as u64;
+    let index = BlockHandle {
+        offset: 0,
+        size: footer_at - BLOCK_TRAILER_LEN as u64,
+    };
+    let footer = Footer::new(BlockHandle::default(), BlockHandle::default(), index).encode();
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(footer_at).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&file, &footer, footer_at).unwrap();
+
+    let counting = CountingFs::default();
+    let read = Arc::clone(&counting.read);
+    let fs: Arc<dyn Fs> = Arc::new(counting);
+    let err = twain::dump::dump_file(&fs, &path, &mut Vec::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corruption { what, .. } if what.contains("index block")),
+        "{err:?}"
+    );
+    let read = read.load(Ordering::Relaxed);
+    assert!(read <= 4096, "read {read} bytes");
 }
