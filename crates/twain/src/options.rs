@@ -74,8 +74,8 @@ pub struct Options {
     pub fs: Arc<dyn Fs>,
     /// Entries whose key + value size is at least this many bytes keep their value in a
     /// value file and only a handle in the key store; smaller ones stay inline.
-    /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`), and at most
-    /// `value_file_size`.
+    /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`); above `value_file_size`
+    /// it keeps every value inline.
     /// Default: 256.
     pub inline_threshold: usize,
     /// A value file is sealed and a new one started when it reaches this size.

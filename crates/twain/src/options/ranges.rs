@@ -191,14 +191,9 @@ impl Options {
                 show(self.target_file_size)
             ));
         }
-        if self.inline_threshold as u64 > self.value_file_size {
-            return bad(format!(
-                "inline_threshold = {} exceeds value_file_size = {}: every separated value \
-                 would fill a value file on its own",
-                show(self.inline_threshold as u64),
-                show(self.value_file_size)
-            ));
-        }
+        // No rule ties inline_threshold to value_file_size: a threshold above the file size
+        // is how a user keeps every value inline, and a larger separated value only makes
+        // its file roll at the next write.
         Ok(())
     }
 }
