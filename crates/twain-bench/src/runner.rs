@@ -12,6 +12,7 @@ use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -462,13 +463,18 @@ impl Runner {
                     .push(rate);
                 match &bar {
                     Some(bar) => bar.set_message(format!("{rate:.0} ops/s")),
-                    None if self.cfg.progress == Progress::Lines => eprintln!(
-                        "{:>16} {:>5.0}s {:>10} ops {:>10.0} ops/s",
-                        phase.name,
-                        now.duration_since(start).as_secs_f64(),
-                        ops,
-                        rate
-                    ),
+                    // A progress line nobody can read (stderr on a full disk) is dropped,
+                    // not a panic.
+                    None if self.cfg.progress == Progress::Lines => {
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "{:>16} {:>5.0}s {:>10} ops {:>10.0} ops/s",
+                            phase.name,
+                            now.duration_since(start).as_secs_f64(),
+                            ops,
+                            rate
+                        );
+                    }
                     None => {}
                 }
                 last_ops = ops;

@@ -1,5 +1,6 @@
 //! `twain bench`: db_bench / YCSB-style workloads on a fresh twain database.
 
+use crate::say::{note, note_text};
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
     let mut out = stdout.lock();
     let w = |e: std::io::Error| BenchError::io("writing stdout", e);
     if cmd.args.json {
-        eprint!("{header}");
+        note_text!("{header}");
     } else {
         write!(out, "{header}").map_err(w)?;
     }
@@ -132,7 +133,7 @@ fn finish(temp: Option<tempfile::TempDir>, keep: bool, dir: &Path) -> Result<(),
     match temp {
         Some(t) if keep => {
             let kept = t.keep();
-            eprintln!("kept {}", kept.display());
+            note!("kept {}", kept.display());
             Ok(())
         }
         Some(t) => t

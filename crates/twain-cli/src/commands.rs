@@ -1,5 +1,6 @@
 //! The subcommands.
 
+use crate::say::note;
 use crate::text::Text;
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -172,7 +173,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 writeln!(out).map_err(w)
             }
             None => {
-                eprintln!("not found");
+                note!("not found");
                 std::process::exit(1);
             }
         },
@@ -211,7 +212,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             let stdin = std::io::stdin();
             let opts = WriteOptions { sync: *sync };
             let n = crate::bulk::import(&db, text, &mut stdin.lock(), *batch, &opts)?;
-            eprintln!("imported {n} pairs");
+            note!("imported {n} pairs");
             Ok(())
         }
         Command::Load {
@@ -266,7 +267,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 ..args.clone()
             };
             if let Err(e) = twain_server::serve(&args) {
-                eprintln!("twain serve: {e}");
+                note!("twain serve: {e}");
                 std::process::exit(1);
             }
             Ok(())

@@ -12,6 +12,7 @@
 //! acknowledged) or, when they buffer the log, with every write synced: an acknowledged
 //! write must then survive the kill.
 
+use crate::say::{note, say};
 use crate::stress::{Expected, Rng, id_of, index_of, key_of, open_db};
 use clap::Args;
 use std::io::Read;
@@ -142,7 +143,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         path: "the twain executable".into(),
         source,
     })?;
-    eprintln!("crashtest: seed {seed}, directory {}", dir.display());
+    note!("crashtest: seed {seed}, directory {}", dir.display());
     let mut rng = Rng(seed);
     let mut t = Tally::default();
     let started = Instant::now();
@@ -209,7 +210,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         }
         let (reopen_sets, _) = random_options(&mut rng);
         verify(&db, &expected, &reopen_sets, &mut t)?;
-        eprintln!(
+        note!(
             "kill {} after {} ms ({} threads, sync {sync}%, {}): keys {}, failures {}",
             t.kills,
             run_for.as_millis(),
@@ -222,7 +223,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
             break;
         }
     }
-    println!(
+    say!(
         "kills {}, reopens {}, keys verified {}, pending writes found old {} / new {}, acknowledged writes lost {}, wrong values {}, scan mismatches {}, check problems {} ({:.0} s)",
         with_commas(t.kills),
         with_commas(t.kills + t.clean_exits),
@@ -237,9 +238,9 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
     );
     if !t.failures.is_empty() {
         for f in t.failures.iter().take(20) {
-            eprintln!("FAILURE {f}");
+            note!("FAILURE {f}");
         }
-        eprintln!("crashtest: the database is kept in {}", dir.display());
+        note!("crashtest: the database is kept in {}", dir.display());
         return Err(Error::InvalidArgument(format!(
             "crashtest failed ({} failures, seed {seed})",
             t.failures.len()

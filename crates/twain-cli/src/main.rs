@@ -5,6 +5,7 @@ mod bulk;
 mod check;
 mod commands;
 mod crashtest;
+mod say;
 mod stress;
 mod text;
 
@@ -16,7 +17,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("twain: {e}");
+            say::note!("twain: {e}");
             ExitCode::FAILURE
         }
     }

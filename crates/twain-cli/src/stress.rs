@@ -17,6 +17,7 @@
 //! the new value of a write that may or may not have happened: `twain crashtest` accepts
 //! either, then settles the slot to what it found.
 
+use crate::say::say;
 use clap::Args;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -489,7 +490,7 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
         return Err(e);
     }
     let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    println!(
+    say!(
         "stress: puts {}, deletes {}, batches {}, gets {}, scans {}, snapshots {}, flushes {}, compactions {}, wrong reads 0",
         g(&counts.puts),
         g(&counts.deletes),

@@ -6,9 +6,10 @@ use crate::format::drops::decode_block;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::manifest::VersionEdit;
 use crate::format::names::{FileType, parse_file_name_with_epoch};
-use crate::format::record::{Frame, decode_frame};
+use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
+use crate::format::table::{FOOTER_LEN, Footer};
 use crate::format::vlog::LogEntryKind;
-use crate::fs::Fs;
+use crate::fs::{Fs, ReadableFile};
 use crate::table::Table;
 use crate::vlog::scan_value_file;
 use crate::{Error, Result};
@@ -45,12 +46,27 @@ fn write_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     }
 }
 
+/// The longest `CURRENT` file dumped: it names one manifest.
+const MAX_CURRENT_LEN: u64 = 4096;
+
 /// Dumps the file at `path`, choosing the format by its name.
+///
+/// Refuses anything but a regular file (a FIFO would block the open, a device never end)
+/// and checks the file's header or footer (its magic) before reading further. Memory stays
+/// bounded: tables are read a block at a time, logs a frame at a time, so the most held at
+/// once is one block or one frame (at most 1 GiB, `MAX_FRAME_PAYLOAD`), never the file.
 pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<()> {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| Error::InvalidArgument(format!("{} has no file name", path.display())))?;
+    if !fs.is_file(path).ctx("stat", path)? {
+        return Err(Error::InvalidArgument(format!(
+            "{}: not a regular file (a directory, FIFO, socket or device); dump reads only \
+             regular files",
+            path.display()
+        )));
+    }
     match parse_file_name_with_epoch(name).map(|(k, n, _)| (k, n)) {
         Some((FileType::SvTable, n)) => {
             let epoch = parse_file_name_with_epoch(name).map_or(0, |(_, _, e)| e);
@@ -59,6 +75,7 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
         Some((FileType::Table, n)) => {
             let reader = fs.open_read(path).ctx("open", path)?;
             let size = reader.len().ctx("stat", path)?;
+            check_table_footer(reader.as_ref(), path, size)?;
             let table = Table::open(
                 n,
                 path.to_path_buf(),
@@ -73,9 +90,18 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
         Some((FileType::Drops, _)) => dump_framed(fs.as_ref(), path, FileKind::Drops, out),
         Some((FileType::Current, _)) => {
             let f = fs.open_read(path).ctx("open", path)?;
-            let bytes = f
-                .read_vec(0, f.len().ctx("stat", path)? as usize)
-                .ctx("read", path)?;
+            let len = f.len().ctx("stat", path)?;
+            if len > MAX_CURRENT_LEN {
+                return Err(Error::corruption(
+                    path,
+                    0,
+                    format!(
+                        "{len} bytes: a CURRENT file names one manifest in at most \
+                         {MAX_CURRENT_LEN} bytes"
+                    ),
+                ));
+            }
+            let bytes = f.read_vec(0, len as usize).ctx("read", path)?;
             writeln!(out, "CURRENT -> {}", escape(&bytes)).map_err(write_err(path))
         }
         _ => Err(Error::InvalidArgument(format!(
@@ -84,7 +110,57 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
     }
 }
 
+/// Reads and checks the header of the `kind` file at `path`: its magic, version and
+/// checksum. Returns the file number it names and the file's length.
+fn check_header(fs: &dyn Fs, path: &Path, kind: FileKind) -> Result<(u64, u64)> {
+    let f = fs.open_read(path).ctx("open", path)?;
+    let len = f.len().ctx("stat", path)?;
+    let head = f
+        .read_vec(0, FILE_HEADER_LEN.min(len as usize))
+        .ctx("read", path)?;
+    let number = decode_header(kind, &head).map_err(|e| e.into_corruption(path, 0))?;
+    Ok((number, len))
+}
+
+/// The largest index, filter or properties block a table dump reads (the table builder's
+/// own limit on a block).
+const MAX_META_BLOCK: u64 = 1 << 30;
+
+/// Checks a table's footer (its magic first) and that the blocks it names are at most
+/// [`MAX_META_BLOCK`] bytes, before `Table::open` reads them whole.
+fn check_table_footer(f: &dyn ReadableFile, path: &Path, size: u64) -> Result<()> {
+    let footer_at = size.checked_sub(FOOTER_LEN as u64).ok_or_else(|| {
+        Error::corruption(
+            path,
+            0,
+            format!("file of {size} bytes is too short to be a table"),
+        )
+    })?;
+    let raw = f.read_vec(footer_at, FOOTER_LEN).ctx("read", path)?;
+    let footer = Footer::decode(&raw).map_err(|e| e.into_corruption(path, footer_at))?;
+    for (name, h) in [
+        ("index", footer.index),
+        ("properties", footer.properties),
+        ("filter", footer.filter),
+    ] {
+        if h.size > MAX_META_BLOCK {
+            return Err(Error::corruption(
+                path,
+                footer_at,
+                format!(
+                    "{name} block of {} bytes exceeds the {MAX_META_BLOCK}-byte limit",
+                    h.size
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -> Result<()> {
+    // The header first: the scan below would otherwise look through the whole file for a
+    // record that vouches for a damaged header.
+    check_header(fs, path, FileKind::ValueLog)?;
     writeln!(out, "value file {number} ({})", path.display()).map_err(write_err(path))?;
     let mut io_err = None;
     let outcome = scan_value_file(fs, path, number, true, |at, len, reader| {
@@ -176,28 +252,36 @@ fn dump_svtable(
     Ok(())
 }
 
+/// Dumps a manifest or drop file frame by frame: each frame's header is read first, then
+/// its payload, so memory stays at one frame however long the file is.
 fn dump_framed(fs: &dyn Fs, path: &Path, kind: FileKind, out: &mut dyn Write) -> Result<()> {
+    let (number, len) = check_header(fs, path, kind)?;
     let f = fs.open_read(path).ctx("open", path)?;
-    let bytes = f
-        .read_vec(0, f.len().ctx("stat", path)? as usize)
-        .ctx("read", path)?;
-    let number = decode_header(kind, &bytes).map_err(|e| e.into_corruption(path, 0))?;
     let w = write_err(path);
     writeln!(out, "{kind:?} file, number {number}").map_err(&w)?;
-    let mut offset = FILE_HEADER_LEN;
-    while offset < bytes.len() {
-        match decode_frame(bytes.get(offset..).unwrap_or_default()) {
+    let mut offset = FILE_HEADER_LEN as u64;
+    while offset < len {
+        let head_len = (len - offset).min(FRAME_HEADER_LEN as u64) as usize;
+        let head = f.read_vec(offset, head_len).ctx("read", path)?;
+        let frame = match decode_frame(&head) {
+            Frame::Truncated { needed } if needed > 0 && offset + needed as u64 <= len => {
+                f.read_vec(offset, needed).ctx("read", path)?
+            }
+            _ => head,
+        };
+        match decode_frame(&frame) {
             Frame::Good { payload, frame_len } => {
+                let at = offset + FRAME_HEADER_LEN as u64;
                 match kind {
                     FileKind::Manifest => {
                         let e = VersionEdit::decode(payload)
-                            .map_err(|e| e.into_corruption(path, offset as u64 + 8))?;
+                            .map_err(|e| e.into_corruption(path, at))?;
                         writeln!(out, "edit @{offset}:").map_err(&w)?;
                         dump_edit(&e, out).map_err(&w)?;
                     }
                     _ => {
-                        let drops = decode_block(payload)
-                            .map_err(|e| e.into_corruption(path, offset as u64 + 8))?;
+                        let drops =
+                            decode_block(payload).map_err(|e| e.into_corruption(path, at))?;
                         writeln!(out, "drop block @{offset}: {} records", drops.len())
                             .map_err(&w)?;
                         for (seq, len) in drops {
@@ -205,7 +289,7 @@ fn dump_framed(fs: &dyn Fs, path: &Path, kind: FileKind, out: &mut dyn Write) ->
                         }
                     }
                 }
-                offset += frame_len;
+                offset += frame_len as u64;
             }
             Frame::Truncated { .. } => {
                 writeln!(out, "torn tail at {offset}").map_err(&w)?;

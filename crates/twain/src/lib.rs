@@ -50,7 +50,7 @@ pub use batch::{BatchOp, WriteBatch};
 pub use db::{Db, DbIterator, KvPair, Snapshot};
 pub use error::{Error, Result};
 pub use options::{
-    GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE, Options,
-    WriteOptions, parse_size,
+    GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,
+    OPTION_RANGES, OptionRange, Options, WriteOptions, parse_size,
 };
 pub use stats::{DiskUsage, LevelStats, Stats, ValueFileStats};

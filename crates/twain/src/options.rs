@@ -1,5 +1,10 @@
 //! Options of a database, of writes and of reads.
 
+mod ranges;
+
+use ranges::range_of;
+pub use ranges::{GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange};
+
 use crate::fs::{Fs, RealFs};
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -69,57 +74,67 @@ pub struct Options {
     pub fs: Arc<dyn Fs>,
     /// Entries whose key + value size is at least this many bytes keep their value in a
     /// value file and only a handle in the key store; smaller ones stay inline.
+    /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`); above `value_file_size`
+    /// it keeps every value inline.
     /// Default: 256.
     pub inline_threshold: usize,
     /// A value file is sealed and a new one started when it reaches this size.
-    /// Default: 128 MiB.
+    /// Range: 4 KiB ..= 4 GiB. Default: 128 MiB.
     pub value_file_size: u64,
     /// A memtable is frozen and flushed when its entries take this many bytes.
-    /// Default: 64 MiB.
+    /// Range: 4 KiB ..= 64 GiB. Default: 64 MiB.
     pub memtable_size: usize,
-    /// Frozen memtables waiting for flush before writes stall. Default: 2.
+    /// Frozen memtables waiting for flush before writes stall. Range: 1 ..= 64. Default: 2.
     pub max_immutable_memtables: usize,
     /// A memtable is also frozen once this many value-log bytes were written while it was
     /// active. This bounds the log replayed on open to about
-    /// `(max_immutable_memtables + 1) * memtable_max_log_bytes`. Default: 256 MiB.
+    /// `(max_immutable_memtables + 1) * memtable_max_log_bytes`. Range: 64 KiB ..= 64 GiB.
+    /// Default: 256 MiB.
     pub memtable_max_log_bytes: u64,
     /// Bytes of value-log records kept in memory (readable at once) before they are
     /// handed to the operating system. Synced writes, rolls and close write them out
     /// first; a crash of the process can lose at most this much of the newest unsynced
-    /// writes. 0 hands every group commit to the operating system. Default: 1 MiB.
+    /// writes. 0 hands every group commit to the operating system. Range: 0 ..= 64 MiB.
+    /// Default: 1 MiB.
     pub log_buffer_size: usize,
-    /// Target data block size of SSTables. Default: 4096.
+    /// Target data block size of SSTables. Range: 256 ..= 16 MiB, and at most
+    /// `target_file_size`. Default: 4096.
     pub block_size: usize,
-    /// Bloom filter bits per key (0 disables filters). Default: 10.
+    /// Bloom filter bits per key (0 disables filters). Range: 0 ..= 100. Default: 10.
     pub bloom_bits_per_key: u32,
-    /// Bytes of decoded blocks kept in the block cache. Default: 64 MiB.
+    /// Bytes of decoded blocks kept in the block cache (0 disables it). Range: 0 ..= 1 TiB.
+    /// Default: 64 MiB.
     pub block_cache_size: u64,
-    /// L0 file count that triggers an L0 -> L1 compaction. Default: 4.
+    /// L0 file count that triggers an L0 -> L1 compaction. Range: 1 ..= 1000, and at most
+    /// `l0_slowdown_trigger`. Default: 4.
     pub l0_compaction_trigger: usize,
-    /// L0 file count at which each write is delayed by a millisecond. Default: 20.
+    /// L0 file count at which each write is delayed by a millisecond. Range: 1 ..= 1000,
+    /// and at most `l0_stop_trigger`. Default: 20.
     pub l0_slowdown_trigger: usize,
-    /// L0 file count at which writes wait for compaction. Default: 36.
+    /// L0 file count at which writes wait for compaction. Range: 1 ..= 1000. Default: 36.
     pub l0_stop_trigger: usize,
     /// Target size of L1; each deeper level is `level_size_ratio` times larger.
-    /// Default: 64 MiB.
+    /// Range: 4 KiB ..= 1 TiB. Default: 64 MiB.
     pub l1_target_size: u64,
-    /// Size ratio between adjacent levels. Default: 10.
+    /// Size ratio between adjacent levels. Range: 2 ..= 100. Default: 10.
     pub level_size_ratio: u64,
-    /// Number of levels, L0 included. Default: 7.
+    /// Number of levels, L0 included. Range: 2 ..= 16. Default: 7.
     pub num_levels: usize,
-    /// Compaction output files are cut at this size. Default: 64 MiB.
+    /// Compaction output files are cut at this size. Range: 4 KiB ..= 4 GiB.
+    /// Default: 64 MiB.
     pub target_file_size: u64,
-    /// Background threads running compactions (a separate thread flushes). Default: 1.
+    /// Background threads running compactions (a separate thread flushes).
+    /// Range: 1 ..= 64. Default: 1.
     pub compaction_threads: usize,
     /// Run value GC in a background thread (`Db::gc` works either way). Default: true.
     pub gc_enabled: bool,
     /// How value GC finds live records. Default: drop records.
     pub gc_mode: GcMode,
     /// Value files whose fraction of live separated bytes is below this are collected.
-    /// Default: 0.5.
+    /// Range: (0, 1]. Default: 0.5.
     pub gc_threshold: f64,
     /// Bytes per second value GC may read plus write (0: unlimited), so that foreground
-    /// latency stays bounded. Default: 0.
+    /// latency stays bounded. Range: 0, or 1 MiB ..= 1 TiB. Default: 0.
     pub gc_bytes_per_sec: u64,
     /// Called at every step of a value GC run (tests use it to pause GC at a step).
     pub gc_listener: Option<GcListener>,
@@ -190,43 +205,11 @@ impl std::fmt::Debug for Options {
 }
 
 impl Options {
-    /// Checks that the options make sense together.
+    /// Checks that every option is within its range (see [`OPTION_RANGES`] and each
+    /// field's doc) and that the options make sense together. Fails with
+    /// `Error::InvalidArgument` naming the option, its value and the range.
     pub fn validate(&self) -> Result<()> {
-        let bad = |what: &str| Err(Error::InvalidArgument(format!("option {what}")));
-        if self.value_file_size < 4096 {
-            return bad("value_file_size must be at least 4 KiB");
-        }
-        if self.memtable_size < 4096 {
-            return bad("memtable_size must be at least 4 KiB");
-        }
-        if self.max_immutable_memtables == 0 {
-            return bad("max_immutable_memtables must be at least 1");
-        }
-        if self.block_size < 256 {
-            return bad("block_size must be at least 256");
-        }
-        if self.num_levels < 2 || self.num_levels > 16 {
-            return bad("num_levels must be between 2 and 16");
-        }
-        if self.level_size_ratio < 2 {
-            return bad("level_size_ratio must be at least 2");
-        }
-        if self.l0_compaction_trigger == 0
-            || self.l0_slowdown_trigger < self.l0_compaction_trigger
-            || self.l0_stop_trigger < self.l0_slowdown_trigger
-        {
-            return bad("l0 triggers must satisfy 0 < compaction <= slowdown <= stop");
-        }
-        if self.compaction_threads == 0 {
-            return bad("compaction_threads must be at least 1");
-        }
-        if self.target_file_size < 4096 {
-            return bad("target_file_size must be at least 4 KiB");
-        }
-        if !(self.gc_threshold > 0.0 && self.gc_threshold <= 1.0) {
-            return bad("gc_threshold must be in (0, 1]");
-        }
-        Ok(())
+        self.check_ranges()
     }
 
     /// Sets one option from its name and a string value, as the CLI's `--set key=value`
@@ -244,11 +227,6 @@ impl Options {
                 Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
             })
         };
-        let out_of_range =
-            || Error::InvalidArgument(format!("option {name}: {value:?} is out of range"));
-        let usize_num = || num().and_then(|n| usize::try_from(n).map_err(|_| out_of_range()));
-        let usize_size = || size().and_then(|n| usize::try_from(n).map_err(|_| out_of_range()));
-        let u32_num = || num().and_then(|n| u32::try_from(n).map_err(|_| out_of_range()));
         let flag = || match value {
             "true" | "1" | "on" | "yes" => Ok(true),
             "false" | "0" | "off" | "no" => Ok(false),
@@ -256,26 +234,30 @@ impl Options {
                 "option {name}: {value:?} is not a boolean"
             ))),
         };
+        if let Some(range) = range_of(name) {
+            let sizes = [
+                "inline_threshold",
+                "value_file_size",
+                "memtable_size",
+                "memtable_max_log_bytes",
+                "log_buffer_size",
+                "block_size",
+                "block_cache_size",
+                "l1_target_size",
+                "target_file_size",
+                "gc_bytes_per_sec",
+            ];
+            let v = if sizes.contains(&name) {
+                size()?
+            } else {
+                num()?
+            };
+            range.check(v)?;
+            return self.set_numeric(name, v);
+        }
         match name {
             "create_if_missing" => self.create_if_missing = flag()?,
             "error_if_exists" => self.error_if_exists = flag()?,
-            "inline_threshold" => self.inline_threshold = usize_size()?,
-            "value_file_size" => self.value_file_size = size()?,
-            "memtable_size" => self.memtable_size = usize_size()?,
-            "max_immutable_memtables" => self.max_immutable_memtables = usize_num()?,
-            "memtable_max_log_bytes" => self.memtable_max_log_bytes = size()?,
-            "log_buffer_size" => self.log_buffer_size = usize_size()?,
-            "block_size" => self.block_size = usize_size()?,
-            "bloom_bits_per_key" => self.bloom_bits_per_key = u32_num()?,
-            "block_cache_size" => self.block_cache_size = size()?,
-            "l0_compaction_trigger" => self.l0_compaction_trigger = usize_num()?,
-            "l0_slowdown_trigger" => self.l0_slowdown_trigger = usize_num()?,
-            "l0_stop_trigger" => self.l0_stop_trigger = usize_num()?,
-            "l1_target_size" => self.l1_target_size = size()?,
-            "level_size_ratio" => self.level_size_ratio = num()?,
-            "num_levels" => self.num_levels = usize_num()?,
-            "target_file_size" => self.target_file_size = size()?,
-            "compaction_threads" => self.compaction_threads = usize_num()?,
             "gc" | "gc_enabled" => self.gc_enabled = flag()?,
             "gc_mode" => {
                 self.gc_mode = match value {
@@ -289,11 +271,49 @@ impl Options {
                 }
             }
             "gc_threshold" => {
-                self.gc_threshold = value.parse::<f64>().map_err(|_| {
+                let t = value.trim().parse::<f64>().map_err(|_| {
                     Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
-                })?
+                })?;
+                ranges::check_gc_threshold(t)?;
+                self.gc_threshold = t;
             }
-            "gc_bytes_per_sec" => self.gc_bytes_per_sec = size()?,
+            other => {
+                return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Options {
+    /// Stores `v` into the numeric option `name`.
+    ///
+    /// REQUIRES: `v` is within `name`'s range (every range fits the field's type).
+    fn set_numeric(&mut self, name: &str, v: u64) -> Result<()> {
+        let too_big =
+            || Error::InvalidArgument(format!("option {name} = {v} does not fit this platform"));
+        let us = || usize::try_from(v).map_err(|_| too_big());
+        match name {
+            "inline_threshold" => self.inline_threshold = us()?,
+            "value_file_size" => self.value_file_size = v,
+            "memtable_size" => self.memtable_size = us()?,
+            "max_immutable_memtables" => self.max_immutable_memtables = us()?,
+            "memtable_max_log_bytes" => self.memtable_max_log_bytes = v,
+            "log_buffer_size" => self.log_buffer_size = us()?,
+            "block_size" => self.block_size = us()?,
+            "bloom_bits_per_key" => {
+                self.bloom_bits_per_key = u32::try_from(v).map_err(|_| too_big())?
+            }
+            "block_cache_size" => self.block_cache_size = v,
+            "l0_compaction_trigger" => self.l0_compaction_trigger = us()?,
+            "l0_slowdown_trigger" => self.l0_slowdown_trigger = us()?,
+            "l0_stop_trigger" => self.l0_stop_trigger = us()?,
+            "l1_target_size" => self.l1_target_size = v,
+            "level_size_ratio" => self.level_size_ratio = v,
+            "num_levels" => self.num_levels = us()?,
+            "target_file_size" => self.target_file_size = v,
+            "compaction_threads" => self.compaction_threads = us()?,
+            "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
             }

@@ -35,7 +35,7 @@ pub enum OpKind {
     ListDir,
     /// [`Fs::sync_dir`].
     SyncDir,
-    /// [`Fs::exists`].
+    /// [`Fs::exists`] and [`Fs::is_file`].
     Exists,
     /// [`Fs::file_size`] and [`ReadableFile::len`].
     FileSize,
@@ -601,6 +601,12 @@ impl Fs for FaultFs {
         self.shared
             .check_io(OpKind::Exists, &[path])?
             .run(path, None, || self.inner.exists(path))
+    }
+
+    fn is_file(&self, path: &Path) -> io::Result<bool> {
+        self.shared
+            .check_io(OpKind::Exists, &[path])?
+            .run(path, None, || self.inner.is_file(path))
     }
 
     fn file_size(&self, path: &Path) -> io::Result<u64> {

@@ -648,6 +648,14 @@ impl Fs for MemFs {
         Ok(state.is_dir(path) || state.live_node(path).is_ok())
     }
 
+    fn is_file(&self, path: &Path) -> io::Result<bool> {
+        let state = self.state();
+        if state.is_dir(path) {
+            return Ok(false);
+        }
+        state.live_node(path).map(|_| true)
+    }
+
     fn file_size(&self, path: &Path) -> io::Result<u64> {
         let node = self.state().live_node(path)?;
         let len = lock(&node.content).len();

@@ -49,6 +49,10 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
     /// Whether a file or directory exists at `path`.
     fn exists(&self, path: &Path) -> io::Result<bool>;
+    /// Whether `path` is a regular file (following symbolic links): false for a directory,
+    /// FIFO, socket or device; `NotFound` if nothing is there. Tools check it before they
+    /// open a file someone named, since opening a FIFO blocks.
+    fn is_file(&self, path: &Path) -> io::Result<bool>;
     /// The size of a file in bytes.
     fn file_size(&self, path: &Path) -> io::Result<u64>;
     /// Shortens a file to `len` bytes. The caller syncs the file afterwards.

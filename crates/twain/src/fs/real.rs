@@ -123,6 +123,10 @@ impl Fs for RealFs {
         path.try_exists()
     }
 
+    fn is_file(&self, path: &Path) -> io::Result<bool> {
+        Ok(std::fs::metadata(path)?.is_file())
+    }
+
     fn file_size(&self, path: &Path) -> io::Result<u64> {
         Ok(std::fs::metadata(path)?.len())
     }
