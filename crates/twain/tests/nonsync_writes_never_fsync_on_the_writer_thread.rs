@@ -118,3 +118,49 @@ fn a_write_stall_is_counted_by_cause() {
     );
     db.close().unwrap();
 }
+
+#[test]
+fn a_non_sync_writer_never_syncs_for_a_sync_writer_queued_behind_it() {
+    let (faults, syncs) = observed();
+    let db = Arc::new(Db::open(DIR, options(&faults)).unwrap());
+    syncs.lock().unwrap().clear();
+    let nonsync: Vec<_> = (0..3)
+        .map(|t| {
+            let db = Arc::clone(&db);
+            std::thread::spawn(move || {
+                for i in 0..1500u32 {
+                    db.put(format!("n{t}-{i:05}"), vec![1u8; 200]).unwrap();
+                }
+                std::thread::current().id()
+            })
+        })
+        .collect();
+    let synced: Vec<_> = (0..2)
+        .map(|t| {
+            let db = Arc::clone(&db);
+            std::thread::spawn(move || {
+                for i in 0..300u32 {
+                    db.put_opt(
+                        format!("s{t}-{i:05}"),
+                        vec![2u8; 200],
+                        &WriteOptions::synced(),
+                    )
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    let nonsync_threads: Vec<ThreadId> = nonsync.into_iter().map(|h| h.join().unwrap()).collect();
+    for h in synced {
+        h.join().unwrap();
+    }
+    let all = std::mem::take(&mut *syncs.lock().unwrap());
+    let on_nonsync = all
+        .iter()
+        .filter(|(t, _)| nonsync_threads.contains(t))
+        .count();
+    assert_eq!(on_nonsync, 0, "a non-sync writer synced {on_nonsync} times");
+    assert!(all.iter().any(|(_, p)| p.ends_with(".vlog")));
+    let s = db.stats().unwrap();
+    assert!(s.synced_groups > 0 && s.synced_groups < s.write_groups);
+}

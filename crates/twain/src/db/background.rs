@@ -120,21 +120,29 @@ fn log_loop(inner: &DbInner) {
         if shutting_down(inner) {
             return;
         }
-        if !inner.has_bg_error.load(Ordering::Acquire) {
-            if inner.log_sync.has_sealed() {
-                if let Err(e) = inner.log_sync.sync_sealed(u64::MAX) {
+        if inner.has_bg_error.load(Ordering::Acquire) {
+            // Nothing to do until the database is reopened; wake only to stop.
+            let st = lock(&inner.bg.state);
+            if !st.shutting_down {
+                drop(inner.bg.wait(st, IDLE_WAIT));
+            }
+            continue;
+        }
+        // The spare first: a writer may be waiting for it, and it costs one small sync.
+        if !inner.log_sync.has_spare() {
+            match make_spare(inner) {
+                Ok(spare) => inner.log_sync.put_spare(spare),
+                Err(e) => {
                     inner.set_bg_error(e);
-                }
-                inner.bg.notify_all();
-            }
-            if !inner.log_sync.has_spare() && !shutting_down(inner) {
-                match make_spare(inner) {
-                    Ok(spare) => inner.log_sync.put_spare(spare),
-                    Err(e) => {
-                        inner.set_bg_error(e);
-                    }
+                    continue;
                 }
             }
+        }
+        if inner.log_sync.has_sealed() {
+            if let Err(e) = inner.log_sync.sync_sealed(u64::MAX) {
+                inner.set_bg_error(e);
+            }
+            inner.bg.notify_all();
         }
         inner.log_sync.wait_for_work(IDLE_WAIT);
     }

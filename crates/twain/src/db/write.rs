@@ -108,6 +108,11 @@ pub(crate) fn write(inner: &DbInner, batch: WriteBatch, sync: bool) -> Result<()
         if !group.is_empty() && bytes + w.batch.payload_bytes() > MAX_GROUP_BYTES {
             break;
         }
+        // A non-sync leader never syncs on its thread: a sync writer behind it leads the
+        // next group (a sync leader takes non-sync writers along).
+        if w.sync && !me.sync {
+            break;
+        }
         bytes += w.batch.payload_bytes();
         group.push(Arc::clone(w));
     }
@@ -267,6 +272,9 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             None
         };
         if let Some(cause) = cause {
+            if inner.log_sync.is_closing() {
+                return Err(Error::ReadOnly("the database is closing".into()));
+            }
             let start = Instant::now();
             inner.bg.wait_for_change(Duration::from_millis(100));
             count_stall(inner, cause, start);
@@ -386,11 +394,21 @@ pub(crate) fn quiesced<T>(inner: &DbInner, f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Makes everything appended to the value log durable.
+/// Makes everything appended to the value log so far durable. The write lock is held only
+/// to hand the log to the operating system: writers go on while the sync runs.
 pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
     inner.check_bg_error()?;
-    let mut ws = lock(&inner.write.state);
-    sync_active(inner, &mut ws)
+    let upto = {
+        let mut ws = lock(&inner.write.state);
+        if let Err(e) = ws.log.write_out() {
+            return Err(inner.set_bg_error(e));
+        }
+        ws.log.position()
+    };
+    inner
+        .log_sync
+        .sync_through(upto)
+        .map_err(|e| inner.set_bg_error(e))
 }
 
 /// Appends the records of value file `file` that are still their key's newest version as

@@ -254,8 +254,15 @@ impl LogSync {
     /// REQUIRES: the writer handed every byte before `upto` to the operating system.
     pub fn sync_through(&self, upto: LogPosition) -> Result<()> {
         let _io = lock(&self.io);
-        self.sync_sealed_locked(upto.file)?;
-        let active = lock(&self.queue).active.clone();
+        // A roll can queue the file `upto` names between the sealed syncs and the look at
+        // the active file: look at both under one queue lock, and go again if it did.
+        let active = loop {
+            self.sync_sealed_locked(upto.file)?;
+            let q = lock(&self.queue);
+            if q.sealed.front().is_none_or(|s| s.file.number() > upto.file) {
+                break q.active.clone();
+            }
+        };
         let Some(active) = active else {
             return Ok(());
         };
