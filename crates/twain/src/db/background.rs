@@ -99,6 +99,9 @@ fn gc_loop(inner: &DbInner) {
                 Ok(crate::gc::RunOutcome::Idle) => break,
                 Ok(_) if shutting_down(inner) => break,
                 Ok(_) => continue,
+                // Damaged files are set aside by the run itself; corruption never makes
+                // the database read-only. I/O errors do.
+                Err(e) if e.is_corruption() => break,
                 Err(e) => {
                     inner.set_bg_error(e);
                     break;

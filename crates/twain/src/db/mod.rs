@@ -72,6 +72,8 @@ pub(crate) struct DbInner {
     pub drop_index: crate::vlog::DropIndex,
     /// Held by the value GC run in progress (one at a time).
     pub gc_lock: Mutex<()>,
+    /// Value files GC set aside (damaged where a live record may lie).
+    pub gc_set_aside: crate::gc::SetAsideList,
     pub _lock: Box<dyn FileLock>,
 }
 
@@ -273,8 +275,23 @@ impl Db {
     pub fn gc(&self) -> Result<u64> {
         self.inner.check_bg_error()?;
         // A failure may have left the manifest or a synced file in doubt: like a failed
-        // flush or compaction, it makes the database read-only until reopened.
-        crate::gc::run_all(&self.inner).map_err(|e| self.inner.set_bg_error(e))
+        // flush or compaction, it makes the database read-only until reopened. Corruption
+        // does not: GC sets a damaged file aside and goes on.
+        crate::gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
+            true => e,
+            false => self.inner.set_bg_error(e),
+        })
+    }
+
+    /// The value files value GC has set aside since the database was opened: damaged
+    /// where a live record may lie. GC leaves them alone; reads of their intact records
+    /// work, a read of a damaged one fails with `Error::Corruption`. Not persisted: after a
+    /// reopen, GC finds the damage again when it next picks the file.
+    pub fn gc_set_aside(&self) -> Vec<crate::gc::SetAsideFile> {
+        let version = std::sync::Arc::clone(&self.inner.super_version().version);
+        self.inner
+            .gc_set_aside
+            .list(|n| version.value_files.get(&n).map(|f| f.epoch()))
     }
 
     /// Closes the database, reporting any error of the final log sync. Dropping the

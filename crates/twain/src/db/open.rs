@@ -213,6 +213,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         counters: Counters::default(),
         drop_index,
         gc_lock: Mutex::new(()),
+        gc_set_aside: Default::default(),
         _lock: lock,
         opts,
     });

@@ -7,7 +7,7 @@
 //! old epoch's files are deleted only after that edit is durable and no reader holds them.
 //! A crash before the edit leaves files no manifest names, which the next open removes.
 
-use super::{Throttle, emit, read_records};
+use super::{Input, Run, Throttle, emit, read_input};
 use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
@@ -17,32 +17,29 @@ use crate::key::SeqNo;
 use crate::options::GcEvent;
 use crate::stats::Counters;
 use crate::vlog::{DropIndex, FileDrops, SvTableWriter};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Rewrites value file `number` into its next epoch. Returns whether it did (false when
-/// the file is gone).
-pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
+/// Rewrites value file `number` into its next epoch. `NotNow` when the file is gone.
+pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<Run> {
     let version = Arc::clone(&inner.super_version().version);
     let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(false);
+        return Ok(Run::NotNow);
     };
     drop(version);
     let epoch = file.epoch();
     let fs = inner.fs.as_ref();
     let dir = &inner.dir;
-    let dropped_at_start: HashSet<SeqNo> = inner
-        .drop_index
-        .lock()
-        .get(&number)
-        .filter(|d| d.epoch == epoch)
-        .map(|d| d.seqs.clone())
-        .unwrap_or_default();
     let mut throttle = Throttle::new(inner.opts.gc_bytes_per_sec);
-    let (mut live, read) = read_records(fs, &file, &mut throttle, |seq| {
-        !dropped_at_start.contains(&seq)
-    })?;
-    Counters::add(&inner.counters.gc_bytes_read, read);
+    // Dead records are neither copied nor, in an SVTable, read.
+    let Input {
+        records: mut live,
+        dropped: dropped_at_start,
+        corrupt_dead,
+    } = match read_input(inner, &file, &mut throttle, true)? {
+        Ok(input) => input,
+        Err(damage) => return Ok(Run::Damaged(damage)),
+    };
     emit(
         inner,
         GcEvent::LiveRecordsRead {
@@ -99,7 +96,7 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
         // A compaction left the whole file dead meanwhile and it was deleted: drop the
         // output. Leftovers of a crash here are removed on open.
         let _ = fs.remove_file(&svt_path);
-        return Ok(false);
+        return Ok(Run::NotNow);
     }
     let mut edit = VersionEdit::default();
     let mut written = 0u64;
@@ -153,9 +150,10 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
     }
     drop(drops);
     Counters::add(&inner.counters.gc_bytes_written, written);
+    Counters::add(&inner.counters.gc_corrupt_dead_records, corrupt_dead);
     release_memtable_pin(inner, number, epoch)?;
     emit(inner, GcEvent::Installed { file: number });
-    Ok(true)
+    Ok(Run::Done)
 }
 
 /// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the
