@@ -127,3 +127,54 @@ impl SetAsideList {
         files.values().cloned().collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(intact: &[SeqNo], damaged: bool) -> Scan {
+        let mut s = Scan {
+            intact: intact.len() as u64,
+            ..Scan::default()
+        };
+        s.intact_dropped = intact.iter().copied().filter(|&q| q >= 100).collect();
+        if damaged {
+            s.damage.push(Damage {
+                offset: 50,
+                key: None,
+                what: "frame checksum mismatch".into(),
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn unread_records_must_all_be_in_the_drop_set() {
+        let dropped: HashSet<SeqNo> = [100, 101].into();
+        // Five records: 1, 2, 3 and the dropped 100, 101.
+        let whole = scan(&[1, 2, 3, 100, 101], false);
+        assert_eq!(
+            judge(&whole, 5, &dropped),
+            Verdict::Collect { corrupt_dead: 0 }
+        );
+        let dead_lost = scan(&[1, 2, 3, 100], true);
+        assert_eq!(
+            judge(&dead_lost, 5, &dropped),
+            Verdict::Collect { corrupt_dead: 1 }
+        );
+        let live_lost = scan(&[1, 2, 100, 101], true);
+        assert!(matches!(
+            judge(&live_lost, 5, &dropped),
+            Verdict::SetAside(_)
+        ));
+        let nothing_read = scan(&[], true);
+        assert!(matches!(
+            judge(&nothing_read, 5, &dropped),
+            Verdict::SetAside(_)
+        ));
+        assert_eq!(
+            judge(&nothing_read, 2, &dropped),
+            Verdict::Collect { corrupt_dead: 2 }
+        );
+    }
+}

@@ -203,3 +203,77 @@ impl<'p> Window<'p> {
         self.read
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::file_header::encode_header;
+    use crate::format::vlog::{BatchRecordWriter, put_sync_marker};
+    use crate::fs::MemFs;
+
+    /// A value file of two batches of two separated entries each, and a sync marker.
+    /// Returns the file and the offsets of the frames and of the values.
+    fn file() -> (Vec<u8>, Vec<usize>, Vec<usize>) {
+        let mut buf = encode_header(FileKind::ValueLog, 7).to_vec();
+        let (mut frames, mut values) = (Vec::new(), Vec::new());
+        for first in [10, 12] {
+            frames.push(buf.len());
+            let mut w = BatchRecordWriter::begin(&mut buf, first, 0);
+            for i in 0..2 {
+                let p = w.add(&mut buf, LogEntryKind::Separated, b"key", &[i as u8; 40]);
+                values.push(p.offset + p.len - 4 - 20);
+            }
+            w.finish(&mut buf);
+        }
+        let end = buf.len() as u64;
+        put_sync_marker(&mut buf, end);
+        (buf, frames, values)
+    }
+
+    fn scan(bytes: &[u8]) -> (Vec<u64>, Vec<Damage>) {
+        let fs = MemFs::new();
+        let path = Path::new("/000007.vlog");
+        let mut f = fs.create(path).unwrap();
+        f.append(bytes).unwrap();
+        let (mut seqs, mut damage) = (Vec::new(), Vec::new());
+        scan_log(&fs, path, 7, &mut Throttle::new(0), &mut damage, |_, e| {
+            seqs.push(e.seq)
+        })
+        .unwrap();
+        (seqs, damage)
+    }
+
+    #[test]
+    fn an_intact_file_yields_every_entry() {
+        let (bytes, _, _) = file();
+        assert_eq!(scan(&bytes), (vec![10, 11, 12, 13], vec![]));
+    }
+
+    #[test]
+    fn a_damaged_entry_costs_that_entry_only() {
+        let (mut bytes, frames, values) = file();
+        bytes[values[0]] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert_eq!(seqs, vec![11, 12, 13]);
+        assert_eq!(damage[0].offset, frames[0] as u64);
+        assert_eq!(damage[1].key.as_deref(), Some(&b"key"[..]));
+    }
+
+    #[test]
+    fn a_damaged_frame_length_hides_the_rest() {
+        let (mut bytes, frames, _) = file();
+        bytes[frames[0] + 4] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert!(!seqs.contains(&12) && !seqs.contains(&13), "{seqs:?}");
+        assert!(damage.last().unwrap().what.contains("unreadable"));
+    }
+
+    #[test]
+    fn a_damaged_file_header_hides_everything() {
+        let (mut bytes, _, _) = file();
+        bytes[3] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert!(seqs.is_empty());
+        assert_eq!(damage.len(), 1);
+    }
+}
