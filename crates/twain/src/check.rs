@@ -11,6 +11,7 @@
 //! - every value file (sealed ones and the log after the flushed point): every record's
 //!   checksum, sealed files' sizes and separated counts against the manifest; a torn tail
 //!   of the last one is a note (the next open truncates it), damage elsewhere a problem;
+//!   a damaged sealed file is also listed as set aside if value GC would set it aside;
 //! - every drop file: every block's checksum, each drop naming a separated entry of its
 //!   value file with the right length, and at least as many drops as the manifest counts;
 //! - the directory against the manifest: files it names must be present; files it does
