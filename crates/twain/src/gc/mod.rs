@@ -146,7 +146,9 @@ pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOu
         GcMode::DropRecords => rewrite::rewrite(inner, file),
         GcMode::LsmLookup => relocate::relocate(inner, file),
     };
-    emit(inner, GcEvent::Finished { file });
+    if !matches!(&run, Err(e) if !e.is_corruption()) {
+        emit(inner, GcEvent::Finished { file });
+    }
     let damage = match run {
         Ok(Run::Done) => {
             Counters::add(&inner.counters.gc_runs, 1);
