@@ -19,9 +19,12 @@ use gcutil::{file_of, manual_gc_options, sealed_file_with_drops, value, value_fi
 
 const DIR: &str = "/db";
 
+/// The value each key must read back.
+type Expected = Box<dyn Fn(u32) -> Vec<u8>>;
+
 /// The database of the sweep, closed: a sealed value file whose `k0010..k0020` are dead,
 /// at epoch 0 (`svtable` false) or, after GC and overwrites of `k0000..k0010`, at epoch 1.
-fn build(mode: GcMode, svtable: bool) -> (MemFs, u64, Box<dyn Fn(u32) -> Vec<u8>>) {
+fn build(mode: GcMode, svtable: bool) -> (MemFs, u64, Expected) {
     let fs = MemFs::new();
     let db = Db::open(DIR, options(&fs, mode)).unwrap();
     if !svtable {
