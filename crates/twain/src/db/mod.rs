@@ -1,6 +1,6 @@
 //! [`Db`]: the public face of the engine. It delegates: opening and recovery to `open`,
 //! writes to `write`, point reads to `read`, iteration to `iter`, background work to
-//! `background`, `flush` and `compact`.
+//! `background`, `flush`, `compact` and `value_gc`.
 
 mod background;
 mod compact;
@@ -9,6 +9,7 @@ mod iter;
 mod open;
 pub(crate) mod read;
 mod snapshot;
+mod value_gc;
 pub(crate) mod write;
 
 pub use iter::{DbIterator, KvPair};
@@ -277,7 +278,7 @@ impl Db {
         // A failure may have left the manifest or a synced file in doubt: like a failed
         // flush or compaction, it makes the database read-only until reopened. Corruption
         // does not: GC sets a damaged file aside and goes on.
-        crate::gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
+        value_gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
             true => e,
             false => self.inner.set_bg_error(e),
         })

@@ -4,9 +4,10 @@
 //! by mode, either rewrites the live ones into a sorted SVTable with the next epoch
 //! (`rewrite`, NovKV: validity from drop records, no LSM lookups, handles fixed lazily on
 //! read) or relocates them to the log head and writes their handles back (`relocate`,
-//! WiscKey: validity by LSM lookup). One run at a time (`DbInner::gc_lock`). Damage in the
-//! file is judged by [`damage`]: GC skips dead records it cannot read, and sets aside a file
-//! whose damage may hide a live record.
+//! WiscKey: validity by LSM lookup). `db::value_gc` schedules the runs (one at a time) and
+//! installs their results; a drop-records run reads and writes files from its [`Job`]
+//! alone. Damage in the file is judged by [`damage`]: GC skips dead records it cannot read,
+//! and sets aside a file whose damage may hide a live record.
 
 mod damage;
 mod log_scan;
@@ -17,16 +18,19 @@ mod rewrite;
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
 pub(crate) use records::{Record, read_records};
-pub(crate) use relocate::{newest_points_into, snapshot_sees};
+pub(crate) use relocate::{newest_points_into, relocate, snapshot_sees};
+pub(crate) use rewrite::{Rewritten, write_svtable};
 
+use crate::Result;
 use crate::db::DbInner;
+use crate::fs::Fs;
 use crate::key::SeqNo;
-use crate::options::{GcEvent, GcMode};
-use crate::stats::Counters;
+use crate::options::{GcEvent, GcListener};
 use crate::version::VersionState;
 use crate::vlog::ValueFile;
-use crate::{Error, Result};
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The value file to collect: the sealed file with the lowest fraction of live bytes,
@@ -42,21 +46,7 @@ pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option
         .map(|(n, _)| n)
 }
 
-/// What one run did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RunOutcome {
-    /// No file was below the threshold.
-    Idle,
-    /// The file was collected.
-    Collected(u64),
-    /// The file could not be collected now (lsm-lookup mode: a live snapshot still sees
-    /// some of its records); try others.
-    Skipped(u64),
-    /// The file is damaged where a live record may lie: it is set aside for good.
-    SetAside(u64),
-}
-
-/// How a run of one mode ended.
+/// How a run on one file ended.
 #[derive(Debug)]
 pub(crate) enum Run {
     /// The file was collected.
@@ -67,56 +57,67 @@ pub(crate) enum Run {
     Damaged(Damage),
 }
 
+/// The inputs of one run on one value file, taken from the database when the run is
+/// scheduled (`db::value_gc`): reading the file and writing the output need nothing else.
+pub(crate) struct Job {
+    /// The file system.
+    pub fs: Arc<dyn Fs>,
+    /// The database directory.
+    pub dir: PathBuf,
+    /// The file to collect, at the epoch the run collects.
+    pub file: Arc<ValueFile>,
+    /// The drop set of that epoch when the job was made.
+    pub dropped: HashSet<SeqNo>,
+    /// The number of separated records the manifest records for that epoch.
+    pub separated_count: u64,
+    /// `Options::gc_bytes_per_sec`.
+    pub bytes_per_sec: u64,
+    /// `Options::gc_listener`.
+    pub listener: Option<GcListener>,
+}
+
 /// What a run read of the file it collects, if it may go on.
 pub(crate) struct Input {
     /// The intact records (without the dropped ones if they were skipped).
     pub records: Vec<Record>,
-    /// The drop set of the file's epoch when the read began.
-    pub dropped: HashSet<SeqNo>,
     /// Records lost to damage, all dead.
     pub corrupt_dead: u64,
 }
 
-/// Reads the records of `file` (at the epoch the run collects) and judges any damage met:
-/// `Err` with the damage if the file must be set aside.
-pub(crate) fn read_input(
-    inner: &DbInner,
-    file: &ValueFile,
-    throttle: &mut Throttle,
-    skip_dropped: bool,
-) -> Result<std::result::Result<Input, Damage>> {
-    let (number, epoch) = (file.number(), file.epoch());
-    let dropped: HashSet<SeqNo> = inner
-        .drop_index
-        .lock()
-        .get(&number)
-        .filter(|d| d.epoch == epoch)
-        .map(|d| d.seqs.clone())
-        .unwrap_or_default();
-    let scan = read_records(inner.fs.as_ref(), file, throttle, &dropped, skip_dropped)?;
-    Counters::add(&inner.counters.gc_bytes_read, scan.read);
-    let separated_count = inner
-        .super_version()
-        .version
-        .state
-        .value_files
-        .get(&number)
-        .and_then(|f| f.sealed)
-        .map_or(0, |s| s.separated_count);
-    Ok(match judge(&scan, separated_count, &dropped) {
-        Verdict::SetAside(d) => Err(d),
-        Verdict::Collect { corrupt_dead } => Ok(Input {
-            records: scan.records,
-            dropped,
-            corrupt_dead,
-        }),
-    })
+impl Job {
+    /// Reads the file's intact records, without the dropped ones if `skip_dropped`, and
+    /// judges any damage met: `Err` with the damage if the file must be set aside. Also
+    /// returns the bytes read.
+    pub fn read(
+        &self,
+        throttle: &mut Throttle,
+        skip_dropped: bool,
+    ) -> Result<(std::result::Result<Input, Damage>, u64)> {
+        let fs = self.fs.as_ref();
+        let scan = read_records(fs, &self.file, throttle, &self.dropped, skip_dropped)?;
+        let verdict = judge(&scan, self.separated_count, &self.dropped);
+        let input = match verdict {
+            Verdict::SetAside(d) => Err(d),
+            Verdict::Collect { corrupt_dead } => Ok(Input {
+                records: scan.records,
+                corrupt_dead,
+            }),
+        };
+        Ok((input, scan.read))
+    }
+
+    /// Reports a step to the listener, if any.
+    pub fn emit(&self, event: GcEvent) {
+        if let Some(listener) = &self.listener {
+            listener(event);
+        }
+    }
 }
 
 /// The damage for which value GC would set `file` aside, if any: `file` holds
 /// `separated_count` records, those in `dropped` dead. For `twain check`.
 pub(crate) fn would_set_aside(
-    fs: &dyn crate::fs::Fs,
+    fs: &dyn Fs,
     file: &ValueFile,
     separated_count: u64,
     dropped: Option<HashSet<SeqNo>>,
@@ -127,79 +128,6 @@ pub(crate) fn would_set_aside(
         Verdict::SetAside(d) => Some(d),
         Verdict::Collect { .. } => None,
     })
-}
-
-/// Collects the best candidate not in `skip` nor set aside, if any.
-pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOutcome> {
-    let _one_at_a_time = crate::db::lock(&inner.gc_lock);
-    let version = std::sync::Arc::clone(&inner.super_version().version);
-    skip.extend(inner.gc_set_aside.numbers());
-    let Some(file) = pick(&version.state, inner.opts.gc_threshold, skip) else {
-        return Ok(RunOutcome::Idle);
-    };
-    let Some(value_file) = version.value_files.get(&file).cloned() else {
-        return Ok(RunOutcome::Idle);
-    };
-    drop(version);
-    emit(inner, GcEvent::Started { file });
-    let run = match inner.opts.gc_mode {
-        GcMode::DropRecords => rewrite::rewrite(inner, file),
-        GcMode::LsmLookup => relocate::relocate(inner, file),
-    };
-    if !matches!(&run, Err(e) if !e.is_corruption()) {
-        emit(inner, GcEvent::Finished { file });
-    }
-    let damage = match run {
-        Ok(Run::Done) => {
-            Counters::add(&inner.counters.gc_runs, 1);
-            return Ok(RunOutcome::Collected(file));
-        }
-        Ok(Run::NotNow) => {
-            skip.insert(file);
-            return Ok(RunOutcome::Skipped(file));
-        }
-        Ok(Run::Damaged(d)) => SetAsideFile {
-            number: file,
-            epoch: value_file.epoch(),
-            file: value_file.path().to_path_buf(),
-            offset: d.offset,
-            key: d.key,
-            what: d.what,
-        },
-        // Corruption met anywhere else while collecting the file (lsm-lookup mode: a
-        // damaged table): the file's records cannot be judged either.
-        Err(Error::Corruption {
-            file: path,
-            offset,
-            what,
-        }) => SetAsideFile {
-            number: file,
-            epoch: value_file.epoch(),
-            file: path,
-            offset,
-            key: None,
-            what,
-        },
-        Err(e) => return Err(e),
-    };
-    Counters::add(&inner.counters.gc_files_set_aside, 1);
-    inner.gc_set_aside.insert(damage);
-    skip.insert(file);
-    Ok(RunOutcome::SetAside(file))
-}
-
-/// Collects until no file is below the threshold (or every such file had to be skipped).
-/// Returns the number of files collected.
-pub(crate) fn run_all(inner: &DbInner) -> Result<u64> {
-    let mut runs = 0;
-    let mut skip = HashSet::new();
-    loop {
-        match run_once(inner, &mut skip)? {
-            RunOutcome::Idle => return Ok(runs),
-            RunOutcome::Collected(_) => runs += 1,
-            RunOutcome::Skipped(_) | RunOutcome::SetAside(_) => {}
-        }
-    }
 }
 
 /// Reports a step to the listener, if any.

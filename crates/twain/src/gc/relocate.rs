@@ -6,7 +6,7 @@
 //! A record that only a live snapshot still sees cannot be written back (an old version
 //! placed above newer ones would hide them), so a file holding one is left for later.
 
-use super::{Run, Throttle, emit, read_input};
+use super::{Job, Run, Throttle, emit};
 use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock, write};
 use crate::format::handle::ValueHandle;
@@ -85,17 +85,16 @@ fn seen_by_a_snapshot(
     Ok(false)
 }
 
-/// Collects value file `number` the WiscKey way. `NotNow` when the file is gone or a live
-/// snapshot still needs one of its records.
-pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<Run> {
-    let version = Arc::clone(&inner.super_version().version);
-    let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(Run::NotNow);
-    };
-    drop(version);
-    let epoch = file.epoch();
-    let mut throttle = Throttle::new(inner.opts.gc_bytes_per_sec);
-    let input = match read_input(inner, &file, &mut throttle, false)? {
+/// Collects the job's value file the WiscKey way. `NotNow` when the file is gone or a live
+/// snapshot still needs one of its records. Unlike a drop-records run, this one is not a
+/// self-contained job: its validity checks are LSM lookups and its output goes through
+/// the write path.
+pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
+    let (number, epoch) = (job.file.number(), job.file.epoch());
+    let mut throttle = Throttle::new(job.bytes_per_sec);
+    let (input, read) = job.read(&mut throttle, false)?;
+    Counters::add(&inner.counters.gc_bytes_read, read);
+    let input = match input {
         Ok(input) => input,
         Err(damage) => return Ok(Run::Damaged(damage)),
     };
