@@ -242,6 +242,9 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             let db = cli.open(false)?;
             let runs = db.gc()?;
             let s = db.stats()?;
+            for f in db.gc_set_aside() {
+                writeln!(out, "set aside value file {}: {f}", f.number).map_err(w)?;
+            }
             writeln!(
                 out,
                 "collected {runs} value files: read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {:.2}",

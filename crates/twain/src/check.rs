@@ -11,6 +11,7 @@
 //! - every value file (sealed ones and the log after the flushed point): every record's
 //!   checksum, sealed files' sizes and separated counts against the manifest; a torn tail
 //!   of the last one is a note (the next open truncates it), damage elsewhere a problem;
+//!   a damaged sealed file is also listed as set aside if value GC would set it aside;
 //! - every drop file: every block's checksum, each drop naming a separated entry of its
 //!   value file with the right length, and at least as many drops as the manifest counts;
 //! - the directory against the manifest: files it names must be present; files it does
@@ -129,6 +130,9 @@ pub struct CheckReport {
     pub drop_files: usize,
     /// Drop records in them (distinct).
     pub drop_records: u64,
+    /// Damaged value files that value GC sets aside (damage where a live record may lie);
+    /// each is among the problems too.
+    pub set_aside: Vec<Finding>,
 }
 
 impl CheckReport {
@@ -161,6 +165,9 @@ impl CheckReport {
         let mut s = String::new();
         for p in &self.problems {
             let _ = writeln!(s, "PROBLEM {p}");
+        }
+        for f in &self.set_aside {
+            let _ = writeln!(s, "set-aside by value GC: {f}");
         }
         for n in &self.notes {
             let _ = writeln!(s, "note    {n}");
@@ -368,6 +375,25 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             );
         }
         dropped.insert(n, set);
+    }
+    for (&n, &epoch) in &value_epochs {
+        let path = value_file_path(dir, n, epoch);
+        let sealed = state.value_files.get(&n).and_then(|f| f.sealed);
+        let (Some(sealed), true) = (sealed, report.problems.iter().any(|p| p.file == path)) else {
+            continue;
+        };
+        let drops = dropped.get(&n).map(|d| d.keys().copied().collect());
+        let file = ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, epoch);
+        let found = crate::gc::would_set_aside(fs, &file, sealed.separated_count, drops);
+        if let Ok(Some(d)) = found {
+            let key = d.key.map(|k| format!("key {}: ", crate::dump::escape(&k)));
+            let what = format!("{}{}", key.unwrap_or_default(), d.what);
+            report.set_aside.push(Finding {
+                file: path,
+                offset: Some(d.offset),
+                what,
+            });
+        }
     }
 
     // Tables; their handles are collected and resolved afterwards.
@@ -730,8 +756,15 @@ fn check_svtable(
     let mut entries = Separated::new();
     let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
     let mut throttle = crate::gc::Throttle::new(0);
-    let records = match crate::gc::read_records(fs.as_ref(), &file, &mut throttle, |_| true) {
-        Ok((r, _)) => r,
+    let none = HashSet::new();
+    let records = match crate::gc::read_records(fs.as_ref(), &file, &mut throttle, &none, false) {
+        Ok(scan) if scan.damage.is_empty() => scan.records,
+        Ok(scan) => {
+            for d in scan.damage {
+                report.problem(path, Some(d.offset), d.what);
+            }
+            return entries;
+        }
         Err(e) => {
             report.problems.push(Finding::from_error(e, path));
             return entries;

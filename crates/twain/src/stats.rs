@@ -37,6 +37,8 @@ pub(crate) struct Counters {
     pub gc_records_relocated: AtomicU64,
     pub svtable_searches: AtomicU64,
     pub handle_fixups: AtomicU64,
+    pub gc_corrupt_dead_records: AtomicU64,
+    pub gc_files_set_aside: AtomicU64,
 }
 
 impl Counters {
@@ -193,6 +195,11 @@ pub struct Stats {
     /// but not yet compacted away count as referenced, so this overestimates live data
     /// until compaction catches up.
     pub referenced_bytes: u64,
+    /// Dead records value GC could not read (damaged) and left behind, as it would have.
+    pub gc_corrupt_dead_records: u64,
+    /// Value files value GC set aside since the database was opened: damaged where a live
+    /// record may lie (see [`Db::gc_set_aside`](crate::Db::gc_set_aside)).
+    pub gc_files_set_aside: u64,
 }
 
 impl Stats {
@@ -301,6 +308,8 @@ impl Stats {
             })
             .collect();
         o.raw("value_files", &format!("[{}]", files.join(",")));
+        o.num("gc_corrupt_dead_records", self.gc_corrupt_dead_records);
+        o.num("gc_files_set_aside", self.gc_files_set_aside);
         o.finish()
     }
 
@@ -407,6 +416,10 @@ impl Stats {
             "amplification    write {:.2}, space {:.2}",
             self.write_amplification(),
             self.space_amplification()
+        ));
+        line(format!(
+            "GC corruption    {} damaged dead records skipped, {} files set aside",
+            self.gc_corrupt_dead_records, self.gc_files_set_aside
         ));
         s
     }

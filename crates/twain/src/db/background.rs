@@ -99,10 +99,13 @@ fn gc_loop(inner: &DbInner) {
         }
         let mut skip = std::collections::HashSet::new();
         loop {
-            match crate::gc::run_once(inner, &mut skip) {
-                Ok(crate::gc::RunOutcome::Idle) => break,
+            match super::value_gc::run_once(inner, &mut skip) {
+                Ok(super::value_gc::RunOutcome::Idle) => break,
                 Ok(_) if shutting_down(inner) => break,
                 Ok(_) => continue,
+                // Damaged files are set aside by the run itself; corruption never makes
+                // the database read-only. I/O errors do.
+                Err(e) if e.is_corruption() => break,
                 Err(e) => {
                     inner.set_bg_error(e);
                     break;

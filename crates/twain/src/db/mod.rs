@@ -1,6 +1,6 @@
 //! [`Db`]: the public face of the engine. It delegates: opening and recovery to `open`,
 //! writes to `write`, point reads to `read`, iteration to `iter`, background work to
-//! `background`, `flush` and `compact`.
+//! `background`, `flush`, `compact` and `value_gc`.
 
 mod background;
 mod compact;
@@ -9,6 +9,7 @@ mod iter;
 mod open;
 pub(crate) mod read;
 mod snapshot;
+mod value_gc;
 pub(crate) mod write;
 
 pub use iter::{DbIterator, KvPair};
@@ -75,6 +76,8 @@ pub(crate) struct DbInner {
     /// The value log's durability: sealed files awaiting their sync, the spare file, and
     /// syncs in file order off the writer's path.
     pub log_sync: crate::vlog::LogSync,
+    /// Value files GC set aside (damaged where a live record may lie).
+    pub gc_set_aside: crate::gc::SetAsideList,
     pub _lock: Box<dyn FileLock>,
 }
 
@@ -276,8 +279,23 @@ impl Db {
     pub fn gc(&self) -> Result<u64> {
         self.inner.check_bg_error()?;
         // A failure may have left the manifest or a synced file in doubt: like a failed
-        // flush or compaction, it makes the database read-only until reopened.
-        crate::gc::run_all(&self.inner).map_err(|e| self.inner.set_bg_error(e))
+        // flush or compaction, it makes the database read-only until reopened. Corruption
+        // does not: GC sets a damaged file aside and goes on.
+        value_gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
+            true => e,
+            false => self.inner.set_bg_error(e),
+        })
+    }
+
+    /// The value files value GC has set aside since the database was opened: damaged
+    /// where a live record may lie. GC leaves them alone; reads of their intact records
+    /// work, a read of a damaged one fails with `Error::Corruption`. Not persisted: after a
+    /// reopen, GC finds the damage again when it next picks the file.
+    pub fn gc_set_aside(&self) -> Vec<crate::gc::SetAsideFile> {
+        let version = std::sync::Arc::clone(&self.inner.super_version().version);
+        self.inner
+            .gc_set_aside
+            .list(|n| version.value_files.get(&n).map(|f| f.epoch()))
     }
 
     /// Closes the database, reporting any error of the final log sync. Dropping the

@@ -246,6 +246,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         drop_index,
         gc_lock: Mutex::new(()),
         log_sync,
+        gc_set_aside: Default::default(),
         _lock: lock,
         opts,
     });

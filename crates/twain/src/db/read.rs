@@ -325,6 +325,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         memtable_entries: mem_entries,
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
+        gc_corrupt_dead_records: Counters::get(&c.gc_corrupt_dead_records),
+        gc_files_set_aside: Counters::get(&c.gc_files_set_aside),
     })
 }
 

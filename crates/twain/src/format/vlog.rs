@@ -340,6 +340,20 @@ impl<'a> BatchReader<'a> {
     /// The next entry, `None` after the last; an error if the bytes do not decode or
     /// bytes remain after the last entry.
     pub fn next_entry(&mut self) -> Result<Option<LogEntry<'a>>, DecodeError> {
+        match self.next_entry_checked()? {
+            Some((e, false)) => Err(DecodeError::new(
+                e.offset,
+                "separated entry checksum mismatch",
+            )),
+            other => Ok(other.map(|(e, _)| e)),
+        }
+    }
+
+    /// Like [`next_entry`](Self::next_entry), but a separated entry whose checksum does
+    /// not match comes back with `false` instead of an error, and decoding can go on with
+    /// the next entry: value GC uses it to read past one damaged record of a damaged
+    /// frame. Such an entry's bytes (its key too) are not to be trusted.
+    pub fn next_entry_checked(&mut self) -> Result<Option<(LogEntry<'a>, bool)>, DecodeError> {
         if self.index == self.header.count {
             if !self.dec.is_empty() {
                 return Err(self.dec.error("bytes after the last batch entry"));
@@ -382,24 +396,21 @@ impl<'a> BatchReader<'a> {
         };
         let key = self.dec.bytes(key_len, "key")?;
         let value = self.dec.bytes(value_len, "value")?;
+        let mut intact = true;
         if kind == LogEntryKind::Separated {
             let body = self.payload.get(offset..self.dec.pos()).unwrap_or_default();
             let stored = self.dec.u32("entry checksum")?;
-            if stored != entry_crc(seq, body) {
-                return Err(DecodeError::new(
-                    offset,
-                    "separated entry checksum mismatch",
-                ));
-            }
+            intact = stored == entry_crc(seq, body);
         }
-        Ok(Some(LogEntry {
+        let entry = LogEntry {
             kind,
             seq,
             key,
             value,
             offset,
             len: self.dec.pos() - offset,
-        }))
+        };
+        Ok(Some((entry, intact)))
     }
 }
 

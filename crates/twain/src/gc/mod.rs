@@ -4,21 +4,33 @@
 //! by mode, either rewrites the live ones into a sorted SVTable with the next epoch
 //! (`rewrite`, NovKV: validity from drop records, no LSM lookups, handles fixed lazily on
 //! read) or relocates them to the log head and writes their handles back (`relocate`,
-//! WiscKey: validity by LSM lookup). One run at a time (`DbInner::gc_lock`).
+//! WiscKey: validity by LSM lookup). `db::value_gc` schedules the runs (one at a time) and
+//! installs their results; a drop-records run reads and writes files from its [`Job`]
+//! alone. Damage in the file is judged by [`damage`]: GC skips dead records it cannot read,
+//! and sets aside a file whose damage may hide a live record.
 
+mod damage;
+mod log_scan;
 mod records;
 mod relocate;
 mod rewrite;
 
+pub use damage::SetAsideFile;
+pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
 pub(crate) use records::{Record, read_records};
-pub(crate) use relocate::{newest_points_into, snapshot_sees};
+pub(crate) use relocate::{newest_points_into, relocate, snapshot_sees};
+pub(crate) use rewrite::{Rewritten, write_svtable};
 
 use crate::Result;
 use crate::db::DbInner;
-use crate::options::{GcEvent, GcMode};
-use crate::stats::Counters;
+use crate::fs::Fs;
+use crate::key::SeqNo;
+use crate::options::{GcEvent, GcListener};
 use crate::version::VersionState;
+use crate::vlog::ValueFile;
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The value file to collect: the sealed file with the lowest fraction of live bytes,
@@ -34,52 +46,88 @@ pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option
         .map(|(n, _)| n)
 }
 
-/// What one run did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RunOutcome {
-    /// No file was below the threshold.
-    Idle,
+/// How a run on one file ended.
+#[derive(Debug)]
+pub(crate) enum Run {
     /// The file was collected.
-    Collected(u64),
-    /// The file could not be collected now (lsm-lookup mode: a live snapshot still sees
-    /// some of its records); try others.
-    Skipped(u64),
+    Done,
+    /// Not now: the file is gone, or a live snapshot still needs a record.
+    NotNow,
+    /// Damage that may hide a live record: the file must be set aside.
+    Damaged(Damage),
 }
 
-/// Collects the best candidate not in `skip`, if any.
-pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOutcome> {
-    let _one_at_a_time = crate::db::lock(&inner.gc_lock);
-    let version = std::sync::Arc::clone(&inner.super_version().version);
-    let Some(file) = pick(&version.state, inner.opts.gc_threshold, skip) else {
-        return Ok(RunOutcome::Idle);
-    };
-    drop(version);
-    emit(inner, GcEvent::Started { file });
-    let collected = match inner.opts.gc_mode {
-        GcMode::DropRecords => rewrite::rewrite(inner, file)?,
-        GcMode::LsmLookup => relocate::relocate(inner, file)?,
-    };
-    emit(inner, GcEvent::Finished { file });
-    if !collected {
-        skip.insert(file);
-        return Ok(RunOutcome::Skipped(file));
+/// The inputs of one run on one value file, taken from the database when the run is
+/// scheduled (`db::value_gc`): reading the file and writing the output need nothing else.
+pub(crate) struct Job {
+    /// The file system.
+    pub fs: Arc<dyn Fs>,
+    /// The database directory.
+    pub dir: PathBuf,
+    /// The file to collect, at the epoch the run collects.
+    pub file: Arc<ValueFile>,
+    /// The drop set of that epoch when the job was made.
+    pub dropped: HashSet<SeqNo>,
+    /// The number of separated records the manifest records for that epoch.
+    pub separated_count: u64,
+    /// `Options::gc_bytes_per_sec`.
+    pub bytes_per_sec: u64,
+    /// `Options::gc_listener`.
+    pub listener: Option<GcListener>,
+}
+
+/// What a run read of the file it collects, if it may go on.
+pub(crate) struct Input {
+    /// The intact records (without the dropped ones if they were skipped).
+    pub records: Vec<Record>,
+    /// Records lost to damage, all dead.
+    pub corrupt_dead: u64,
+}
+
+impl Job {
+    /// Reads the file's intact records, without the dropped ones if `skip_dropped`, and
+    /// judges any damage met: `Err` with the damage if the file must be set aside. Also
+    /// returns the bytes read.
+    pub fn read(
+        &self,
+        throttle: &mut Throttle,
+        skip_dropped: bool,
+    ) -> Result<(std::result::Result<Input, Damage>, u64)> {
+        let fs = self.fs.as_ref();
+        let scan = read_records(fs, &self.file, throttle, &self.dropped, skip_dropped)?;
+        let verdict = judge(&scan, self.separated_count, &self.dropped);
+        let input = match verdict {
+            Verdict::SetAside(d) => Err(d),
+            Verdict::Collect { corrupt_dead } => Ok(Input {
+                records: scan.records,
+                corrupt_dead,
+            }),
+        };
+        Ok((input, scan.read))
     }
-    Counters::add(&inner.counters.gc_runs, 1);
-    Ok(RunOutcome::Collected(file))
-}
 
-/// Collects until no file is below the threshold (or every such file had to be skipped).
-/// Returns the number of files collected.
-pub(crate) fn run_all(inner: &DbInner) -> Result<u64> {
-    let mut runs = 0;
-    let mut skip = HashSet::new();
-    loop {
-        match run_once(inner, &mut skip)? {
-            RunOutcome::Idle => return Ok(runs),
-            RunOutcome::Collected(_) => runs += 1,
-            RunOutcome::Skipped(_) => {}
+    /// Reports a step to the listener, if any.
+    pub fn emit(&self, event: GcEvent) {
+        if let Some(listener) = &self.listener {
+            listener(event);
         }
     }
+}
+
+/// The damage for which value GC would set `file` aside, if any: `file` holds
+/// `separated_count` records, those in `dropped` dead. For `twain check`.
+pub(crate) fn would_set_aside(
+    fs: &dyn Fs,
+    file: &ValueFile,
+    separated_count: u64,
+    dropped: Option<HashSet<SeqNo>>,
+) -> Result<Option<Damage>> {
+    let dropped = dropped.unwrap_or_default();
+    let scan = read_records(fs, file, &mut Throttle::new(0), &dropped, true)?;
+    Ok(match judge(&scan, separated_count, &dropped) {
+        Verdict::SetAside(d) => Some(d),
+        Verdict::Collect { .. } => None,
+    })
 }
 
 /// Reports a step to the listener, if any.

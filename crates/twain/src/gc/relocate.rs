@@ -6,7 +6,7 @@
 //! A record that only a live snapshot still sees cannot be written back (an old version
 //! placed above newer ones would hide them), so a file holding one is left for later.
 
-use super::{Throttle, emit, read_records};
+use super::{Job, Run, Throttle, emit};
 use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock, write};
 use crate::format::handle::ValueHandle;
@@ -85,18 +85,20 @@ fn seen_by_a_snapshot(
     Ok(false)
 }
 
-/// Collects value file `number` the WiscKey way. Returns whether it did (false when the
-/// file is gone or a live snapshot still needs one of its records).
-pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
-    let version = Arc::clone(&inner.super_version().version);
-    let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(false);
-    };
-    drop(version);
-    let epoch = file.epoch();
-    let mut throttle = Throttle::new(inner.opts.gc_bytes_per_sec);
-    let (records, read) = read_records(inner.fs.as_ref(), &file, &mut throttle, |_| true)?;
+/// Collects the job's value file the WiscKey way. `NotNow` when the file is gone or a live
+/// snapshot still needs one of its records. Unlike a drop-records run, this one is not a
+/// self-contained job: its validity checks are LSM lookups and its output goes through
+/// the write path.
+pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
+    let (number, epoch) = (job.file.number(), job.file.epoch());
+    let mut throttle = Throttle::new(job.bytes_per_sec);
+    let (input, read) = job.read(&mut throttle, false)?;
     Counters::add(&inner.counters.gc_bytes_read, read);
+    let input = match input {
+        Ok(input) => input,
+        Err(damage) => return Ok(Run::Damaged(damage)),
+    };
+    let records = input.records;
     let snapshots = inner.snapshot_seqs();
     let mut valid = Vec::new();
     let mut superseded = Vec::new();
@@ -108,7 +110,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
             continue;
         }
         if seen_by_a_snapshot(inner, &sv, (&r.key, r.seq), number, &snapshots)? {
-            return Ok(false);
+            return Ok(Run::NotNow);
         }
         superseded.push((r.key, r.seq));
     }
@@ -130,7 +132,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
         if write::relocate(inner, number, &valid[start..end])?.is_none() {
             // A record overwritten or deleted since the lookup, which a snapshot taken
             // meanwhile still sees: the file stays (the next run looks again).
-            return Ok(false);
+            return Ok(Run::NotNow);
         }
         throttle.spend(bytes as u64);
         start = end;
@@ -150,7 +152,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
         Ok(false)
     })?;
     if still_seen {
-        return Ok(false);
+        return Ok(Run::NotNow);
     }
     // IMPORTANT: the relocated records and their written-back handles are durable (the
     // log replays them) before the old file can go.
@@ -164,7 +166,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
         .get(&number)
         .is_some_and(|f| f.epoch() == epoch);
     if !unchanged {
-        return Ok(false);
+        return Ok(Run::NotNow);
     }
     let version = versions.log_and_apply(VersionEdit {
         deleted_value_files: vec![number],
@@ -178,6 +180,7 @@ pub(crate) fn relocate(inner: &DbInner, number: u64) -> Result<bool> {
     drop(versions);
     drops.remove(&number);
     drop(drops);
+    Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
     emit(inner, GcEvent::Installed { file: number });
-    Ok(true)
+    Ok(Run::Done)
 }

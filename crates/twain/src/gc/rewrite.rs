@@ -2,68 +2,58 @@
 //! key, into an SVTable that keeps the file number with the next epoch. No LSM lookups, no
 //! LSM writes: validity comes from the drop set, and stale handles are fixed on read.
 //!
+//! This is the job's part, from its [`Job`] alone; `db::value_gc` installs the result.
 //! Crash safety, step by step: the SVTable and its drop file are written and synced (with
 //! their directory) before the manifest edit that makes them the file's current epoch; the
 //! old epoch's files are deleted only after that edit is durable and no reader holds them.
 //! A crash before the edit leaves files no manifest names, which the next open removes.
 
-use super::{Throttle, emit, read_records};
+use super::{Job, Record, Throttle};
 use crate::Result;
-use crate::db::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
-use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
 use crate::format::names::value_file_path;
 use crate::key::SeqNo;
 use crate::options::GcEvent;
-use crate::stats::Counters;
-use crate::vlog::{DropIndex, FileDrops, SvTableWriter};
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use crate::vlog::{SvTableSummary, SvTableWriter};
+use std::collections::HashMap;
+use std::path::PathBuf;
 
-/// Rewrites value file `number` into its next epoch. Returns whether it did (false when
-/// the file is gone).
-pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
-    let version = Arc::clone(&inner.super_version().version);
-    let Some(file) = version.value_files.get(&number).cloned() else {
-        return Ok(false);
-    };
-    drop(version);
-    let epoch = file.epoch();
-    let fs = inner.fs.as_ref();
-    let dir = &inner.dir;
-    let dropped_at_start: HashSet<SeqNo> = inner
-        .drop_index
-        .lock()
-        .get(&number)
-        .filter(|d| d.epoch == epoch)
-        .map(|d| d.seqs.clone())
-        .unwrap_or_default();
-    let mut throttle = Throttle::new(inner.opts.gc_bytes_per_sec);
-    let (mut live, read) = read_records(fs, &file, &mut throttle, |seq| {
-        !dropped_at_start.contains(&seq)
-    })?;
-    Counters::add(&inner.counters.gc_bytes_read, read);
-    emit(
-        inner,
-        GcEvent::LiveRecordsRead {
-            file: number,
-            live: live.len() as u64,
-        },
-    );
+/// The output of a drop-records run, written and synced, not yet installed.
+#[derive(Debug)]
+pub(crate) struct Rewritten {
+    /// The new epoch.
+    pub epoch: u32,
+    /// The SVTable's path.
+    pub path: PathBuf,
+    /// What the SVTable holds; `None` if nothing was live (no file was written).
+    pub summary: Option<SvTableSummary>,
+    /// The length of each copied record in the SVTable, by sequence number.
+    pub lens: HashMap<SeqNo, u32>,
+}
+
+/// Writes `live`, the live records of the job's file, into an SVTable at the next epoch,
+/// synced with its directory entry.
+pub(crate) fn write_svtable(
+    job: &Job,
+    mut live: Vec<Record>,
+    throttle: &mut Throttle,
+) -> Result<Rewritten> {
+    let (fs, dir) = (job.fs.as_ref(), &job.dir);
+    let (number, epoch) = (job.file.number(), job.file.epoch());
     if epoch == 0 {
         live.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
     }
     let new_epoch = epoch + 1;
-    let svt_path = value_file_path(dir, number, new_epoch);
-    let mut new_lens: HashMap<SeqNo, u32> = HashMap::with_capacity(live.len());
+    let path = value_file_path(dir, number, new_epoch);
+    let mut lens: HashMap<SeqNo, u32> = HashMap::with_capacity(live.len());
     let summary = if live.is_empty() {
         None
     } else {
-        let out = fs.create(&svt_path).ctx("create", &svt_path)?;
-        let mut w = SvTableWriter::new(out, svt_path.clone(), number, new_epoch);
+        let out = fs.create(&path).ctx("create", &path)?;
+        let mut w = SvTableWriter::new(out, path.clone(), number, new_epoch);
         for r in &live {
             let (_, len) = w.add(&r.key, r.seq, &r.value)?;
-            new_lens.insert(r.seq, len);
+            lens.insert(r.seq, len);
             throttle.spend(u64::from(len));
         }
         drop(live);
@@ -72,99 +62,59 @@ pub(crate) fn rewrite(inner: &DbInner, number: u64) -> Result<bool> {
         fs.sync_dir(dir).ctx("sync directory", dir)?;
         Some(s)
     };
-    emit(inner, GcEvent::OutputSynced { file: number });
-
-    // Install under the drop lock: drops that flushes and compactions recorded while this
-    // run was copying are carried over to the new epoch, and no drop can be appended to
-    // the old epoch's file after it is read here.
-    let mut drops = inner.drop_index.lock();
-    let mut carried: Vec<(SeqNo, u32)> = drops
-        .get(&number)
-        .filter(|d| d.epoch == epoch)
-        .map(|d| {
-            d.seqs
-                .difference(&dropped_at_start)
-                .filter_map(|s| new_lens.get(s).map(|&l| (*s, l)))
-                .collect()
-        })
-        .unwrap_or_default();
-    carried.sort_unstable();
-    let mut versions = lock(&inner.versions);
-    let still_there = versions
-        .current()
-        .value_files
-        .get(&number)
-        .is_some_and(|f| f.epoch() == epoch);
-    if !still_there {
-        // A compaction left the whole file dead meanwhile and it was deleted: drop the
-        // output. Leftovers of a crash here are removed on open.
-        let _ = fs.remove_file(&svt_path);
-        return Ok(false);
-    }
-    let mut edit = VersionEdit::default();
-    let mut written = 0u64;
-    match summary {
-        None => edit.deleted_value_files.push(number),
-        Some(s) => {
-            written += s.file_size;
-            written += DropIndex::write_epoch_file(fs, dir, number, new_epoch, &carried)?;
-            edit.added_value_files.push(ValueFileRecord {
-                number,
-                epoch: new_epoch,
-                total_bytes: s.file_size,
-                separated_bytes: s.entry_bytes,
-                separated_count: s.entry_count,
-            });
-            if !carried.is_empty() {
-                edit.value_file_drops.push(DropDelta {
-                    number,
-                    epoch: new_epoch,
-                    count: carried.len() as u64,
-                    bytes: carried.iter().map(|&(_, l)| u64::from(l)).sum(),
-                });
-            }
-        }
-    }
-    // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
-    // keep the SVTable and its drop file (the next open removes them if unnamed).
-    let version = versions.log_and_apply(edit)?;
-
-    inner.update_super_version(|sv| SuperVersion {
-        mem: Arc::clone(&sv.mem),
-        imms: sv.imms.clone(),
-        version,
-    });
-    drop(versions);
-    match summary {
-        Some(_) => {
-            let bytes = carried.iter().map(|&(_, l)| u64::from(l)).sum();
-            drops.insert(
-                number,
-                FileDrops {
-                    epoch: new_epoch,
-                    seqs: carried.into_iter().map(|(s, _)| s).collect(),
-                    bytes,
-                },
-            );
-        }
-        None => {
-            drops.remove(&number);
-        }
-    }
-    drop(drops);
-    Counters::add(&inner.counters.gc_bytes_written, written);
-    release_memtable_pin(inner, number, epoch)?;
-    emit(inner, GcEvent::Installed { file: number });
-    Ok(true)
+    job.emit(GcEvent::OutputSynced { file: number });
+    Ok(Rewritten {
+        epoch: new_epoch,
+        path,
+        summary,
+        lens,
+    })
 }
 
-/// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the
-/// retired file on disk until that memtable is flushed. In a phase of reads alone the
-/// memtable never fills, so freeze it now: the flush then releases the old file.
-fn release_memtable_pin(inner: &DbInner, number: u64, retired_epoch: u32) -> Result<()> {
-    let mut ws = lock(&inner.write.state);
-    if ws.mem.pinned_file(number, retired_epoch).is_some() && !ws.mem.is_empty() {
-        crate::db::write::switch_memtable(inner, &mut ws)?;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::file_header::{FileKind, encode_header};
+    use crate::format::vlog::{BatchRecordWriter, LogEntryKind};
+    use crate::fs::{Fs, MemFs};
+    use crate::vlog::ValueFile;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// A job runs from its inputs alone: a value log file on a file system, its drop set
+    /// and count; no database.
+    #[test]
+    fn a_job_rewrites_the_live_records_of_a_log_into_an_svtable() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        let mut buf = encode_header(FileKind::ValueLog, 3).to_vec();
+        let mut w = BatchRecordWriter::begin(&mut buf, 10, 0);
+        for key in [&b"b"[..], b"a", b"c"] {
+            w.add(&mut buf, LogEntryKind::Separated, key, &[key[0]; 40]);
+        }
+        w.finish(&mut buf);
+        let mut f = fs.create(&dir.join("000003.vlog")).unwrap();
+        f.append(&buf).unwrap();
+        let job = Job {
+            fs: Arc::clone(&fs),
+            dir: dir.to_path_buf(),
+            file: Arc::new(ValueFile::with_epoch(Arc::clone(&fs), dir, 3, 0)),
+            dropped: [11].into(),
+            separated_count: 3,
+            bytes_per_sec: 0,
+            listener: None,
+        };
+        let mut throttle = Throttle::new(0);
+        let (input, _) = job.read(&mut throttle, true).unwrap();
+        let input = input.unwrap();
+        assert_eq!(input.records.len(), 2);
+        let out = write_svtable(&job, input.records, &mut throttle).unwrap();
+        assert_eq!(out.epoch, 1);
+        assert_eq!(out.summary.unwrap().entry_count, 2);
+        let svt = ValueFile::with_epoch(Arc::clone(&fs), dir, 3, 1);
+        let h = svt.find(b"c", 12).unwrap().unwrap();
+        assert_eq!(svt.read_value(&h, b"c", 12).unwrap(), vec![b'c'; 40]);
+        assert_eq!(svt.find(b"a", 11).unwrap(), None);
     }
-    Ok(())
 }

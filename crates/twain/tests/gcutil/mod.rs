@@ -78,3 +78,53 @@ pub fn small_files_options(fs: &MemFs, mode: GcMode, threshold: f64) -> Options 
 pub fn round_value(k: u32, round: u32) -> Vec<u8> {
     format!("{k:04}/{round}:").repeat(24).into_bytes()
 }
+
+/// The path of epoch `epoch` of value file `number` in `dir`.
+pub fn value_file_path(dir: &str, number: u64, epoch: u32) -> std::path::PathBuf {
+    let dir = std::path::Path::new(dir);
+    match epoch {
+        0 => dir.join(format!("{number:06}.vlog")),
+        e => dir.join(format!("{number:06}-{e}.svt")),
+    }
+}
+
+/// Flips one byte in the middle of the first copy of `value` in the file at `path`, and
+/// returns the file offset of the value's first byte.
+pub fn damage_value(fs: &MemFs, path: &std::path::Path, value: &[u8]) -> u64 {
+    let bytes = fs.read_file(path).unwrap();
+    let at = bytes
+        .windows(value.len())
+        .position(|w| w == value)
+        .unwrap_or_else(|| panic!("value not found in {}", path.display()));
+    fs.corrupt(path, (at + value.len() / 2) as u64, 0x5a)
+        .unwrap();
+    at as u64
+}
+
+/// Writes keys `k0000..k0060` (tag "a") into one value file, seals it, overwrites the keys
+/// in `overwrite` (tag "b") and compacts, so that their first versions are recorded as
+/// dropped. GC has not run. Returns the sealed file's number.
+pub fn sealed_file_with_drops(db: &Db, overwrite: std::ops::Range<u32>) -> u64 {
+    for i in 0..60u32 {
+        db.put(format!("k{i:04}"), value("a", i)).unwrap();
+    }
+    db.put("roll", vec![0u8; 20 << 10]).unwrap(); // seals the first value file
+    let first = db.stats().unwrap().value_files[0].number;
+    for i in overwrite {
+        db.put(format!("k{i:04}"), value("b", i)).unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    first
+}
+
+/// Every key `sealed_file_with_drops(db, overwrite)` wrote, read back, except `skip`.
+pub fn assert_keys_read_back(db: &Db, overwrite: std::ops::Range<u32>, skip: Option<u32>) {
+    for i in (0..60u32).filter(|&i| Some(i) != skip) {
+        let tag = if overwrite.contains(&i) { "b" } else { "a" };
+        assert_eq!(
+            db.get(format!("k{i:04}")).unwrap(),
+            Some(value(tag, i)),
+            "key k{i:04}"
+        );
+    }
+}

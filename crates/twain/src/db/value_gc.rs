@@ -1,0 +1,254 @@
+//! Scheduling value GC runs and installing their results. A run is made from the
+//! database's state as a [`Job`] (the file, its drop set and counts, the options); in
+//! drop-records mode the job reads the file and writes the SVTable from that alone
+//! (`gc::rewrite`), and this module installs it: the new epoch's drop file, the manifest
+//! edit, the super version. Damaged files are set aside here (`gc::damage`). One run at a
+//! time (`DbInner::gc_lock`).
+
+use super::{DbInner, SuperVersion, lock};
+use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
+use crate::gc::{Job, Rewritten, Run, SetAsideFile, Throttle, emit, pick};
+use crate::key::SeqNo;
+use crate::options::{GcEvent, GcMode};
+use crate::stats::Counters;
+use crate::vlog::{DropIndex, FileDrops, ValueFile};
+use crate::{Error, Result};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// What one run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunOutcome {
+    /// No file was below the threshold.
+    Idle,
+    /// The file was collected.
+    Collected(u64),
+    /// The file could not be collected now (lsm-lookup mode: a live snapshot still sees
+    /// some of its records); try others.
+    Skipped(u64),
+    /// The file is damaged where a live record may lie: it is set aside for good.
+    SetAside(u64),
+}
+
+/// Collects the best candidate not in `skip` nor set aside, if any.
+pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOutcome> {
+    let _one_at_a_time = lock(&inner.gc_lock);
+    let version = Arc::clone(&inner.super_version().version);
+    skip.extend(inner.gc_set_aside.numbers());
+    let Some(number) = pick(&version.state, inner.opts.gc_threshold, skip) else {
+        return Ok(RunOutcome::Idle);
+    };
+    let Some(file) = version.value_files.get(&number).cloned() else {
+        return Ok(RunOutcome::Idle);
+    };
+    let separated_count = version
+        .state
+        .value_files
+        .get(&number)
+        .and_then(|f| f.sealed)
+        .map_or(0, |s| s.separated_count);
+    drop(version);
+    let job = make_job(inner, Arc::clone(&file), separated_count);
+    emit(inner, GcEvent::Started { file: number });
+    let run = match inner.opts.gc_mode {
+        GcMode::DropRecords => rewrite(inner, &job),
+        GcMode::LsmLookup => crate::gc::relocate(inner, &job),
+    };
+    if !matches!(&run, Err(e) if !e.is_corruption()) {
+        emit(inner, GcEvent::Finished { file: number });
+    }
+    let set_aside = match run {
+        Ok(Run::Done) => {
+            Counters::add(&inner.counters.gc_runs, 1);
+            return Ok(RunOutcome::Collected(number));
+        }
+        Ok(Run::NotNow) => {
+            skip.insert(number);
+            return Ok(RunOutcome::Skipped(number));
+        }
+        Ok(Run::Damaged(d)) => SetAsideFile {
+            number,
+            epoch: file.epoch(),
+            file: file.path().to_path_buf(),
+            offset: d.offset,
+            key: d.key,
+            what: d.what,
+        },
+        // Corruption met anywhere else while collecting the file (lsm-lookup mode: a
+        // damaged table): the file's records cannot be judged either.
+        Err(Error::Corruption {
+            file: path,
+            offset,
+            what,
+        }) => SetAsideFile {
+            number,
+            epoch: file.epoch(),
+            file: path,
+            offset,
+            key: None,
+            what,
+        },
+        Err(e) => return Err(e),
+    };
+    Counters::add(&inner.counters.gc_files_set_aside, 1);
+    inner.gc_set_aside.insert(set_aside);
+    skip.insert(number);
+    Ok(RunOutcome::SetAside(number))
+}
+
+/// Collects until no file is below the threshold (or every such file had to be skipped or
+/// set aside). Returns the number of files collected.
+pub(crate) fn run_all(inner: &DbInner) -> Result<u64> {
+    let mut runs = 0;
+    let mut skip = HashSet::new();
+    loop {
+        match run_once(inner, &mut skip)? {
+            RunOutcome::Idle => return Ok(runs),
+            RunOutcome::Collected(_) => runs += 1,
+            RunOutcome::Skipped(_) | RunOutcome::SetAside(_) => {}
+        }
+    }
+}
+
+/// The job for `file`, with its current drop set.
+fn make_job(inner: &DbInner, file: Arc<ValueFile>, separated_count: u64) -> Job {
+    let dropped: HashSet<SeqNo> = inner
+        .drop_index
+        .lock()
+        .get(&file.number())
+        .filter(|d| d.epoch == file.epoch())
+        .map(|d| d.seqs.clone())
+        .unwrap_or_default();
+    Job {
+        fs: Arc::clone(&inner.fs),
+        dir: inner.dir.clone(),
+        file,
+        dropped,
+        separated_count,
+        bytes_per_sec: inner.opts.gc_bytes_per_sec,
+        listener: inner.opts.gc_listener.clone(),
+    }
+}
+
+/// A drop-records run: the job reads the file and writes the SVTable, then it is installed.
+fn rewrite(inner: &DbInner, job: &Job) -> Result<Run> {
+    let mut throttle = Throttle::new(job.bytes_per_sec);
+    // Dead records are neither copied nor, in an SVTable, read.
+    let (input, read) = job.read(&mut throttle, true)?;
+    Counters::add(&inner.counters.gc_bytes_read, read);
+    let input = match input {
+        Ok(input) => input,
+        Err(damage) => return Ok(Run::Damaged(damage)),
+    };
+    let number = job.file.number();
+    job.emit(GcEvent::LiveRecordsRead {
+        file: number,
+        live: input.records.len() as u64,
+    });
+    let out = crate::gc::write_svtable(job, input.records, &mut throttle)?;
+    if !install_rewrite(inner, job, &out)? {
+        return Ok(Run::NotNow);
+    }
+    Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
+    release_memtable_pin(inner, number, job.file.epoch())?;
+    emit(inner, GcEvent::Installed { file: number });
+    Ok(Run::Done)
+}
+
+/// Makes `out` the job's file's current epoch. Returns false (and removes the output) if
+/// the file was deleted meanwhile.
+fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> {
+    let (fs, dir) = (inner.fs.as_ref(), &inner.dir);
+    let (number, epoch) = (job.file.number(), job.file.epoch());
+    // Install under the drop lock: drops that flushes and compactions recorded while this
+    // run was copying are carried over to the new epoch, and no drop can be appended to
+    // the old epoch's file after it is read here.
+    let mut drops = inner.drop_index.lock();
+    let mut carried: Vec<(SeqNo, u32)> = drops
+        .get(&number)
+        .filter(|d| d.epoch == epoch)
+        .map(|d| {
+            d.seqs
+                .difference(&job.dropped)
+                .filter_map(|s| out.lens.get(s).map(|&l| (*s, l)))
+                .collect()
+        })
+        .unwrap_or_default();
+    carried.sort_unstable();
+    let mut versions = lock(&inner.versions);
+    let still_there = versions
+        .current()
+        .value_files
+        .get(&number)
+        .is_some_and(|f| f.epoch() == epoch);
+    if !still_there {
+        // A compaction left the whole file dead meanwhile and it was deleted: drop the
+        // output. Leftovers of a crash here are removed on open.
+        let _ = fs.remove_file(&out.path);
+        return Ok(false);
+    }
+    let mut edit = VersionEdit::default();
+    let mut written = 0u64;
+    match out.summary {
+        None => edit.deleted_value_files.push(number),
+        Some(s) => {
+            written += s.file_size;
+            written += DropIndex::write_epoch_file(fs, dir, number, out.epoch, &carried)?;
+            edit.added_value_files.push(ValueFileRecord {
+                number,
+                epoch: out.epoch,
+                total_bytes: s.file_size,
+                separated_bytes: s.entry_bytes,
+                separated_count: s.entry_count,
+            });
+            if !carried.is_empty() {
+                edit.value_file_drops.push(DropDelta {
+                    number,
+                    epoch: out.epoch,
+                    count: carried.len() as u64,
+                    bytes: carried.iter().map(|&(_, l)| u64::from(l)).sum(),
+                });
+            }
+        }
+    }
+    // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
+    // keep the SVTable and its drop file (the next open removes them if unnamed).
+    let version = versions.log_and_apply(edit)?;
+
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
+    drop(versions);
+    match out.summary {
+        Some(_) => {
+            let bytes = carried.iter().map(|&(_, l)| u64::from(l)).sum();
+            drops.insert(
+                number,
+                FileDrops {
+                    epoch: out.epoch,
+                    seqs: carried.into_iter().map(|(s, _)| s).collect(),
+                    bytes,
+                },
+            );
+        }
+        None => {
+            drops.remove(&number);
+        }
+    }
+    drop(drops);
+    Counters::add(&inner.counters.gc_bytes_written, written);
+    Ok(true)
+}
+
+/// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the
+/// retired file on disk until that memtable is flushed. In a phase of reads alone the
+/// memtable never fills, so freeze it now: the flush then releases the old file.
+fn release_memtable_pin(inner: &DbInner, number: u64, retired_epoch: u32) -> Result<()> {
+    let mut ws = lock(&inner.write.state);
+    if ws.mem.pinned_file(number, retired_epoch).is_some() && !ws.mem.is_empty() {
+        super::write::switch_memtable(inner, &mut ws)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,279 @@
+//! Reading the separated records of a sealed value log file for value GC, past damage.
+//!
+//! Every separated entry carries its own checksum over its sequence number and bytes, so an
+//! entry whose checksum holds is trusted even inside a frame whose checksum does not: one
+//! damaged byte costs one record, not the whole frame. A damaged frame's length is trusted
+//! only if the next frame starts where it says (an intact frame is there, or the file ends
+//! there); otherwise nothing after the damage can be found, and the rest of the file is
+//! reported unreadable.
+
+use super::Throttle;
+use super::damage::{Damage, MAX_DAMAGES};
+use crate::Result;
+use crate::error::IoContext;
+use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
+use crate::format::record::{FRAME_HEADER_LEN, Frame, MAX_FRAME_PAYLOAD, decode_frame};
+use crate::format::vlog::{BatchReader, LogEntry, LogEntryKind, RecordType, peek_record};
+use crate::fs::{Fs, ReadableFile};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Bytes read from the file at a time.
+const CHUNK: u64 = 4 << 20;
+
+/// Hands every intact separated entry of value log file `number` at `path` to `on_entry`
+/// with the file offset of its kind byte, and records damage in `damage` (at most
+/// [`MAX_DAMAGES`] places; the first is always kept). Returns the bytes read. Only I/O
+/// errors fail.
+pub(crate) fn scan_log(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    throttle: &mut Throttle,
+    damage: &mut Vec<Damage>,
+    mut on_entry: impl FnMut(u64, &LogEntry<'_>),
+) -> Result<u64> {
+    let file = fs.open_read(path).ctx("open", path)?;
+    let file_len = file.len().ctx("stat", path)?;
+    let mut w = Window::new(file, file_len, path);
+    let mut note = |offset: u64, key: Option<&[u8]>, what: String| {
+        if damage.len() < MAX_DAMAGES {
+            damage.push(Damage {
+                offset,
+                key: key.map(<[u8]>::to_vec),
+                what,
+            });
+        }
+    };
+    match decode_header(FileKind::ValueLog, w.get(0, FILE_HEADER_LEN as u64)?) {
+        Ok(n) if n == number => {}
+        Ok(n) => {
+            note(
+                0,
+                None,
+                format!("header names value file {n}; nothing in it can be read"),
+            );
+            return Ok(w.read(throttle));
+        }
+        Err(e) => {
+            note(
+                0,
+                None,
+                format!("{}; nothing in the file can be read", e.what),
+            );
+            return Ok(w.read(throttle));
+        }
+    }
+    let mut at = FILE_HEADER_LEN as u64;
+    while at < file_len {
+        let Some(len) = frame_len(w.get(at, FRAME_HEADER_LEN as u64)?, at, file_len) else {
+            let what = "frame header damaged or cut short: the rest of the file is unreadable";
+            note(at, None, what.into());
+            break;
+        };
+        let next = at + len;
+        let frame = w.get(at, len)?;
+        let (payload, intact) = match decode_frame(frame) {
+            Frame::Good { payload, .. } => (payload, true),
+            _ => (frame.get(FRAME_HEADER_LEN..).unwrap_or_default(), false),
+        };
+        let payload_at = at + FRAME_HEADER_LEN as u64;
+        if !intact {
+            note(at, None, "frame checksum mismatch".into());
+        }
+        entries(payload, payload_at, intact, &mut note, &mut on_entry);
+        w.read(throttle);
+        // A damaged frame's length is believed only if the next frame is where it says.
+        if !intact && next < file_len && !good_frame_at(&mut w, next, file_len)? {
+            note(
+                at,
+                None,
+                "damaged frame whose length cannot be trusted: the rest of the file is unreadable"
+                    .into(),
+            );
+            break;
+        }
+        at = next;
+    }
+    Ok(w.read(throttle))
+}
+
+/// The whole length of the frame whose header is `head`, at `at`, if it fits the file.
+fn frame_len(head: &[u8], at: u64, file_len: u64) -> Option<u64> {
+    let len = u32::from_le_bytes(head.get(4..8)?.try_into().ok()?) as u64;
+    let whole = FRAME_HEADER_LEN as u64 + len;
+    (len <= MAX_FRAME_PAYLOAD as u64 && at + whole <= file_len).then_some(whole)
+}
+
+/// Whether an intact frame starts at `at`.
+fn good_frame_at(w: &mut Window<'_>, at: u64, file_len: u64) -> Result<bool> {
+    let Some(len) = frame_len(w.get(at, FRAME_HEADER_LEN as u64)?, at, file_len) else {
+        return Ok(false);
+    };
+    Ok(matches!(decode_frame(w.get(at, len)?), Frame::Good { .. }))
+}
+
+/// Decodes the entries of one record's payload; `intact` says whether its frame's
+/// checksum held (if not, only entries with their own checksum are believed).
+fn entries(
+    payload: &[u8],
+    payload_at: u64,
+    intact: bool,
+    note: &mut impl FnMut(u64, Option<&[u8]>, String),
+    on_entry: &mut impl FnMut(u64, &LogEntry<'_>),
+) {
+    match peek_record(payload) {
+        Ok((RecordType::SyncMarker | RecordType::Seal, _)) => return,
+        Ok(_) => {}
+        Err(e) if intact => {
+            return note(payload_at + e.offset as u64, None, e.what);
+        }
+        Err(_) => return,
+    }
+    let mut reader = match BatchReader::new(payload) {
+        Ok(r) => r,
+        Err(e) => return note(payload_at + e.offset as u64, None, e.what),
+    };
+    loop {
+        match reader.next_entry_checked() {
+            Ok(None) => return,
+            Ok(Some((e, true))) if e.kind == LogEntryKind::Separated => {
+                on_entry(payload_at + e.offset as u64, &e);
+            }
+            Ok(Some((_, true))) => {}
+            Ok(Some((e, false))) => note(
+                payload_at + e.offset as u64,
+                Some(e.key),
+                "separated entry checksum mismatch".into(),
+            ),
+            Err(e) => {
+                // Past this point the entries cannot be delimited.
+                return note(payload_at + e.offset as u64, None, e.what);
+            }
+        }
+    }
+}
+
+/// Serves byte ranges of a file from a sliding in-memory chunk, counting what it read.
+struct Window<'p> {
+    file: Arc<dyn ReadableFile>,
+    file_len: u64,
+    path: &'p Path,
+    start: u64,
+    buf: Vec<u8>,
+    read: u64,
+    charged: u64,
+}
+
+impl<'p> Window<'p> {
+    fn new(file: Arc<dyn ReadableFile>, file_len: u64, path: &'p Path) -> Window<'p> {
+        Window {
+            file,
+            file_len,
+            path,
+            start: 0,
+            buf: Vec::new(),
+            read: 0,
+            charged: 0,
+        }
+    }
+
+    /// Up to `len` bytes at `offset` (fewer at the end of the file).
+    fn get(&mut self, offset: u64, len: u64) -> Result<&[u8]> {
+        let offset = offset.min(self.file_len);
+        let want_end = (offset + len).min(self.file_len);
+        if offset < self.start || want_end > self.start + self.buf.len() as u64 {
+            let n = (want_end - offset).max(CHUNK).min(self.file_len - offset);
+            self.buf.resize(n as usize, 0);
+            self.file
+                .read_exact_at(&mut self.buf, offset)
+                .ctx("read", self.path)?;
+            self.start = offset;
+            self.read += n;
+        }
+        let from = (offset - self.start) as usize;
+        let to = (want_end - self.start) as usize;
+        Ok(self.buf.get(from..to).unwrap_or_default())
+    }
+
+    /// Charges the bytes read so far to `throttle`; returns the total.
+    fn read(&mut self, throttle: &mut Throttle) -> u64 {
+        throttle.spend(self.read - self.charged);
+        self.charged = self.read;
+        self.read
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::file_header::encode_header;
+    use crate::format::vlog::{BatchRecordWriter, put_sync_marker};
+    use crate::fs::MemFs;
+
+    /// A value file of two batches of two separated entries each, and a sync marker.
+    /// Returns the file and the offsets of the frames and of the values.
+    fn file() -> (Vec<u8>, Vec<usize>, Vec<usize>) {
+        let mut buf = encode_header(FileKind::ValueLog, 7).to_vec();
+        let (mut frames, mut values) = (Vec::new(), Vec::new());
+        for first in [10, 12] {
+            frames.push(buf.len());
+            let mut w = BatchRecordWriter::begin(&mut buf, first, 0);
+            for i in 0..2 {
+                let p = w.add(&mut buf, LogEntryKind::Separated, b"key", &[i as u8; 40]);
+                values.push(p.offset + p.len - 4 - 20);
+            }
+            w.finish(&mut buf);
+        }
+        let end = buf.len() as u64;
+        put_sync_marker(&mut buf, end);
+        (buf, frames, values)
+    }
+
+    fn scan(bytes: &[u8]) -> (Vec<u64>, Vec<Damage>) {
+        let fs = MemFs::new();
+        let path = Path::new("/000007.vlog");
+        let mut f = fs.create(path).unwrap();
+        f.append(bytes).unwrap();
+        let (mut seqs, mut damage) = (Vec::new(), Vec::new());
+        scan_log(&fs, path, 7, &mut Throttle::new(0), &mut damage, |_, e| {
+            seqs.push(e.seq)
+        })
+        .unwrap();
+        (seqs, damage)
+    }
+
+    #[test]
+    fn an_intact_file_yields_every_entry() {
+        let (bytes, _, _) = file();
+        assert_eq!(scan(&bytes), (vec![10, 11, 12, 13], vec![]));
+    }
+
+    #[test]
+    fn a_damaged_entry_costs_that_entry_only() {
+        let (mut bytes, frames, values) = file();
+        bytes[values[0]] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert_eq!(seqs, vec![11, 12, 13]);
+        assert_eq!(damage[0].offset, frames[0] as u64);
+        assert_eq!(damage[1].key.as_deref(), Some(&b"key"[..]));
+    }
+
+    #[test]
+    fn a_damaged_frame_length_hides_the_rest() {
+        let (mut bytes, frames, _) = file();
+        bytes[frames[0] + 4] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert!(!seqs.contains(&12) && !seqs.contains(&13), "{seqs:?}");
+        assert!(damage.last().unwrap().what.contains("unreadable"));
+    }
+
+    #[test]
+    fn a_damaged_file_header_hides_everything() {
+        let (mut bytes, _, _) = file();
+        bytes[3] ^= 1;
+        let (seqs, damage) = scan(&bytes);
+        assert!(seqs.is_empty());
+        assert_eq!(damage.len(), 1);
+    }
+}
