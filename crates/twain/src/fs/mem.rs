@@ -97,7 +97,8 @@ pub struct MemOpCounts {
 ///
 /// [`Fs::lock`] locks the file node (creating the file if missing, as a live entry that is
 /// not durable until its directory is synced); a second lock of it fails with `WouldBlock`
-/// until the first guard is dropped. Locks are not part of a crash image.
+/// until the first guard is dropped; the guard's [`FileLock::still_held`] is `false` once the
+/// path no longer names the locked node. Locks are not part of a crash image.
 ///
 /// # The power-loss model
 ///
@@ -654,6 +655,10 @@ impl Fs for MemFs {
         Ok(len)
     }
 
+    fn is_file(&self, path: &Path) -> io::Result<bool> {
+        Ok(self.state().live_node(path).is_ok())
+    }
+
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         let len = usize::try_from(len)
             .map_err(|_| err(io::ErrorKind::InvalidInput, "length too large", path))?;
@@ -697,6 +702,7 @@ impl Fs for MemFs {
         }
         Ok(Box::new(MemLock {
             node,
+            path: path.to_path_buf(),
             shared: self.shared.clone(),
         }))
     }
@@ -764,10 +770,16 @@ impl ReadableFile for MemReadable {
 /// A held [`Fs::lock`]; releases the node's lock when dropped.
 struct MemLock {
     node: Arc<Node>,
+    path: PathBuf,
     shared: Arc<Shared>,
 }
 
-impl FileLock for MemLock {}
+impl FileLock for MemLock {
+    fn still_held(&self) -> io::Result<bool> {
+        let now = lock(&self.shared.state).live_node(&self.path);
+        Ok(now.is_ok_and(|n| n.id == self.node.id))
+    }
+}
 
 impl Drop for MemLock {
     fn drop(&mut self) {

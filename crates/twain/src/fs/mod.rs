@@ -51,6 +51,9 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn exists(&self, path: &Path) -> io::Result<bool>;
     /// The size of a file in bytes.
     fn file_size(&self, path: &Path) -> io::Result<u64>;
+    /// Whether a regular file exists at `path` (symbolic links followed): `false` for a
+    /// directory, any other kind of entry, or nothing at all.
+    fn is_file(&self, path: &Path) -> io::Result<bool>;
     /// Shortens a file to `len` bytes. The caller syncs the file afterwards.
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
     /// Takes an exclusive advisory lock on `path` (created if missing), held until the
@@ -95,4 +98,9 @@ pub trait ReadableFile: Send + Sync {
 }
 
 /// Holds a file lock; dropping it releases the lock.
-pub trait FileLock: Send + Sync {}
+pub trait FileLock: Send + Sync {
+    /// Whether the lock file's path still names the file this guard locks. `false` once the
+    /// file was removed or replaced: an advisory lock lives on the file, not on its name, so
+    /// another opener may then lock a new file of the same name.
+    fn still_held(&self) -> io::Result<bool>;
+}
