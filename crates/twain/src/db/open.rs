@@ -78,7 +78,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             "opened read-only: the file system refused to open {} for writing ({e})",
             lock_path(dir).display()
         )),
-        (None, true) => Some("opened with Db::open_read_only".to_string()),
+        (None, true) => Some("opened read-only (Db::open_read_only)".to_string()),
         (None, false) => None,
     };
     let exists = fs.exists(&current_path(dir)).ctx("stat", dir)?;
