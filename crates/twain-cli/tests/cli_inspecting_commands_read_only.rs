@@ -84,3 +84,30 @@ fn get_on_a_missing_database_creates_nothing() {
     assert!(!out.status.success());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no LOCK left");
 }
+
+#[test]
+fn check_says_plainly_that_the_database_is_in_use() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let db = dir.to_str().unwrap();
+    ok(&["--db", db, "put", "apple", "red", "--sync"]);
+    let writer = twain::Db::open(&dir, twain::Options::default()).unwrap();
+    let out = twain(&["--db", db, "check"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in use by another process"), "{err}");
+    drop(writer);
+    // A child that another test of this process forks while `writer` is open inherits the
+    // lock's descriptor until it execs (flock locks belong to the open file description),
+    // which can take a moment on a loaded machine: give it that moment.
+    let mut out = twain(&["--db", db, "check"]);
+    for _ in 0..100 {
+        if out.status.success() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        out = twain(&["--db", db, "check"]);
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.starts_with("OK"), "{text}");
+}

@@ -197,7 +197,7 @@ impl Db {
     /// but one deleted before this handle first read it fails that read with
     /// `Error::Io`; reopen then.
     pub fn open_read_only(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
-        let inner = open::open(path.as_ref(), opts, true)?;
+        let inner = open::open_read_only(path.as_ref(), opts)?;
         Ok(Db { inner })
     }
 

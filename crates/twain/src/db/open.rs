@@ -22,7 +22,9 @@ use super::{DbInner, SuperVersion};
 use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
-use crate::format::names::{FileType, current_path, file_path, lock_path, value_file_path};
+use crate::format::names::{
+    FileType, current_path, file_path, lock_path, parse_current, value_file_path,
+};
 use crate::format::record::FRAME_HEADER_LEN;
 use crate::format::vlog::LogEntryKind;
 use crate::fs::{FileLock, Fs};
@@ -52,6 +54,52 @@ struct Replayed {
     max_seq: SeqNo,
     /// Bytes of torn tail truncated.
     torn_bytes: u64,
+}
+
+/// Opens the database in `dir` read-only. Another process may be writing it meanwhile:
+/// if the open fails on a missing or damaged file while the manifest changed under it (a
+/// flush, compaction or GC of that writer deleted what it had just read about), it retries.
+pub(crate) fn open_read_only(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
+    const ATTEMPTS: usize = 5;
+    let fs = Arc::clone(&opts.fs);
+    let mut attempt = 1;
+    loop {
+        let before = manifest_mark(fs.as_ref(), dir);
+        match open(dir, opts.clone(), true) {
+            Err(e)
+                if attempt < ATTEMPTS
+                    && changing_files(&e)
+                    && manifest_mark(fs.as_ref(), dir) != before =>
+            {
+                attempt += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Whether `e` is what a writer's deletion or rewrite of a file under a read-only open
+/// looks like.
+fn changing_files(e: &Error) -> bool {
+    match e {
+        Error::Corruption { .. } => true,
+        Error::Io { source, .. } => source.kind() == io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
+
+/// What `CURRENT` says and how long the manifest it names is: it changes with every
+/// manifest write, before the writer deletes any file.
+fn manifest_mark(fs: &dyn Fs, dir: &Path) -> Option<(Vec<u8>, u64)> {
+    let current = fs
+        .open_read(&current_path(dir))
+        .and_then(|f| f.read_vec(0, f.len()?.min(64) as usize))
+        .ok()?;
+    let number = parse_current(&current)?;
+    let len = fs
+        .file_size(&file_path(dir, FileType::Manifest, number))
+        .ok()?;
+    Some((current, len))
 }
 
 /// Opens the database in `dir`; with `read_only`, without writing a byte.
