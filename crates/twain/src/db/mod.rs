@@ -192,7 +192,9 @@ impl Db {
     ///
     /// It takes no lock, so it works while another process has the database open. It then
     /// sees the state of the moment it opened (what that writer had handed to the
-    /// operating system), never later writes: reopen to see them. Files the writer deletes
+    /// operating system), never later writes: reopen to see them. If the writer deletes a
+    /// file the open just read about (a flush, compaction or GC finishing), the open
+    /// starts over, up to five times. Files the writer deletes
     /// after the open (compacted tables, collected value files) stay readable once opened,
     /// but one deleted before this handle first read it fails that read with
     /// `Error::Io`; reopen then.
