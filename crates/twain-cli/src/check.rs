@@ -1,16 +1,22 @@
 //! `twain check`: the command-line face of [`twain::check::check`].
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 use std::sync::Arc;
 use twain::check::{CheckOptions, check};
+use twain::fs::{FileLock, Fs};
 use twain::{Error, Options, Result};
 
 /// Checks the database at `db` (options from `sets`, for `num_levels`), writes the report
 /// to `out`, and fails if it found any problem.
+///
+/// The check reads files without a version to hold them, so it needs the database closed:
+/// if another process holds its `LOCK`, it says so instead of reporting a writer's work in
+/// progress as damage. It holds the lock (when it can take it) while it runs.
 pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<()> {
     let mut opts = Options::default();
     crate::commands::apply_sets(&mut opts, sets)?;
+    let _lock = lock_if_present(db)?;
     let report = check(
         db,
         &CheckOptions {
@@ -31,5 +37,36 @@ pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<()> {
             offset: 0,
             what: format!("twain check found {} problems", report.problems.len()),
         })
+    }
+}
+
+/// Takes the database's lock if it has a `LOCK` file (never creating one): `Locked` if
+/// another process holds it; nothing on a file system that refuses to open it for writing.
+fn lock_if_present(db: &Path) -> Result<Option<Box<dyn FileLock>>> {
+    let fs = twain::fs::RealFs::new();
+    let path = db.join("LOCK");
+    if !fs.is_file(&path).unwrap_or(false) {
+        return Ok(None);
+    }
+    match fs.lock(&path) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(e) if e.kind() == ErrorKind::WouldBlock => Err(Error::InvalidArgument(format!(
+            "the database at {} is in use by another process (twain check needs it closed; \
+             `get`, `scan` and `stats` work while it is open)",
+            db.display()
+        ))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(source) => Err(Error::Io {
+            op: "lock",
+            path,
+            source,
+        }),
     }
 }

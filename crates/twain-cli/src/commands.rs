@@ -35,6 +35,14 @@ impl Cli {
         Db::open(&self.db, opts)
     }
 
+    /// Opens the database for an inspecting command: read-only, so it writes nothing and
+    /// works while another process (`twain serve`) has the database open.
+    fn open_read_only(&self) -> twain::Result<Db> {
+        let mut opts = Options::default();
+        apply_sets(&mut opts, &self.set)?;
+        Db::open_read_only(&self.db, opts)
+    }
+
     fn text(&self) -> Text {
         Text { hex: self.hex }
     }
@@ -166,7 +174,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             cli.open(true)?
                 .put_opt(key, value, &WriteOptions { sync: *sync })
         }
-        Command::Get { key } => match cli.open(false)?.get(text.arg("key", key)?)? {
+        Command::Get { key } => match cli.open_read_only()?.get(text.arg("key", key)?)? {
             Some(v) if cli.hex => writeln!(out, "{}", text.show(&v)).map_err(w),
             Some(v) => {
                 out.write_all(&v).map_err(w)?;
@@ -187,7 +195,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             reverse,
             limit,
         } => {
-            let db = cli.open(false)?;
+            let db = cli.open_read_only()?;
             let bound = |k: &Option<String>| k.as_deref().map(|k| text.arg("key", k)).transpose();
             let iter = match (prefix, bound(from)?, bound(to)?) {
                 (Some(p), _, _) => db.prefix(text.arg("prefix", p)?),
@@ -232,7 +240,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             crate::bulk::load(&cli.open(true)?, &spec, &mut out)
         }
         Command::Stats { json } => {
-            let s = cli.open(false)?.stats()?;
+            let s = cli.open_read_only()?.stats()?;
             let text = if *json { s.to_json() } else { s.to_text() };
             writeln!(out, "{text}").map_err(w)
         }

@@ -15,7 +15,9 @@
 //! - every drop file: every block's checksum, each drop naming a separated entry of its
 //!   value file with the right length, and at least as many drops as the manifest counts;
 //! - the directory against the manifest: files it names must be present; files it does
-//!   not name are reported as orphans (the next open removes them).
+//!   not name are reported as orphans (the next open removes them); entries that are not
+//!   the engine's files (unknown names, a directory named like a table) are listed as
+//!   unexpected (open leaves them alone).
 //!
 //! The database should be closed: a running one changes under the check.
 
@@ -23,7 +25,7 @@ use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{FileType, current_path, file_path};
-use crate::format::names::{drop_file_path, parse_file_name_with_epoch, value_file_path};
+use crate::format::names::{drop_file_path, value_file_path};
 use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
 use crate::format::vlog::LogEntryKind;
 use crate::fs::{Fs, RealFs};
@@ -108,6 +110,9 @@ pub struct CheckReport {
     pub notes: Vec<Finding>,
     /// Files the manifest does not name (removed by the next open).
     pub orphans: Vec<PathBuf>,
+    /// Directory entries that are not the engine's files, and why (open never reads nor
+    /// removes them).
+    pub unexpected: Vec<Finding>,
     /// Files read.
     pub files_checked: usize,
     /// Bytes in those files.
@@ -175,6 +180,9 @@ impl CheckReport {
         for o in &self.orphans {
             let _ = writeln!(s, "orphan  {}", o.display());
         }
+        for u in &self.unexpected {
+            let _ = writeln!(s, "unexpected {u}");
+        }
         let verdict = if self.is_ok() { "OK" } else { "DAMAGED" };
         let _ = write!(s, "{verdict}: {}", self.summary_line());
         s
@@ -238,10 +246,20 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         return Err(Error::NotFound(dir.to_path_buf()));
     }
     let mut report = CheckReport::default();
-    let names = fs.list_dir(dir).ctx("list", dir)?;
-    let on_disk: HashSet<(FileType, u64, u32)> = names
+    let listing = crate::db::listing::Listing::read(fs, dir)?;
+    report.unexpected = listing
+        .unexpected
         .iter()
-        .filter_map(|n| parse_file_name_with_epoch(n))
+        .map(|u| Finding {
+            file: dir.join(&u.name),
+            offset: None,
+            what: u.why.to_string(),
+        })
+        .collect();
+    let on_disk: HashSet<(FileType, u64, u32)> = listing
+        .files
+        .iter()
+        .map(|&(_, k, n, e)| (k, n, e))
         .collect();
     let current = current_path(dir);
     if !on_disk.contains(&(FileType::Current, 0, 0)) {
@@ -518,12 +536,7 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
 
     // Orphans: what the manifest does not name.
     let tables: BTreeSet<u64> = state.levels.iter().flatten().map(|t| t.number).collect();
-    let mut names = names;
-    names.sort();
-    for name in &names {
-        let Some((kind, n, epoch)) = parse_file_name_with_epoch(name) else {
-            continue;
-        };
+    for &(ref name, kind, n, epoch) in &listing.files {
         let orphan = match kind {
             FileType::Table => !tables.contains(&n),
             FileType::ValueLog | FileType::SvTable | FileType::Drops => {

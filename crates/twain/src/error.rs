@@ -37,8 +37,10 @@ pub enum Error {
     /// The feature exists in the design but is not built yet.
     #[error("not supported yet: {0}")]
     NotSupported(&'static str),
-    /// An earlier write or fsync failed; the database refuses writes until it is reopened.
-    #[error("database is read-only after an earlier failure (reopen to recover): {0}")]
+    /// The database refuses writes: it was opened read-only (explicitly, or because its
+    /// file system refused writes), or an earlier write or fsync failed and it refuses
+    /// writes until it is reopened. The message says which.
+    #[error("database is read-only: {0}")]
     ReadOnly(String),
     /// Another process (or another `Db` in this one) has the database open.
     #[error("database at {} is locked by another user", .0.display())]

@@ -237,6 +237,35 @@ fn lock_creates_the_file(b: &Backend) {
     assert!(b.fs.exists(&b.path("LOCK")).unwrap());
 }
 
+fn lock_is_held_while_its_name_names_the_locked_file(b: &Backend) {
+    let lock = b.fs.lock(&b.path("LOCK")).unwrap();
+    assert!(lock.still_held().unwrap());
+    b.fs.remove_file(&b.path("LOCK")).unwrap();
+    assert!(!lock.still_held().unwrap());
+    // A second lock succeeds on the new file: the first one no longer protects anything.
+    let second = b.fs.lock(&b.path("LOCK")).unwrap();
+    assert!(second.still_held().unwrap());
+    assert!(!lock.still_held().unwrap());
+    drop(second);
+    b.write("other", b"x");
+    b.fs.rename(&b.path("other"), &b.path("LOCK")).unwrap();
+    let third = b.fs.lock(&b.path("LOCK")).unwrap();
+    b.write("other", b"y");
+    b.fs.rename(&b.path("other"), &b.path("LOCK")).unwrap();
+    assert!(!third.still_held().unwrap(), "replaced by another file");
+}
+
+fn is_file_tells_regular_files_apart(b: &Backend) {
+    b.write("f", b"x");
+    b.fs.create_dir_all(&b.path("000300.sst")).unwrap();
+    assert!(b.fs.is_file(&b.path("f")).unwrap());
+    assert!(!b.fs.is_file(&b.path("000300.sst")).unwrap());
+    assert_eq!(
+        b.fs.is_file(&b.path("missing")).unwrap_err().kind(),
+        io::ErrorKind::NotFound
+    );
+}
+
 fn missing_files_are_not_found(b: &Backend) {
     let missing = b.path("missing");
     let not_found = Some(io::ErrorKind::NotFound);
@@ -301,6 +330,8 @@ conformance!(
     exists_tells_files_dirs_and_missing_apart,
     lock_is_exclusive_until_dropped,
     lock_creates_the_file,
+    lock_is_held_while_its_name_names_the_locked_file,
+    is_file_tells_regular_files_apart,
     missing_files_are_not_found,
     missing_directories_are_not_found,
     reading_past_the_end_is_unexpected_eof,

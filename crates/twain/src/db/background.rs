@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long idle threads sleep before looking for work again.
 const IDLE_WAIT: Duration = Duration::from_secs(1);
@@ -189,7 +189,10 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>
         })
 }
 
+/// Flushes frozen memtables as they come; also checks the directory's `LOCK` once per
+/// `IDLE_WAIT`, so that an idle database notices it was removed or replaced.
 fn flush_loop(inner: &DbInner) {
+    let mut lock_checked = Instant::now();
     loop {
         {
             let mut st = lock(&inner.bg.state);
@@ -203,6 +206,16 @@ fn flush_loop(inner: &DbInner) {
                     break;
                 }
                 st = inner.bg.wait(st, IDLE_WAIT);
+                if lock_checked.elapsed() >= IDLE_WAIT
+                    && !inner.has_bg_error.load(Ordering::Acquire)
+                {
+                    drop(st);
+                    if let Err(e) = inner.check_lock() {
+                        inner.set_bg_error(e);
+                    }
+                    lock_checked = Instant::now();
+                    st = lock(&inner.bg.state);
+                }
             }
         }
         if let Err(e) = flush::flush_oldest(inner) {

@@ -6,6 +6,7 @@ mod background;
 mod compact;
 mod flush;
 mod iter;
+pub(crate) mod listing;
 mod open;
 pub(crate) mod read;
 mod snapshot;
@@ -78,7 +79,12 @@ pub(crate) struct DbInner {
     pub log_sync: crate::vlog::LogSync,
     /// Value files GC set aside (damaged where a live record may lie).
     pub gc_set_aside: crate::gc::SetAsideList,
-    pub _lock: Box<dyn FileLock>,
+    /// The lock on the directory; `None` when opened read-only.
+    pub lock: Option<Arc<dyn FileLock>>,
+    /// Why the database was opened read-only, if it was.
+    pub read_only: Option<String>,
+    /// Directory entries that are not the engine's files (never read nor removed).
+    pub unexpected: Vec<PathBuf>,
 }
 
 impl DbInner {
@@ -118,7 +124,12 @@ impl DbInner {
     /// Records a failure that makes the database read-only, and returns the error to
     /// report for it.
     pub fn set_bg_error(&self, err: Error) -> Error {
-        let msg = err.to_string();
+        self.set_bg_error_message(format!("{err}; reopen to recover"));
+        err
+    }
+
+    /// Makes the database read-only for the reason `msg` (kept if one was recorded before).
+    pub fn set_bg_error_message(&self, msg: String) {
         let mut g = lock(&self.bg_error);
         if g.is_none() {
             *g = Some(msg);
@@ -126,7 +137,15 @@ impl DbInner {
         self.has_bg_error.store(true, Ordering::Release);
         drop(g);
         self.bg.notify_all();
-        err
+    }
+
+    /// Fails if the directory's `LOCK` is no longer the file this database locked (see
+    /// [`crate::version::check_lock`]); `Ok` for a database opened read-only.
+    pub fn check_lock(&self) -> Result<()> {
+        match &self.lock {
+            Some(l) => crate::version::check_lock(l.as_ref(), &self.dir),
+            None => Ok(()),
+        }
     }
 
     /// Fails if the database is in its read-only error state.
@@ -160,9 +179,48 @@ impl Db {
     /// Opens (or, with `create_if_missing`, creates) the database in directory `path`,
     /// recovering whatever the last run left: the manifest's version, then the value log
     /// replayed from the flushed point.
+    ///
+    /// If the file system refuses to open the `LOCK` file for writing (a read-only mount,
+    /// or no write permission), the database opens read-only as with
+    /// [`open_read_only`](Self::open_read_only), and [`read_only`](Self::read_only) says
+    /// why.
     pub fn open(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
-        let inner = open::open(path.as_ref(), opts)?;
+        let inner = open::open(path.as_ref(), opts, false)?;
         Ok(Db { inner })
+    }
+
+    /// Opens the existing database in directory `path` for reading only, without writing a
+    /// byte: no `LOCK` is taken or created, a torn tail of the value log is ignored in
+    /// memory instead of truncated, no manifest, log file or drop file is written or
+    /// removed, and no background thread runs. Reads and iterators see the recovered
+    /// state; every write (and `flush`, `compact_range`, `gc`, `sync`) fails with
+    /// [`Error::ReadOnly`].
+    ///
+    /// It takes no lock, so it works while another process has the database open. It then
+    /// sees the state of the moment it opened (what that writer had handed to the
+    /// operating system), never later writes: reopen to see them. If the writer deletes a
+    /// file the open just read about (a flush, compaction or GC finishing), the open
+    /// starts over, up to five times. Files the writer deletes
+    /// after the open (compacted tables, collected value files) stay readable once opened,
+    /// but one deleted before this handle first read it fails that read with
+    /// `Error::Io`; reopen then.
+    pub fn open_read_only(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
+        let inner = open::open_read_only(path.as_ref(), opts)?;
+        Ok(Db { inner })
+    }
+
+    /// Why the database is read-only from its open (`Db::open_read_only`, or a file
+    /// system that refused writes); `None` for a writable open. A failure later in a
+    /// writable database shows in [`health`](Self::health), not here.
+    pub fn read_only(&self) -> Option<&str> {
+        self.inner.read_only.as_deref()
+    }
+
+    /// Entries of the directory that are not the engine's files: unknown names, and
+    /// entries named like the engine's files that are not regular files (a directory
+    /// named `000300.sst`). Open neither reads nor removes them; `twain check` lists them.
+    pub fn unexpected_entries(&self) -> &[PathBuf] {
+        &self.inner.unexpected
     }
 
     /// The database directory.
@@ -216,9 +274,10 @@ impl Db {
     }
 
     /// `Ok` while the database accepts writes; `Error::ReadOnly` naming the cause once a
-    /// failure (a failed fsync, a failed flush, compaction or value GC) has made it
-    /// read-only until reopened. Background work fails asynchronously: this is how a
-    /// caller learns of it without attempting a write.
+    /// failure (a failed fsync, a failed flush, compaction or value GC, a `LOCK` file
+    /// removed or replaced under it) has made it read-only until reopened, or when it was
+    /// opened read-only. Background work fails asynchronously: this is how a caller learns
+    /// of it without attempting a write.
     pub fn health(&self) -> Result<()> {
         self.inner.check_bg_error()
     }
@@ -299,9 +358,14 @@ impl Db {
     }
 
     /// Closes the database, reporting any error of the final log sync. Dropping the
-    /// handle does the same and ignores errors.
+    /// handle does the same and ignores errors. A database opened read-only closes
+    /// without writing.
     pub fn close(self) -> Result<()> {
-        background::shutdown(&self.inner)
+        let closed = background::shutdown(&self.inner);
+        match self.inner.read_only {
+            Some(_) => Ok(()),
+            None => closed,
+        }
     }
 }
 

@@ -7,19 +7,27 @@
 //! 4. Remove files no version names (crashed flushes and compactions, dead value files,
 //!    old manifests, temporary files).
 //! 5. Continue the last value file if it has room, else start a new one.
+//!
+//! A read-only open ([`super::Db::open_read_only`], or a normal open whose file system
+//! refuses to open `LOCK` for writing) takes no lock and writes nothing: a torn tail is
+//! ignored in memory, steps 3-5 are skipped, and no background thread starts.
+//!
+//! Directory entries that are not the engine's files ([`Listing`]) are never read nor
+//! removed; the database reports them ([`super::Db::unexpected_entries`]).
 
 use super::background::{self, Background};
+use super::listing::Listing;
 use super::write::{WritePath, WriteState};
 use super::{DbInner, SuperVersion};
 use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{
-    FileType, current_path, file_path, lock_path, parse_file_name_with_epoch, value_file_path,
+    FileType, current_path, file_path, lock_path, parse_current, value_file_path,
 };
 use crate::format::record::FRAME_HEADER_LEN;
 use crate::format::vlog::LogEntryKind;
-use crate::fs::Fs;
+use crate::fs::{FileLock, Fs};
 use crate::key::{EntryKind, SeqNo, internal_key};
 use crate::memtable::Memtable;
 use crate::options::Options;
@@ -29,6 +37,7 @@ use crate::vlog::{DropIndex, LogPosition, LogSync, LogWriter, ValueFile, scan_va
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashSet};
+use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
@@ -49,43 +58,106 @@ struct Replayed {
     last_sealed: bool,
 }
 
-pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
+/// Opens the database in `dir` read-only. Another process may be writing it meanwhile:
+/// if the open fails on a missing or damaged file while the manifest changed under it (a
+/// flush, compaction or GC of that writer deleted what it had just read about), it retries.
+pub(crate) fn open_read_only(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
+    const ATTEMPTS: usize = 5;
+    let fs = Arc::clone(&opts.fs);
+    let mut attempt = 1;
+    loop {
+        let before = manifest_mark(fs.as_ref(), dir);
+        match open(dir, opts.clone(), true) {
+            Err(e)
+                if attempt < ATTEMPTS
+                    && changing_files(&e)
+                    && manifest_mark(fs.as_ref(), dir) != before =>
+            {
+                attempt += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Whether `e` is what a writer's deletion or rewrite of a file under a read-only open
+/// looks like.
+fn changing_files(e: &Error) -> bool {
+    match e {
+        Error::Corruption { .. } => true,
+        Error::Io { source, .. } => source.kind() == io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
+
+/// What `CURRENT` says and how long the manifest it names is: it changes with every
+/// manifest write, before the writer deletes any file.
+fn manifest_mark(fs: &dyn Fs, dir: &Path) -> Option<(Vec<u8>, u64)> {
+    let current = fs
+        .open_read(&current_path(dir))
+        .and_then(|f| f.read_vec(0, f.len()?.min(64) as usize))
+        .ok()?;
+    let number = parse_current(&current)?;
+    let len = fs
+        .file_size(&file_path(dir, FileType::Manifest, number))
+        .ok()?;
+    Some((current, len))
+}
+
+/// Opens the database in `dir`; with `read_only`, without writing a byte.
+pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbInner>> {
     opts.validate()?;
     let fs = Arc::clone(&opts.fs);
     if !fs.exists(dir).ctx("stat", dir)? {
-        if !opts.create_if_missing {
+        if read_only || !opts.create_if_missing {
             return Err(Error::NotFound(dir.to_path_buf()));
         }
         fs.create_dir_all(dir).ctx("create directory", dir)?;
     }
-    let lock = fs.lock(&lock_path(dir)).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            Error::Locked(dir.to_path_buf())
-        } else {
-            Error::Io {
-                op: "lock",
-                path: lock_path(dir),
-                source: e,
-            }
+    // `refused`: the file system refused the lock file, so the open goes on read-only.
+    let (lock, refused) = if read_only {
+        (None, None)
+    } else {
+        match take_lock(fs.as_ref(), dir)? {
+            Ok(lock) => (Some(lock), None),
+            Err(e) => (None, Some(e)),
         }
-    })?;
+    };
+    let read_only = match (&refused, read_only) {
+        (Some(e), _) => Some(format!(
+            "opened read-only: the file system refused to open {} for writing ({e})",
+            lock_path(dir).display()
+        )),
+        (None, true) => Some("opened read-only (Db::open_read_only)".to_string()),
+        (None, false) => None,
+    };
     let exists = fs.exists(&current_path(dir)).ctx("stat", dir)?;
     if exists && opts.error_if_exists {
         return Err(Error::AlreadyExists(dir.to_path_buf()));
     }
-    if !exists && !opts.create_if_missing {
-        return Err(Error::NotFound(dir.to_path_buf()));
+    if !exists {
+        if let Some(source) = refused {
+            return Err(Error::Io {
+                op: "lock",
+                path: lock_path(dir),
+                source,
+            });
+        }
+        if read_only.is_some() || !opts.create_if_missing {
+            return Err(Error::NotFound(dir.to_path_buf()));
+        }
     }
-    let mut state = if exists {
-        read_manifest(fs.as_ref(), dir, opts.num_levels)?.0
+    let (mut state, manifest_number) = if exists {
+        read_manifest(fs.as_ref(), dir, opts.num_levels)?
     } else {
-        VersionState::empty(opts.num_levels)
+        (VersionState::empty(opts.num_levels), 0)
     };
 
-    let names = fs.list_dir(dir).ctx("list", dir)?;
-    let parsed: Vec<(FileType, u64, u32)> = names
+    let listing = Listing::read(fs.as_ref(), dir)?;
+    let parsed: Vec<(FileType, u64, u32)> = listing
+        .files
         .iter()
-        .filter_map(|n| parse_file_name_with_epoch(n))
+        .map(|&(_, k, n, e)| (k, n, e))
         .collect();
     let on_disk: HashSet<(FileType, u64, u32)> = parsed.iter().copied().collect();
     for (&n, f) in &state.value_files {
@@ -133,7 +205,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     let max_number = parsed.iter().map(|&(_, n, _)| n).max().unwrap_or(0);
     state.next_file_number = state.next_file_number.max(max_number + 1);
 
-    let replayed = replay(&fs, dir, &opts, &log_numbers, flushed)?;
+    let replayed = replay(&fs, dir, &opts, &log_numbers, flushed, read_only.is_some())?;
     if let Some(flushed_seq) = state.flushed_sequence
         && state.last_sequence > replayed.max_seq.max(flushed_seq)
     {
@@ -170,6 +242,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
             .value_files
             .iter()
             .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch))),
+        read_only.is_none(),
     )?;
     for (n, drops) in drop_index.lock().iter() {
         if let Some(f) = state.value_files.get_mut(n) {
@@ -179,48 +252,51 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     }
 
     let cache = Arc::new(BlockCache::new(opts.block_cache_size));
-    let mut versions = VersionSet::open(
-        Arc::clone(&fs),
-        dir,
-        Arc::clone(&cache),
-        state,
-        &replayed.logs,
-    )?;
-    remove_orphans(fs.as_ref(), dir, &names, &versions)?;
-
-    let log = match replayed.logs.last() {
-        Some(f) if f.total_bytes() < opts.value_file_size && !replayed.last_sealed => {
-            LogWriter::reopen(
-                fs.as_ref(),
-                Arc::clone(f),
-                f.total_bytes(),
-                opts.log_buffer_size,
-            )?
+    let (versions, log) = match &lock {
+        None => {
+            let versions = VersionSet::open_read_only(
+                Arc::clone(&fs),
+                dir,
+                Arc::clone(&cache),
+                state,
+                &replayed.logs,
+                manifest_number,
+            )?;
+            let file = match replayed.logs.last() {
+                Some(f) => Arc::clone(f),
+                None => Arc::new(ValueFile::new(Arc::clone(&fs), dir, 0)),
+            };
+            (versions, LogWriter::refusing(file))
         }
-        last => {
-            let number = versions.new_file_number();
-            let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
-            let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
-            if let Some(full) = last.filter(|_| !replayed.last_sealed) {
-                // IMPORTANT: the full last file becomes a sealed one; seal it as a roll
-                // would, durably, naming the next file — which is durable already, so a
-                // seal never names a file a crash can lose.
-                let mut sealing =
-                    LogWriter::reopen(fs.as_ref(), Arc::clone(full), full.total_bytes(), 0)?;
-                sealing.seal(number)?;
-                sealing.sync_and_mark()?;
-                drop(sealing.into_sealed());
-            }
-            versions.add_log_file(file)?;
-            log
+        Some(lock) => {
+            let mut versions = VersionSet::open(
+                Arc::clone(&fs),
+                dir,
+                Arc::clone(&cache),
+                state,
+                &replayed.logs,
+                Arc::clone(lock),
+            )?;
+            remove_orphans(fs.as_ref(), dir, &listing, &versions)?;
+            let log = start_log(
+                &fs,
+                dir,
+                &opts,
+                &mut versions,
+                replayed.logs.last(),
+                replayed.last_sealed,
+            )?;
+            (versions, log)
         }
     };
     let log_sync = LogSync::default();
-    let active_path = log.value_file().path().to_path_buf();
-    log_sync.set_active(
-        Arc::clone(log.value_file()),
-        fs.open_append(&active_path).ctx("open", &active_path)?,
-    );
+    if read_only.is_none() {
+        let active_path = log.value_file().path().to_path_buf();
+        log_sync.set_active(
+            Arc::clone(log.value_file()),
+            fs.open_append(&active_path).ctx("open", &active_path)?,
+        );
+    }
     let version = Arc::clone(versions.current());
     let mut imms = replayed.frozen;
     imms.reverse();
@@ -247,12 +323,85 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
         gc_lock: Mutex::new(()),
         log_sync,
         gc_set_aside: Default::default(),
-        _lock: lock,
+        lock,
+        read_only: read_only.clone(),
+        unexpected: listing
+            .unexpected
+            .iter()
+            .map(|u| dir.join(&u.name))
+            .collect(),
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);
-    background::start(&inner)?;
+    match read_only {
+        // IMPORTANT: the read-only state is the background-error state, which every
+        // write path checks first; no background thread runs.
+        Some(reason) => {
+            inner.set_bg_error_message(reason);
+        }
+        None => background::start(&inner)?,
+    }
     Ok(inner)
+}
+
+/// Takes the lock on `dir`. `Ok(Err(e))`: the file system refused to open the lock file for
+/// writing (a read-only mount, no permission), so the database can only be read.
+fn take_lock(fs: &dyn Fs, dir: &Path) -> Result<io::Result<Arc<dyn FileLock>>> {
+    let path = lock_path(dir);
+    match fs.lock(&path) {
+        Ok(lock) => Ok(Ok(Arc::from(lock))),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Err(Error::Locked(dir.to_path_buf())),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            Ok(Err(e))
+        }
+        Err(source) => Err(Error::Io {
+            op: "lock",
+            path,
+            source,
+        }),
+    }
+}
+
+/// The writer of the active value file: continues the last one if it has room, else
+/// seals it and starts a new one.
+fn start_log(
+    fs: &Arc<dyn Fs>,
+    dir: &Path,
+    opts: &Options,
+    versions: &mut VersionSet,
+    last: Option<&Arc<ValueFile>>,
+    last_sealed: bool,
+) -> Result<LogWriter> {
+    if let Some(f) = last
+        && f.total_bytes() < opts.value_file_size
+        && !last_sealed
+    {
+        return LogWriter::reopen(
+            fs.as_ref(),
+            Arc::clone(f),
+            f.total_bytes(),
+            opts.log_buffer_size,
+        );
+    }
+    let number = versions.new_file_number();
+    let file = Arc::new(ValueFile::new(Arc::clone(fs), dir, number));
+    let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
+    if let Some(full) = last.filter(|_| !last_sealed) {
+        // IMPORTANT: the full last file becomes a sealed one; seal it as a roll would,
+        // durably, naming the next file — which is durable already, so a seal never names
+        // a file a crash can lose.
+        let mut sealing = LogWriter::reopen(fs.as_ref(), Arc::clone(full), full.total_bytes(), 0)?;
+        sealing.seal(number)?;
+        sealing.sync_and_mark()?;
+        drop(sealing.into_sealed());
+    }
+    versions.add_log_file(file)?;
+    Ok(log)
 }
 
 /// Replays log files `numbers` (ascending, all at or after the flushed point).
@@ -269,6 +418,7 @@ fn replay(
     opts: &Options,
     numbers: &[u64],
     flushed: LogPosition,
+    read_only: bool,
 ) -> Result<Replayed> {
     let mut out = Replayed {
         frozen: Vec::new(),
@@ -398,31 +548,41 @@ fn replay(
             for &later in &numbers[i + 1..] {
                 let later_path = value_file_path(dir, later, 0);
                 out.torn_bytes += fs.file_size(&later_path).ctx("stat", &later_path)?;
-                fs.remove_file(&later_path).ctx("remove", &later_path)?;
+                if !read_only {
+                    fs.remove_file(&later_path).ctx("remove", &later_path)?;
+                }
             }
-            // IMPORTANT: the removals are durable before anything is written after the
-            // new end of the log.
-            fs.sync_dir(dir).ctx("sync directory", dir)?;
+            if !read_only {
+                // IMPORTANT: the removals are durable before anything is written after
+                // the new end of the log.
+                fs.sync_dir(dir).ctx("sync directory", dir)?;
+            }
         }
         if outcome.torn_at.is_some() {
             out.torn_bytes += outcome.file_len - outcome.valid_end;
             if outcome.valid_end == 0 {
                 // Not even the header survived: the file never held a durable record.
-                fs.remove_file(&path).ctx("remove", &path)?;
+                if !read_only {
+                    fs.remove_file(&path).ctx("remove", &path)?;
+                }
                 if log_ends_here {
                     break;
                 }
                 continue;
             }
-            fs.truncate(&path, outcome.valid_end)
-                .ctx("truncate", &path)?;
+            if !read_only {
+                fs.truncate(&path, outcome.valid_end)
+                    .ctx("truncate", &path)?;
+            }
         }
         // IMPORTANT: what recovery read (and any truncation) is durable before a manifest
         // records the sequence numbers found here.
-        fs.open_append(&path)
-            .ctx("open", &path)?
-            .sync_data()
-            .ctx("sync", &path)?;
+        if !read_only {
+            fs.open_append(&path)
+                .ctx("open", &path)?
+                .sync_data()
+                .ctx("sync", &path)?;
+        }
         file.set_total_bytes(outcome.valid_end);
         file.add_separated(sep_count, sep_bytes);
         out.logs.push(file);
@@ -446,14 +606,11 @@ fn replay(
     Ok(out)
 }
 
-/// Removes every file that the installed version does not name.
-fn remove_orphans(fs: &dyn Fs, dir: &Path, names: &[String], versions: &VersionSet) -> Result<()> {
+/// Removes every file of `listing` that the installed version does not name.
+fn remove_orphans(fs: &dyn Fs, dir: &Path, listing: &Listing, versions: &VersionSet) -> Result<()> {
     let v = versions.current();
     let tables: HashSet<u64> = v.levels.iter().flatten().map(|t| t.number()).collect();
-    for name in names {
-        let Some((kind, n, epoch)) = parse_file_name_with_epoch(name) else {
-            continue;
-        };
+    for &(ref name, kind, n, epoch) in &listing.files {
         let current_epoch = v.value_files.get(&n).map(|f| f.epoch());
         let orphan = match kind {
             FileType::Table => !tables.contains(&n),

@@ -35,7 +35,7 @@ pub enum OpKind {
     ListDir,
     /// [`Fs::sync_dir`].
     SyncDir,
-    /// [`Fs::exists`] and [`Fs::is_file`].
+    /// [`Fs::exists`], [`Fs::is_file`] and [`FileLock::still_held`] (a stat of a path).
     Exists,
     /// [`Fs::file_size`] and [`ReadableFile::len`].
     FileSize,
@@ -60,6 +60,21 @@ pub enum FaultKind {
     /// An append writes the first half of its bytes (rounded down), then fails like
     /// [`FaultKind::Eio`]. Plain `Eio` on other operations.
     ShortWrite,
+    /// A read-only file system (`io::ErrorKind::ReadOnlyFilesystem`, standing for `EROFS`);
+    /// nothing is done. What [`FaultFs::set_read_only`] injects.
+    ReadOnly,
+}
+
+impl OpKind {
+    /// Whether the operation changes the file system (what a read-only one refuses):
+    /// everything but reads, listings and stats. A lock counts, as opening the lock file for
+    /// writing does on a read-only mount.
+    pub fn is_mutating(self) -> bool {
+        !matches!(
+            self,
+            OpKind::OpenRead | OpKind::Read | OpKind::ListDir | OpKind::Exists | OpKind::FileSize
+        )
+    }
 }
 
 /// When a [`FaultFs`] injects a failure; see the [`FaultFs`] docs for how rules count.
@@ -206,6 +221,12 @@ pub struct InjectedFault {
 /// injected error from a real one, and [`FaultFs::injected_faults`] lists every failure
 /// injected so far (the space limit's included).
 ///
+/// # Read-only mode
+///
+/// [`FaultFs::set_read_only`] makes every mutating operation ([`OpKind::is_mutating`]) fail
+/// with [`FaultKind::ReadOnly`], before the rules are consulted (they do not count it), as a
+/// file system remounted read-only would; reads keep working.
+///
 /// # Observing operations
 ///
 /// [`FaultFs::set_observer`] installs a callback that runs on the calling thread for every
@@ -260,6 +281,7 @@ struct State {
     counts: [u64; OP_KINDS],
     total: u64,
     space_limit: Option<u64>,
+    read_only: bool,
     observer: Option<Observer>,
     injected: Vec<InjectedFault>,
 }
@@ -301,6 +323,7 @@ impl std::error::Error for Injected {}
 fn injected(kind: FaultKind, op: OpKind, paths: &[&Path]) -> io::Error {
     let error_kind = match kind {
         FaultKind::NoSpace => io::ErrorKind::StorageFull,
+        FaultKind::ReadOnly => io::ErrorKind::ReadOnlyFilesystem,
         FaultKind::Eio | FaultKind::ShortWrite => io::ErrorKind::Other,
     };
     let path = paths.first().map(|p| p.to_path_buf()).unwrap_or_default();
@@ -321,19 +344,22 @@ impl Shared {
         }
         state.total += 1;
         let number = state.total;
-        let mut fired = None;
-        state.rules.retain_mut(|armed| {
-            if !armed.rule.matches(op, paths) {
-                return true;
-            }
-            armed.seen += 1;
-            let nth = armed.rule.nth.max(1);
-            let fires = armed.seen == nth || (armed.rule.persistent && armed.seen > nth);
-            if fires && fired.is_none() {
-                fired = Some(armed.rule.kind);
-            }
-            armed.rule.persistent || !fires
-        });
+        let refused = state.read_only && op.is_mutating();
+        let mut fired = refused.then_some(FaultKind::ReadOnly);
+        if !refused {
+            state.rules.retain_mut(|armed| {
+                if !armed.rule.matches(op, paths) {
+                    return true;
+                }
+                armed.seen += 1;
+                let nth = armed.rule.nth.max(1);
+                let fires = armed.seen == nth || (armed.rule.persistent && armed.seen > nth);
+                if fires && fired.is_none() {
+                    fired = Some(armed.rule.kind);
+                }
+                armed.rule.persistent || !fires
+            });
+        }
         if let Some(kind) = fired {
             let path = paths.first().map(|p| p.to_path_buf()).unwrap_or_default();
             state.injected.push(InjectedFault {
@@ -493,6 +519,12 @@ impl FaultFs {
         lock(&self.shared.state).injected.clone()
     }
 
+    /// Turns read-only mode on or off: while on, every mutating operation fails with
+    /// [`FaultKind::ReadOnly`] (`EROFS`); see the [`FaultFs`] docs.
+    pub fn set_read_only(&self, read_only: bool) {
+        lock(&self.shared.state).read_only = read_only;
+    }
+
     /// Sets (or, with `None`, lifts) the space limit in bytes.
     pub fn set_space_limit(&self, limit: Option<u64>) {
         lock(&self.shared.state).space_limit = limit;
@@ -526,6 +558,7 @@ impl fmt::Debug for FaultFs {
             .field("rules", &state.rules)
             .field("op_count", &state.total)
             .field("space_limit", &state.space_limit)
+            .field("read_only", &state.read_only)
             .finish()
     }
 }
@@ -622,9 +655,30 @@ impl Fs for FaultFs {
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
-        self.shared
+        let lock = self
+            .shared
             .check_io(OpKind::Lock, &[path])?
-            .run(path, None, || self.inner.lock(path))
+            .run(path, None, || self.inner.lock(path))?;
+        Ok(Box::new(FaultLock {
+            lock,
+            path: path.to_path_buf(),
+            shared: self.shared.clone(),
+        }))
+    }
+}
+
+/// A held lock whose checks are counted (as [`OpKind::Exists`]) and can be failed.
+struct FaultLock {
+    lock: Box<dyn FileLock>,
+    path: PathBuf,
+    shared: Arc<Shared>,
+}
+
+impl FileLock for FaultLock {
+    fn still_held(&self) -> io::Result<bool> {
+        self.shared
+            .check_io(OpKind::Exists, &[&self.path])?
+            .run(&self.path, None, || self.lock.still_held())
     }
 }
 
@@ -692,105 +746,4 @@ impl ReadableFile for FaultReadable {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(s: &str) -> &Path {
-        Path::new(s)
-    }
-
-    fn shared() -> Shared {
-        Shared {
-            state: Mutex::new(State::default()),
-            probe: None,
-            appended: AtomicU64::new(0),
-            space: Mutex::new(()),
-        }
-    }
-
-    fn arm(shared: &Shared, rule: FaultRule) {
-        lock(&shared.state).rules.push(Armed { rule, seen: 0 });
-    }
-
-    #[test]
-    fn op_kinds_index_the_counter_array() {
-        assert_eq!(OpKind::Lock as usize, OP_KINDS - 1);
-    }
-
-    #[test]
-    fn rule_matches_op_and_any_path_of_the_call() {
-        let rule = FaultRule::on(OpKind::Rename).with_path("MANIFEST");
-        assert!(rule.matches(OpKind::Rename, &[p("/d/tmp"), p("/d/MANIFEST-1")]));
-        assert!(!rule.matches(OpKind::Rename, &[p("/d/tmp"), p("/d/x")]));
-        assert!(!rule.matches(OpKind::Remove, &[p("/d/MANIFEST-1")]));
-        assert!(FaultRule::any_op().matches(OpKind::Lock, &[p("/x")]));
-    }
-
-    #[test]
-    fn nth_zero_fires_like_nth_one() {
-        let s = shared();
-        arm(&s, FaultRule::on(OpKind::Sync).with_nth(0));
-        assert_eq!(
-            s.check(OpKind::Sync, &[p("/f")]).err(),
-            Some(FaultKind::Eio)
-        );
-        assert!(s.check(OpKind::Sync, &[p("/f")]).is_ok());
-    }
-
-    #[test]
-    fn first_added_rule_picks_the_failure_and_both_are_spent() {
-        let s = shared();
-        arm(
-            &s,
-            FaultRule::on(OpKind::Append).with_kind(FaultKind::NoSpace),
-        );
-        arm(&s, FaultRule::any_op());
-        assert_eq!(
-            s.check(OpKind::Append, &[p("/f")]).err(),
-            Some(FaultKind::NoSpace)
-        );
-        assert!(lock(&s.state).rules.is_empty());
-        assert!(s.check(OpKind::Append, &[p("/f")]).is_ok());
-    }
-
-    #[test]
-    fn every_matching_rule_counts_an_op_another_rule_fails() {
-        let s = shared();
-        arm(&s, FaultRule::on(OpKind::Read).forever());
-        arm(
-            &s,
-            FaultRule::on(OpKind::Read)
-                .with_nth(2)
-                .with_kind(FaultKind::NoSpace),
-        );
-        assert_eq!(
-            s.check(OpKind::Read, &[p("/f")]).err(),
-            Some(FaultKind::Eio)
-        );
-        assert_eq!(
-            s.check(OpKind::Read, &[p("/f")]).err(),
-            Some(FaultKind::Eio)
-        );
-        // The second rule fired (and was spent) on the second read.
-        assert_eq!(lock(&s.state).rules.len(), 1);
-    }
-
-    #[test]
-    fn injected_errors_are_recognized_and_real_ones_are_not() {
-        let e = injected(FaultKind::NoSpace, OpKind::Append, &[p("/d/f")]);
-        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
-        assert!(FaultFs::is_injected(&e));
-        assert_eq!(e.to_string(), "injected NoSpace fault in Append of /d/f");
-        assert!(!FaultFs::is_injected(&io::Error::other("disk on fire")));
-    }
-
-    #[test]
-    fn faultfs_is_send_sync_and_debug() {
-        fn assert_traits<T: Send + Sync + fmt::Debug + Clone>() {}
-        assert_traits::<FaultFs>();
-        let fs = FaultFs::over_mem(&MemFs::new());
-        fs.set_space_limit(Some(10));
-        let shown = format!("{fs:?}");
-        assert!(shown.contains("space_limit: Some(10)"), "{shown}");
-    }
-}
+mod tests;

@@ -97,7 +97,8 @@ pub struct MemOpCounts {
 ///
 /// [`Fs::lock`] locks the file node (creating the file if missing, as a live entry that is
 /// not durable until its directory is synced); a second lock of it fails with `WouldBlock`
-/// until the first guard is dropped. Locks are not part of a crash image.
+/// until the first guard is dropped; the guard's [`FileLock::still_held`] is `false` once the
+/// path no longer names the locked node. Locks are not part of a crash image.
 ///
 /// # The power-loss model
 ///
@@ -705,6 +706,7 @@ impl Fs for MemFs {
         }
         Ok(Box::new(MemLock {
             node,
+            path: path.to_path_buf(),
             shared: self.shared.clone(),
         }))
     }
@@ -772,10 +774,16 @@ impl ReadableFile for MemReadable {
 /// A held [`Fs::lock`]; releases the node's lock when dropped.
 struct MemLock {
     node: Arc<Node>,
+    path: PathBuf,
     shared: Arc<Shared>,
 }
 
-impl FileLock for MemLock {}
+impl FileLock for MemLock {
+    fn still_held(&self) -> io::Result<bool> {
+        let now = lock(&self.shared.state).live_node(&self.path);
+        Ok(now.is_ok_and(|n| n.id == self.node.id))
+    }
+}
 
 impl Drop for MemLock {
     fn drop(&mut self) {

@@ -99,4 +99,9 @@ pub trait ReadableFile: Send + Sync {
 }
 
 /// Holds a file lock; dropping it releases the lock.
-pub trait FileLock: Send + Sync {}
+pub trait FileLock: Send + Sync {
+    /// Whether the lock file's path still names the file this guard locks. `false` once the
+    /// file was removed or replaced: an advisory lock lives on the file, not on its name, so
+    /// another opener may then lock a new file of the same name.
+    fn still_held(&self) -> io::Result<bool>;
+}

@@ -3,8 +3,8 @@
 use super::{FileLock, Fs, ReadableFile, WritableFile};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Append buffer of a [`RealFs`] writable file.
@@ -63,10 +63,20 @@ impl ReadableFile for RealReadable {
 }
 
 struct RealLock {
-    _file: File,
+    file: File,
+    path: PathBuf,
 }
 
-impl FileLock for RealLock {}
+impl FileLock for RealLock {
+    fn still_held(&self) -> io::Result<bool> {
+        let ours = self.file.metadata()?;
+        match std::fs::metadata(&self.path) {
+            Ok(now) => Ok(now.dev() == ours.dev() && now.ino() == ours.ino()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
 
 impl Fs for RealFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
@@ -142,7 +152,10 @@ impl Fs for RealFs {
             .write(true)
             .open(path)?;
         match file.try_lock() {
-            Ok(()) => Ok(Box::new(RealLock { _file: file })),
+            Ok(()) => Ok(Box::new(RealLock {
+                file,
+                path: path.to_path_buf(),
+            })),
             Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::new(
                 io::ErrorKind::WouldBlock,
                 "lock held by another user",

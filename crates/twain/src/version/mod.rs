@@ -5,7 +5,7 @@ mod set;
 mod state;
 
 pub use set::VersionSet;
-pub(crate) use set::read_manifest;
+pub(crate) use set::{check_lock, read_manifest};
 pub use state::{ValueFileState, VersionState};
 
 use crate::Result;

@@ -5,9 +5,11 @@ use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::file_header::{FileKind, decode_header, encode_header};
 use crate::format::manifest::VersionEdit;
-use crate::format::names::{FileType, current_contents, current_path, file_path, parse_current};
+use crate::format::names::{
+    FileType, current_contents, current_path, file_path, lock_path, parse_current,
+};
 use crate::format::record::{Frame, decode_frame, next_good_frame, put_frame};
-use crate::fs::{Fs, WritableFile};
+use crate::fs::{FileLock, Fs, WritableFile};
 use crate::vlog::ValueFile;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -19,12 +21,19 @@ const MANIFEST_ROLL_BYTES: u64 = 16 << 20;
 
 /// The current version and the manifest. Not thread-safe by itself: the engine keeps it
 /// behind one mutex, held across each manifest write so edits are logged in order.
+///
+/// Every manifest write first checks that the database's `LOCK` is still the file this
+/// process locked ([`check_lock`]): if it was removed or replaced, another process may have
+/// opened the database, and the write fails instead of both writing.
 pub struct VersionSet {
     fs: Arc<dyn Fs>,
     dir: PathBuf,
     cache: Arc<BlockCache>,
     current: Arc<Version>,
-    manifest: Box<dyn WritableFile>,
+    /// `None` for a database opened read-only: every edit is refused.
+    manifest: Option<Box<dyn WritableFile>>,
+    /// The lock held on the directory (`None` when opened read-only).
+    lock: Option<Arc<dyn FileLock>>,
     manifest_number: u64,
     /// Shared with the writer, which hands out numbers for new value files.
     next_file_number: Arc<AtomicU64>,
@@ -47,6 +56,26 @@ impl std::fmt::Debug for VersionSet {
             )
             .finish()
     }
+}
+
+/// Fails unless `lock` still holds `dir`'s `LOCK`: the file at that path must be the one
+/// locked. An advisory lock belongs to the file, so once `LOCK` is deleted or replaced a
+/// second process can lock a new `LOCK` and open the database next to this one.
+pub(crate) fn check_lock(lock: &dyn FileLock, dir: &Path) -> Result<()> {
+    let path = lock_path(dir);
+    let source = match lock.still_held() {
+        Ok(true) => return Ok(()),
+        Ok(false) => std::io::Error::other(
+            "the LOCK file was deleted or replaced while the database was open: another \
+             process may have opened it, so this one stops writing",
+        ),
+        Err(e) => e,
+    };
+    Err(Error::Io {
+        op: "lock check",
+        path,
+        source,
+    })
 }
 
 /// Reads the manifest named by `CURRENT` and replays its edits.
@@ -122,17 +151,20 @@ pub(crate) fn read_manifest(
 impl VersionSet {
     /// Opens the version set of a database: `state` comes from the manifest (or is empty
     /// for a new database), `value_files` are the log files found after the flushed point.
-    /// Writes a fresh manifest holding a snapshot and points `CURRENT` at it.
+    /// Writes a fresh manifest holding a snapshot and points `CURRENT` at it, after
+    /// checking `lock`.
     pub(crate) fn open(
         fs: Arc<dyn Fs>,
         dir: &Path,
         cache: Arc<BlockCache>,
         state: VersionState,
         value_files: &[Arc<ValueFile>],
+        lock: Arc<dyn FileLock>,
     ) -> Result<VersionSet> {
         let next_file_number = Arc::new(AtomicU64::new(state.next_file_number));
         let version = Version::materialize(state, None, value_files, &fs, dir, &cache)?;
         let manifest_number = next_file_number.fetch_add(1, Ordering::SeqCst);
+        check_lock(lock.as_ref(), dir)?;
         let (manifest, bytes) = write_new_manifest(
             fs.as_ref(),
             dir,
@@ -145,10 +177,39 @@ impl VersionSet {
             dir: dir.to_path_buf(),
             cache,
             current: Arc::new(version),
-            manifest,
+            manifest: Some(manifest),
+            lock: Some(lock),
             manifest_number,
             next_file_number,
             bytes_written: bytes,
+            dead_files_deleted: 0,
+            failed: false,
+        })
+    }
+
+    /// The version set of a database opened read-only: the version of manifest
+    /// `manifest_number` (`state`) with the log files `value_files`. Writes nothing, and
+    /// refuses every edit.
+    pub(crate) fn open_read_only(
+        fs: Arc<dyn Fs>,
+        dir: &Path,
+        cache: Arc<BlockCache>,
+        state: VersionState,
+        value_files: &[Arc<ValueFile>],
+        manifest_number: u64,
+    ) -> Result<VersionSet> {
+        let next_file_number = Arc::new(AtomicU64::new(state.next_file_number));
+        let version = Version::materialize(state, None, value_files, &fs, dir, &cache)?;
+        Ok(VersionSet {
+            fs,
+            dir: dir.to_path_buf(),
+            cache,
+            current: Arc::new(version),
+            manifest: None,
+            lock: None,
+            manifest_number,
+            next_file_number,
+            bytes_written: 0,
             dead_files_deleted: 0,
             failed: false,
         })
@@ -196,6 +257,9 @@ impl VersionSet {
                 "an earlier manifest write failed; reopen to recover".into(),
             ));
         }
+        let Some(manifest) = self.manifest.as_mut() else {
+            return Err(Error::ReadOnly("opened read-only".into()));
+        };
         edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
         // A compaction that started before GC deleted a value file can still bring drops
         // for it: they count against nothing, and kept they would bring the file back into
@@ -226,15 +290,19 @@ impl VersionSet {
             &self.dir,
             &self.cache,
         )?;
+        if let Some(lock) = &self.lock
+            && let Err(e) = check_lock(lock.as_ref(), &self.dir)
+        {
+            // IMPORTANT: another process may own the directory now; never write after it.
+            self.failed = true;
+            return Err(e);
+        }
         let manifest_path = file_path(&self.dir, FileType::Manifest, self.manifest_number);
         let mut frame = Vec::new();
         put_frame(&mut frame, &edit.encode());
         // IMPORTANT: an edit is applied in memory only after it is durable; after a failed
         // write or sync the edit may still be in the file, so nothing may follow it.
-        let written = self
-            .manifest
-            .append(&frame)
-            .and_then(|()| self.manifest.sync_data());
+        let written = manifest.append(&frame).and_then(|()| manifest.sync_data());
         if let Err(source) = written {
             self.failed = true;
             return Err(Error::Io {
@@ -245,8 +313,9 @@ impl VersionSet {
         }
         self.bytes_written += frame.len() as u64;
         self.dead_files_deleted += dead_count;
+        let roll = manifest.len() > MANIFEST_ROLL_BYTES;
         self.install(next);
-        if self.manifest.len() > MANIFEST_ROLL_BYTES {
+        if roll {
             self.roll_manifest()?;
         }
         Ok(Arc::clone(&self.current))
@@ -285,7 +354,7 @@ impl VersionSet {
             self.next_file_number.load(Ordering::SeqCst),
         )?;
         let old = file_path(&self.dir, FileType::Manifest, self.manifest_number);
-        self.manifest = manifest;
+        self.manifest = Some(manifest);
         self.manifest_number = number;
         self.bytes_written += bytes;
         let _ = self.fs.remove_file(&old);
@@ -337,8 +406,9 @@ mod tests {
         let dir = Path::new("/db");
         fs.create_dir_all(dir).unwrap();
         let cache = Arc::new(BlockCache::new(1 << 20));
-        let mut set =
-            VersionSet::open(Arc::clone(&fs), dir, cache, VersionState::empty(3), &[]).unwrap();
+        let lock: Arc<dyn FileLock> = Arc::from(fs.lock(&lock_path(dir)).unwrap());
+        let state = VersionState::empty(3);
+        let mut set = VersionSet::open(Arc::clone(&fs), dir, cache, state, &[], lock).unwrap();
         let number = set.new_file_number();
         let file = Arc::new(ValueFile::new(Arc::clone(&fs), dir, number));
         set.add_log_file(file).unwrap();

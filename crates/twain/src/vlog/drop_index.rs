@@ -42,23 +42,26 @@ pub struct DropIndex {
 }
 
 impl DropIndex {
-    /// Loads the drop sets of `files` (number, current epoch) from their drop files.
+    /// Loads the drop sets of `files` (number, current epoch) from their drop files. With
+    /// `repair`, a torn tail is cut off (and a file without an intact header removed);
+    /// without (a read-only open), it is only ignored.
     pub fn load(
         fs: &dyn Fs,
         dir: &Path,
         files: impl IntoIterator<Item = (u64, u32)>,
+        repair: bool,
     ) -> Result<DropIndex> {
         let mut map = HashMap::new();
         for (number, epoch) in files {
             let path = drop_file_path(dir, number, epoch);
             let contents = read_drop_file(fs, &path, number)?;
-            if contents.valid_len == 0 {
+            if repair && contents.valid_len == 0 {
                 // Not even the header survived (or the file is empty): drops are appended
                 // only after a header, so start the file afresh when it is next needed.
                 if fs.exists(&path).ctx("stat", &path)? {
                     fs.remove_file(&path).ctx("remove", &path)?;
                 }
-            } else if contents.valid_len < contents.file_len {
+            } else if repair && contents.valid_len < contents.file_len {
                 // IMPORTANT: cut a torn tail off before anything is appended after it, or
                 // the next open would find damage followed by an intact block.
                 {

@@ -71,6 +71,19 @@ impl LogWriter {
         Ok(LogWriter::start(file, value_file, len, buffer_size))
     }
 
+    /// A writer that refuses every write, for a database opened read-only: it writes
+    /// nothing, and readers keep reading `value_file` from the file.
+    pub fn refusing(value_file: Arc<ValueFile>) -> LogWriter {
+        let len = value_file.total_bytes();
+        LogWriter {
+            file: Box::new(Refusing),
+            value_file,
+            len,
+            synced_upto: len,
+            buffer_size: 0,
+        }
+    }
+
     fn start(
         file: Box<dyn WritableFile>,
         value_file: Arc<ValueFile>,
@@ -206,5 +219,35 @@ impl LogWriter {
         crate::format::vlog::put_sync_marker(&mut marker, self.len);
         self.append(&marker)?;
         self.sync()
+    }
+}
+
+/// The file behind [`LogWriter::refusing`]: every write fails as on a read-only file system.
+struct Refusing;
+
+impl Refusing {
+    fn refuse() -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::ReadOnlyFilesystem,
+            "the database was opened read-only",
+        )
+    }
+}
+
+impl WritableFile for Refusing {
+    fn append(&mut self, _: &[u8]) -> std::io::Result<()> {
+        Err(Refusing::refuse())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(Refusing::refuse())
+    }
+
+    fn sync_data(&mut self) -> std::io::Result<()> {
+        Err(Refusing::refuse())
+    }
+
+    fn len(&self) -> u64 {
+        0
     }
 }
