@@ -60,7 +60,11 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
     // Throughput over time.
     let t_max = results
         .iter()
-        .map(|r| r.start_secs + r.secs.max(r.throughput.len() as f64))
+        .map(|r| {
+            let s = &r.latency_over_time;
+            let latency_end = s.ops.len() as f64 * s.interval_secs;
+            r.start_secs + r.secs.max(r.throughput.len() as f64).max(latency_end)
+        })
         .fold(1.0, f64::max);
     let y_max = results
         .iter()
