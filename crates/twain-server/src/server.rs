@@ -246,6 +246,11 @@ fn close(mut shared: Arc<Shared>, grace: Duration) -> Result<(), ServerError> {
         }
     };
     let db = shared.store.into_db();
+    if db.read_only().is_some() {
+        // Opened read-only (e.g. a read-only mount): there is nothing to flush or sync.
+        drop(db);
+        return Ok(());
+    }
     db.flush()?;
     db.close()?;
     Ok(())

@@ -55,7 +55,10 @@ impl Store {
     /// REQUIRES: `_held` holds the stripes of every key in `batch`.
     pub fn write(&self, _held: &KeyGuard<'_>, batch: WriteBatch) -> twain::Result<()> {
         let result = self.db.write(batch, &self.write_options);
-        self.dirty.store(true, Ordering::Release);
+        // A refused write (a read-only or failed database) leaves nothing to sync.
+        if result.is_ok() {
+            self.dirty.store(true, Ordering::Release);
+        }
         result
     }
 
