@@ -71,11 +71,18 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
     if exists && opts.error_if_exists {
         return Err(Error::AlreadyExists(dir.to_path_buf()));
     }
-    if !exists && !opts.create_if_missing {
-        return Err(Error::NotFound(dir.to_path_buf()));
+    if !exists {
+        // IMPORTANT: a new database is never created over another one's files (a lost
+        // CURRENT would make them orphans, and orphans are removed below).
+        crate::repair::refuse_to_create_over_data(fs.as_ref(), dir)?;
+        if !opts.create_if_missing {
+            return Err(Error::NotFound(dir.to_path_buf()));
+        }
     }
     let mut state = if exists {
-        read_manifest(fs.as_ref(), dir, opts.num_levels)?.0
+        read_manifest(fs.as_ref(), dir, opts.num_levels)
+            .map_err(|e| crate::repair::point_to_repair(dir, e))?
+            .0
     } else {
         VersionState::empty(opts.num_levels)
     };
