@@ -254,6 +254,9 @@ fn rebuild(
     if fs.exists(&current_path(dir)).ctx("stat", dir)? {
         lost.move_aside("CURRENT", "replaced".to_string(), false)?;
     }
+    if let Some(h) = &hint {
+        report.missing = missing_files(dir, inv, h);
+    }
 
     // Tables.
     let mut tables = Vec::new();
@@ -435,6 +438,36 @@ fn rebuild(
     report.last_sequence = last_seq;
     report.flushed_point = (flushed.file, flushed.offset);
     Ok(report)
+}
+
+/// The files `state` names that `inv` does not hold.
+fn missing_files(dir: &Path, inv: &Inventory, state: &VersionState) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for t in state.levels.iter().flatten() {
+        if !inv.tables.contains(&t.number) {
+            out.push(file_path(dir, FileType::Table, t.number));
+        }
+    }
+    for (&n, f) in &state.value_files {
+        let Some(sealed) = f.sealed else { continue };
+        let present = inv
+            .value_files
+            .get(&n)
+            .is_some_and(|epochs| epochs.contains(&sealed.epoch));
+        if !present {
+            out.push(value_file_path(dir, n, sealed.epoch));
+        }
+    }
+    let flushed = state.flushed_point.file;
+    if flushed > 0
+        && !inv
+            .value_files
+            .get(&flushed)
+            .is_some_and(|epochs| epochs.contains(&0))
+    {
+        out.push(value_file_path(dir, flushed, 0));
+    }
+    out
 }
 
 fn kept_file(

@@ -42,6 +42,8 @@ pub struct RepairReport {
     pub drop_files: Vec<PathBuf>,
     /// Files moved into `lost/`, with the reason.
     pub set_aside: Vec<SetAside>,
+    /// Files the newest readable old manifest names that are not in the directory.
+    pub missing: Vec<PathBuf>,
     /// Entries written to the rebuilt tables.
     pub entries: u64,
     /// Smallest and largest sequence number in the rebuilt tables.
@@ -65,7 +67,9 @@ pub struct RepairReport {
 impl RepairReport {
     /// Whether the repair lost nothing: no damaged file and no unreadable value.
     pub fn is_lossless(&self) -> bool {
-        self.lost_entries == 0 && !self.set_aside.iter().any(|s| s.damaged)
+        self.lost_entries == 0
+            && self.missing.is_empty()
+            && !self.set_aside.iter().any(|s| s.damaged)
     }
 
     /// A human-readable account, one item per line.
@@ -118,6 +122,9 @@ impl RepairReport {
                 a.reason
             );
         }
+        for m in &self.missing {
+            let _ = writeln!(s, "missing: {} (named by the old manifest)", m.display());
+        }
         if self.lost_entries > 0 {
             let listed: Vec<String> = self
                 .lost_keys
@@ -152,7 +159,7 @@ impl RepairReport {
             if self.is_lossless() {
                 "repair complete: nothing lost"
             } else {
-                "repair complete: see the damaged files and lost keys above"
+                "repair complete: see the damaged and missing files and lost keys above"
             }
         );
         s

@@ -173,3 +173,97 @@ pub fn table_keys(fs: &MemFs, path: &Path) -> BTreeSet<Vec<u8>> {
 pub fn show(k: &[u8]) -> String {
     String::from_utf8_lossy(k).into_owned()
 }
+
+/// Asserts what a repair that lost the keys `suspect` may leave: every other key reads
+/// exactly as the model says; a suspect key is absent or holds a value it once had.
+/// Returns how many suspect keys still read their model value.
+pub fn assert_only_suspects_differ(
+    db: &Db,
+    model: &Model,
+    history: &BTreeMap<Vec<u8>, BTreeSet<Vec<u8>>>,
+    suspect: &BTreeSet<Vec<u8>>,
+) -> usize {
+    let got = contents(db);
+    for (k, v) in &got {
+        if !suspect.contains(k) {
+            assert_eq!(model.get(k), Some(v), "key {}", show(k));
+        } else {
+            assert!(
+                history.get(k).is_some_and(|h| h.contains(v)),
+                "key {} holds a value it never had",
+                show(k)
+            );
+        }
+    }
+    for k in model.keys() {
+        if !suspect.contains(k) {
+            assert!(got.contains_key(k), "key {} lost", show(k));
+        }
+    }
+    suspect
+        .iter()
+        .filter(|k| got.get(*k).is_some() && got.get(*k) == model.get(*k))
+        .count()
+}
+
+/// Opens the repaired database read-write, checks `check` passes after closing, and
+/// returns it reopened.
+pub fn open_repaired(fs: &MemFs) -> Db {
+    assert_check_ok(fs);
+    let db = Db::open(Path::new(DIR), existing(fs)).unwrap();
+    db.put("after-repair", "works").unwrap();
+    db.delete("after-repair").unwrap();
+    drop(db);
+    assert_check_ok(fs);
+    Db::open(Path::new(DIR), existing(fs)).unwrap()
+}
+
+/// The largest table file's name.
+pub fn largest_table(fs: &MemFs) -> String {
+    files_ending(fs, ".sst")
+        .into_iter()
+        .max_by_key(|n| fs.file_size(&path(n)).unwrap())
+        .unwrap()
+}
+
+/// Asserts the outcome of a repair that lost the values of some keys: exactly the keys the
+/// report counts as lost read as absent (the listed ones by name), every other key reads
+/// exactly as written. Returns the lost keys.
+pub fn assert_lost_exactly_reported(
+    db: &Db,
+    model: &Model,
+    report: &RepairReport,
+) -> BTreeSet<Vec<u8>> {
+    let got = contents(db);
+    let mut gone = BTreeSet::new();
+    for (k, v) in model {
+        match got.get(k) {
+            Some(g) => assert_eq!(g, v, "key {}", show(k)),
+            None => {
+                gone.insert(k.clone());
+            }
+        }
+    }
+    for k in got.keys() {
+        assert!(
+            model.contains_key(k),
+            "key {} came back from the dead",
+            show(k)
+        );
+    }
+    assert_eq!(
+        gone.len() as u64,
+        report.lost_entries,
+        "{}",
+        report.to_text()
+    );
+    for k in &report.lost_keys {
+        assert!(gone.contains(k), "listed key {} still reads", show(k));
+    }
+    gone
+}
+
+/// The name of the oldest value log file.
+pub fn oldest_log(fs: &MemFs) -> String {
+    files_ending(fs, ".vlog").into_iter().next().unwrap()
+}
