@@ -31,7 +31,7 @@ fn missing_drop_file_loses_nothing() {
 fn two_drop_blocks(fs: &MemFs, model: &mut Model) {
     let db = twain::Db::open(std::path::Path::new(DIR), existing(fs)).unwrap();
     for range in [0..150u32, 150..300] {
-        for i in range.filter(|i| i % 2 == 0) {
+        for i in range.filter(|i| i.is_multiple_of(2)) {
             db.put(key(i), value(i, 9)).unwrap();
             model.insert(key(i), value(i, 9));
         }

@@ -32,6 +32,6 @@ fn damaged_value_log_keeps_its_intact_prefix() {
     // Only separated values (even keys) live in the value log.
     assert!(gone.iter().all(|k| {
         let i: u32 = String::from_utf8_lossy(&k[3..]).parse().unwrap();
-        i % 2 == 0
+        i.is_multiple_of(2)
     }));
 }

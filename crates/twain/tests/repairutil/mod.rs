@@ -45,7 +45,7 @@ pub fn key(i: u32) -> Vec<u8> {
 /// A value of round `round` for key `i`: separated for even keys, inline for odd ones.
 pub fn value(i: u32, round: u32) -> Vec<u8> {
     let unit = format!("{i}/{round};");
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         unit.repeat(100 / unit.len() + 1).into_bytes()
     } else {
         unit.into_bytes()
@@ -202,7 +202,7 @@ pub fn assert_only_suspects_differ(
     }
     suspect
         .iter()
-        .filter(|k| got.get(*k).is_some() && got.get(*k) == model.get(*k))
+        .filter(|k| got.contains_key(*k) && got.get(*k) == model.get(*k))
         .count()
 }
 
