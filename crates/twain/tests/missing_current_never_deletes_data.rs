@@ -60,3 +60,16 @@ fn an_empty_directory_is_still_created() {
     db.put("k", "v").unwrap();
     assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
 }
+
+#[test]
+fn a_manifest_left_by_a_crash_during_creation_does_not_block_it() {
+    // A crash while a database is created can leave its first manifest without CURRENT;
+    // no write can have happened (the value log comes after CURRENT).
+    let fs = MemFs::new();
+    fs.create_dir_all(Path::new(DIR)).unwrap();
+    fs.write_file(&path("000001.manifest"), b"twainMAN")
+        .unwrap();
+    let db = Db::open(Path::new(DIR), options(&fs)).unwrap();
+    db.put("k", "v").unwrap();
+    assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+}

@@ -58,8 +58,11 @@ use std::sync::Arc;
 const RUN_REPAIR: &str = "nothing was changed; run `twain repair` (twain::repair) to rebuild \
                           the manifest from the data files";
 
-/// Fails if `dir` holds any twain data file: tables, value files, drop files or
-/// manifests. Open calls it before creating a database where `CURRENT` is missing.
+/// Fails if `dir` holds any file that can hold user data: a table, a value file (log or
+/// SVTable) or a drop file. Open calls it before creating a database where `CURRENT` is
+/// missing. A manifest alone is allowed: every write goes to a value log first, and a crash
+/// while a new database is created leaves a manifest before `CURRENT` (the value log is
+/// created after it).
 pub(crate) fn refuse_to_create_over_data(fs: &dyn Fs, dir: &Path) -> Result<()> {
     let names = fs.list_dir(dir).ctx("list", dir)?;
     let data: Vec<&String> = names
@@ -68,11 +71,7 @@ pub(crate) fn refuse_to_create_over_data(fs: &dyn Fs, dir: &Path) -> Result<()> 
             parse_file_name_with_epoch(n).is_some_and(|(kind, _, _)| {
                 matches!(
                     kind,
-                    FileType::Table
-                        | FileType::ValueLog
-                        | FileType::SvTable
-                        | FileType::Drops
-                        | FileType::Manifest
+                    FileType::Table | FileType::ValueLog | FileType::SvTable | FileType::Drops
                 )
             })
         })
