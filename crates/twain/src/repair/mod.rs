@@ -521,7 +521,10 @@ fn flushed_point(
         .iter()
         .filter_map(|(&n, k)| k.log.as_ref().map(|s| (n, s)))
         .collect();
-    let Some(&(last, last_scan)) = logs.last() else {
+    // The newest log with an intact record: a newest log whose header did not survive is
+    // removed by the next open, so the flushed point must not name it.
+    let header = crate::format::file_header::FILE_HEADER_LEN as u64;
+    let Some(&(last, last_scan)) = logs.iter().rev().find(|(_, s)| s.valid_end > header) else {
         return Ok(LogPosition::default());
     };
     let above = |s: &LogScan| match (s.max_seq, tables_max) {
@@ -534,7 +537,7 @@ fn flushed_point(
             file: n,
             offset: match tables_max {
                 Some(t) => inventory::first_batch_after(fs, dir, n, t, s.valid_end)?,
-                None => crate::format::file_header::FILE_HEADER_LEN as u64,
+                None => header,
             },
         },
         None => LogPosition {
