@@ -16,6 +16,7 @@
 //! older value it no longer had.
 
 use super::report::MAX_LISTED_KEYS;
+use crate::Result;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::TableRecord;
@@ -26,7 +27,6 @@ use crate::key::{EntryKind, ParsedKey, SeqNo, internal_key};
 use crate::options::Options;
 use crate::table::{Table, TableBuilder, TableOptions};
 use crate::vlog::ValueFile;
-use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -254,9 +254,6 @@ impl Output<'_> {
             return Ok(());
         };
         let s = b.finish()?;
-        if s.smallest.is_empty() {
-            return Err(Error::corruption(&path, 0, "rewritten table has no keys"));
-        }
         self.done.records.push(TableRecord {
             level: self.level,
             number,
