@@ -129,7 +129,7 @@ impl RepairReport {
             let listed: Vec<String> = self
                 .lost_keys
                 .iter()
-                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .map(|k| k.escape_ascii().to_string())
                 .collect();
             let _ = writeln!(
                 s,
