@@ -15,7 +15,7 @@ use crate::table::Table;
 use crate::vlog::{ValueFile, read_drop_file, scan_value_file};
 use crate::{Error, Result};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -290,6 +290,8 @@ pub(super) fn first_batch_after(
 pub(super) struct DropCounts {
     pub count: u64,
     pub bytes: u64,
+    /// The dropped sequence numbers.
+    pub seqs: HashSet<SeqNo>,
 }
 
 /// Reads the drop file at `name` of value file `number`.
@@ -298,5 +300,6 @@ pub(super) fn check_drops(fs: &dyn Fs, dir: &Path, name: &str, number: u64) -> R
     Ok(DropCounts {
         count: contents.set.len() as u64,
         bytes: contents.set.values().map(|&l| u64::from(l)).sum(),
+        seqs: contents.set.keys().copied().collect(),
     })
 }

@@ -50,7 +50,7 @@ use crate::{Error, Result};
 use inventory::{Inventory, LogScan};
 use lost::LostDir;
 use rewrite::ValueFiles;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -335,6 +335,7 @@ fn rebuild(
     }
 
     // Drop files go with the epoch they describe.
+    let mut dropped: rewrite::DropSets = HashMap::new();
     for (n, epoch, name) in &inv.drops {
         let usable = kept
             .get(n)
@@ -359,6 +360,7 @@ fn rebuild(
         if let Some(k) = kept.get_mut(n) {
             k.dropped = (counts.count, counts.bytes);
         }
+        dropped.insert(*n, counts.seqs);
         report.drop_files.push(dir.join(name));
     }
 
@@ -368,7 +370,14 @@ fn rebuild(
         .map(|(&n, k)| (n, Arc::clone(&k.file)))
         .collect();
     let mut next_number = inv.max_number.max(max_number_in(fs.as_ref(), dir)?) + 1;
-    let rewritten = rewrite::rewrite_tables(fs, dir, opts, &tables, &values, &mut next_number)?;
+    let rewritten = rewrite::rewrite_tables(
+        fs,
+        dir,
+        opts,
+        &tables,
+        (&values, &dropped),
+        &mut next_number,
+    )?;
     drop(values);
 
     // The flushed point and the state.

@@ -8,7 +8,8 @@
 //! key's versions end up side by side, newest first.
 //!
 //! Every version is kept (no snapshot survives a repair, but compaction drops shadowed
-//! versions later through the usual path, with drop records). Where two tables hold the
+//! versions later through the usual path, with drop records), except shadowed versions whose
+//! records the drop files already count dead (a compaction's inputs left on disk by a crash). Where two tables hold the
 //! same (key, sequence) — a value GC fix-up and its original — one whose value reads back is
 //! kept. A version whose value cannot be read (its value file is missing or damaged) is
 //! left out if a newer version shadows it, and becomes a tombstone with its sequence
@@ -27,7 +28,7 @@ use crate::key::{EntryKind, ParsedKey, SeqNo, internal_key};
 use crate::options::Options;
 use crate::table::{Table, TableBuilder, TableOptions};
 use crate::vlog::ValueFile;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,6 +54,9 @@ pub(super) struct Rewritten {
 /// The recovered value files, by number, at the epoch repair keeps.
 pub(super) type ValueFiles = HashMap<u64, Arc<ValueFile>>;
 
+/// The dropped sequence numbers of each recovered value file's kept epoch.
+pub(super) type DropSets = HashMap<u64, HashSet<SeqNo>>;
+
 /// Merges `tables` into new tables numbered from `*next_number` on (advanced past the
 /// numbers used), synced with their directory.
 pub(super) fn rewrite_tables(
@@ -60,7 +64,7 @@ pub(super) fn rewrite_tables(
     dir: &Path,
     opts: &Options,
     tables: &[Arc<Table>],
-    values: &ValueFiles,
+    (values, dropped): (&ValueFiles, &DropSets),
     next_number: &mut u64,
 ) -> Result<Rewritten> {
     let level = opts.num_levels.saturating_sub(1);
@@ -111,7 +115,10 @@ pub(super) fn rewrite_tables(
             newest_done = false;
             decided_seq = None;
         }
-        if decided_seq == Some(seq) {
+        // A shadowed version whose record its value file's drop set already counts dead:
+        // value GC will not keep its record, so no table may keep its handle.
+        if decided_seq == Some(seq) || (newest_done && counted_dead(dropped, it.key(), it.value()))
+        {
             it.next()?;
             continue;
         }
@@ -151,6 +158,14 @@ pub(super) fn rewrite_tables(
         fs.sync_dir(dir).ctx("sync directory", dir)?;
     }
     Ok(out.done)
+}
+
+/// Whether the entry holds a handle to a record its value file's drop set names.
+fn counted_dead(dropped: &DropSets, ikey: &[u8], value: &[u8]) -> bool {
+    let p = ParsedKey::parse(ikey);
+    p.entry_kind() == Some(EntryKind::Handle)
+        && ValueHandle::decode(value)
+            .is_ok_and(|h| dropped.get(&h.file).is_some_and(|s| s.contains(&p.seq)))
 }
 
 /// Whether the entry's value can be read: always for tombstones and inline values; for a
