@@ -149,6 +149,9 @@ enum Command {
     /// Verify a closed database offline: every checksum, every value handle, the manifest
     /// against the files present (exit status 1 on any problem).
     Check,
+    /// Rebuild a closed database's manifest from its tables, value files and drop files
+    /// (after CURRENT or the manifest was lost or damaged); unusable files go to lost/.
+    Repair,
     /// Random multi-threaded operations, checked as they run, with an expected-state file
     /// (the child process of `twain crashtest`).
     Stress(crate::stress::StressArgs),
@@ -264,6 +267,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             .map_err(w)
         }
         Command::Check => crate::check::run(&cli.db, &cli.set, &mut out),
+        Command::Repair => crate::repair::run(&cli.db, &cli.set, &mut out),
         Command::Stress(args) => crate::stress::run(args, &cli.set),
         Command::Crashtest(args) => crate::crashtest::run(args),
         Command::Dump { file } => {

@@ -5,6 +5,7 @@ mod bulk;
 mod check;
 mod commands;
 mod crashtest;
+mod repair;
 mod say;
 mod stress;
 mod text;

@@ -34,7 +34,13 @@ fn a_read_only_database_serves_reads_refuses_writes_and_shuts_down_cleanly() {
         .arg("bye")
         .query::<()>(&mut con)
         .unwrap_err();
-    assert!(error_text(&err).contains("read-only"), "{}", error_text(&err));
+    assert!(
+        error_text(&err).contains("read-only"),
+        "{}",
+        error_text(&err)
+    );
     drop(con);
-    server.stop().expect("a read-only database shuts down cleanly");
+    server
+        .stop()
+        .expect("a read-only database shuts down cleanly");
 }

@@ -41,6 +41,7 @@ pub mod iter;
 pub mod key;
 pub mod memtable;
 mod options;
+pub mod repair;
 mod stats;
 pub mod table;
 pub mod version;
@@ -53,4 +54,5 @@ pub use options::{
     GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,
     OPTION_RANGES, OptionRange, Options, WriteOptions, parse_size,
 };
+pub use repair::{RepairReport, repair};
 pub use stats::{DiskUsage, LevelStats, Stats, ValueFileStats};

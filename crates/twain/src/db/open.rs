@@ -143,12 +143,16 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
                 source,
             });
         }
+        // IMPORTANT: a new database is never created over another one's files (a lost
+        // CURRENT would make them orphans, and orphans are removed below).
+        crate::repair::refuse_to_create_over_data(fs.as_ref(), dir)?;
         if read_only.is_some() || !opts.create_if_missing {
             return Err(Error::NotFound(dir.to_path_buf()));
         }
     }
     let (mut state, manifest_number) = if exists {
-        read_manifest(fs.as_ref(), dir, opts.num_levels)?
+        read_manifest(fs.as_ref(), dir, opts.num_levels)
+            .map_err(|e| crate::repair::point_to_repair(dir, e))?
     } else {
         (VersionState::empty(opts.num_levels), 0)
     };

@@ -94,6 +94,16 @@ pub(crate) fn read_manifest(
         .ctx("read", &current)?;
     let number = parse_current(&contents)
         .ok_or_else(|| Error::corruption(&current, 0, "CURRENT does not name a manifest"))?;
+    Ok((read_manifest_file(fs, dir, number, num_levels)?, number))
+}
+
+/// Reads manifest `number` of `dir` and replays its edits.
+pub(crate) fn read_manifest_file(
+    fs: &dyn Fs,
+    dir: &Path,
+    number: u64,
+    num_levels: usize,
+) -> Result<VersionState> {
     let path = file_path(dir, FileType::Manifest, number);
     let bytes = fs
         .open_read(&path)
@@ -145,7 +155,7 @@ pub(crate) fn read_manifest(
             "manifest holds no version edit",
         ));
     }
-    Ok((state, number))
+    Ok(state)
 }
 
 impl VersionSet {

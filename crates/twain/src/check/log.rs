@@ -1,0 +1,177 @@
+//! The value log after the flushed point, as [`check`](super::check) sees it: each file's
+//! records, and where the log ends as recovery will find it.
+
+use super::{CheckReport, Finding, LogVersions, Separated};
+use crate::format::names::value_file_path;
+use crate::format::record::FRAME_HEADER_LEN;
+use crate::format::vlog::LogEntryKind;
+use crate::fs::Fs;
+use crate::version::VersionState;
+use crate::vlog::{ScanOutcome, scan_value_file};
+use std::path::Path;
+
+/// Where the log after the flushed point ends, as recovery will find it: the first file
+/// the writer did not leave complete ends it — damage if a later file proves it was synced —
+/// every seal names a file that exists, and the log reaches the sequence the manifest
+/// records as durable.
+pub(super) fn check_log_end(
+    dir: &Path,
+    state: &VersionState,
+    logs: &[(u64, ScanOutcome)],
+    report: &mut CheckReport,
+) {
+    let mut max_seq = 0;
+    for (i, (n, o)) in logs.iter().enumerate() {
+        let path = value_file_path(dir, *n, 0);
+        max_seq = max_seq.max(o.max_seq.unwrap_or(0));
+        let later = logs.get(i + 1..).unwrap_or_default();
+        if !later.is_empty() && !o.is_complete() {
+            match later
+                .iter()
+                .find(|(_, l)| l.was_synced() || l.ends_with_marker)
+            {
+                Some((l, _)) => report.problem(
+                    &path,
+                    Some(o.valid_end),
+                    format!(
+                        "ends without its seal record, but value file {l} holds a record \
+                         written after a sync: records are missing"
+                    ),
+                ),
+                None => report.note(
+                    &path,
+                    Some(o.valid_end),
+                    "the log ends here (a crash before the file was synced); the next open \
+                     removes the unsynced value files after it",
+                ),
+            }
+            break;
+        }
+        if let Some(next) = o.sealed_next
+            && !later.iter().any(|(l, _)| *l == next)
+        {
+            report.problem(
+                &value_file_path(dir, next, 0),
+                None,
+                format!("missing: value file {n} continues in it"),
+            );
+        }
+    }
+    if let Some(flushed_seq) = state.flushed_sequence
+        && state.last_sequence > max_seq.max(flushed_seq)
+    {
+        let (path, at) = match logs.last() {
+            Some((n, o)) => (value_file_path(dir, *n, 0), Some(o.valid_end)),
+            None => (value_file_path(dir, state.flushed_point.file, 0), None),
+        };
+        report.problem(
+            &path,
+            at,
+            format!(
+                "the value log ends at sequence {}, below sequence {} that the manifest \
+                 records as durable: records are missing",
+                max_seq.max(flushed_seq),
+                state.last_sequence
+            ),
+        );
+    }
+}
+
+/// Scans one value file; returns its separated entries by sequence number, and what the
+/// scan found if it completed.
+pub(super) fn check_value_file(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    is_last: bool,
+    state: &VersionState,
+    versions: &mut LogVersions,
+
+    report: &mut CheckReport,
+) -> (Separated, Option<ScanOutcome>) {
+    report.count_file(fs, path);
+    report.value_files += 1;
+    let mut entries = Separated::new();
+    let (mut records, mut sep_bytes) = (0u64, 0u64);
+    let outcome = scan_value_file(fs, path, number, is_last, |at, _len, reader| {
+        records += 1;
+        let payload_at = at + FRAME_HEADER_LEN as u64;
+        while let Some(e) = reader
+            .next_entry()
+            .map_err(|e| e.into_corruption(path, payload_at))?
+        {
+            versions.saw(e.key, e.seq);
+            if e.kind == LogEntryKind::Separated {
+                versions.records.insert((e.key.to_vec(), e.seq));
+
+                let offset = payload_at + e.offset as u64;
+                entries.insert(e.seq, (offset, e.len as u32));
+                sep_bytes += e.len as u64;
+            }
+        }
+        Ok(())
+    });
+    report.value_records += records;
+    report.separated_entries += entries.len() as u64;
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            report.problems.push(Finding::from_error(e, path));
+            return (entries, None);
+        }
+    };
+    if let Some((at, what)) = &outcome.torn_at {
+        report.note(
+            path,
+            Some(*at),
+            format!(
+                "torn tail of {} bytes ({what}); the next open truncates it",
+                outcome.file_len - outcome.valid_end
+            ),
+        );
+    }
+    let found = (outcome.file_len, sep_bytes, entries.len() as u64);
+    check_sealed_counts(state, number, path, found, report);
+    (entries, Some(outcome))
+}
+
+/// Compares a sealed value file's (bytes, separated bytes, separated entries) with what
+/// the manifest records for it, and its drop count with its entries.
+pub(super) fn check_sealed_counts(
+    state: &VersionState,
+    number: u64,
+    path: &Path,
+    found: (u64, u64, u64),
+    report: &mut CheckReport,
+) {
+    let Some(file) = state.value_files.get(&number) else {
+        return;
+    };
+    let Some(sealed) = file.sealed else {
+        return;
+    };
+    let recorded = (
+        sealed.total_bytes,
+        sealed.separated_bytes,
+        sealed.separated_count,
+    );
+    if found != recorded {
+        report.problem(
+            path,
+            None,
+            format!(
+                "holds (bytes, separated bytes, separated entries) {found:?}, the manifest records {recorded:?}"
+            ),
+        );
+    }
+    if file.dropped_count > sealed.separated_count {
+        report.problem(
+            path,
+            None,
+            format!(
+                "the manifest counts {} drops of {} separated entries",
+                file.dropped_count, sealed.separated_count
+            ),
+        );
+    }
+}
