@@ -1,25 +1,10 @@
 //! The `twain` binary end to end: write, read, scan, stats, flush, compact and dump a
 //! database through the command line; bad input gives a clear error and a failing status.
 
+mod cliutil;
+
+use cliutil::{ok, twain};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn twain(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_twain"))
-        .args(args)
-        .output()
-        .expect("run twain")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = twain(args);
-    assert!(
-        out.status.success(),
-        "twain {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
 
 fn db_arg(dir: &Path) -> &str {
     dir.to_str().expect("utf-8 path")

@@ -2,26 +2,11 @@
 //! read-only. They write nothing (no appended log bytes, no new manifest, no `LOCK`), and
 //! they work while another process — here a `Db` held by the test — has the database open.
 
+mod cliutil;
+
+use cliutil::{ok, twain};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn twain(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_twain"))
-        .args(args)
-        .output()
-        .expect("run twain")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = twain(args);
-    assert!(
-        out.status.success(),
-        "twain {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
 
 /// Every file of `dir` with its bytes.
 fn image(dir: &Path) -> BTreeMap<String, Vec<u8>> {

@@ -3,25 +3,11 @@
 //! repair` names the manifest again (or, with the manifest deleted too, rebuilds it and
 //! moves the old tables into `lost/`), and every key reads back and `twain check` passes.
 
+mod cliutil;
+
+use cliutil::{ok, twain};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn twain(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_twain"))
-        .args(args)
-        .output()
-        .expect("run twain")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = twain(args);
-    assert!(
-        out.status.success(),
-        "twain {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
+use std::process::Command;
 
 fn file_names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

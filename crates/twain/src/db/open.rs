@@ -54,8 +54,11 @@ struct Replayed {
     max_seq: SeqNo,
     /// Bytes of torn tail truncated.
     torn_bytes: u64,
-    /// Whether the last log file ends in a seal record (the writer had left it).
-    last_sealed: bool,
+    /// Whether the last log file is complete: it ends in a seal record (the writer had
+    /// left it) or a close marker (a clean close). Writing never continues after either:
+    /// a crash that cut a continued file right after its marker would make the cut look
+    /// like a complete file.
+    last_complete: bool,
 }
 
 /// Opens the database in `dir` read-only. Another process may be writing it meanwhile:
@@ -288,7 +291,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
                 &opts,
                 &mut versions,
                 replayed.logs.last(),
-                replayed.last_sealed,
+                replayed.last_complete,
             )?;
             (versions, log)
         }
@@ -379,11 +382,11 @@ fn start_log(
     opts: &Options,
     versions: &mut VersionSet,
     last: Option<&Arc<ValueFile>>,
-    last_sealed: bool,
+    last_complete: bool,
 ) -> Result<LogWriter> {
     if let Some(f) = last
         && f.total_bytes() < opts.value_file_size
-        && !last_sealed
+        && !last_complete
     {
         return LogWriter::reopen(
             fs.as_ref(),
@@ -395,7 +398,7 @@ fn start_log(
     let number = versions.new_file_number();
     let file = Arc::new(ValueFile::new(Arc::clone(fs), dir, number));
     let log = LogWriter::create(fs.as_ref(), dir, Arc::clone(&file), opts.log_buffer_size)?;
-    if let Some(full) = last.filter(|_| !last_sealed) {
+    if let Some(full) = last.filter(|_| !last_complete) {
         // IMPORTANT: the full last file becomes a sealed one; seal it as a roll would,
         // durably, naming the next file — which is durable already, so a seal never names
         // a file a crash can lose.
@@ -430,7 +433,7 @@ fn replay(
         logs: Vec::new(),
         max_seq: 0,
         torn_bytes: 0,
-        last_sealed: false,
+        last_complete: false,
     };
     let mut next_mem_id = 2;
     let mut expected_next: Option<(u64, u64)> = None;
@@ -590,7 +593,7 @@ fn replay(
         file.set_total_bytes(outcome.valid_end);
         file.add_separated(sep_count, sep_bytes);
         out.logs.push(file);
-        out.last_sealed = outcome.sealed_next.is_some();
+        out.last_complete = outcome.is_ended();
         if log_ends_here {
             break;
         }

@@ -11,6 +11,9 @@ use crate::{Error, Result};
 use std::path::Path;
 use std::sync::Arc;
 
+/// Bytes of a sync marker's frame (frame header and payload).
+const MARKER_FRAME_LEN: u64 = 17;
+
 /// Bytes read from the file at a time.
 const CHUNK: usize = 4 << 20;
 
@@ -27,7 +30,7 @@ pub struct ScanOutcome {
     pub max_seq: Option<SeqNo>,
     /// Whether the file's last intact record is a sync marker vouching for everything
     /// before it — as a clean close leaves the active file (and a roll left every sealed
-    /// file before seal records existed).
+    /// file before seal records existed); torn bytes may follow it.
     pub ends_with_marker: bool,
     /// The next value file, if the file's last intact record is a seal record: the writer
     /// left it complete for that file.
@@ -43,6 +46,12 @@ impl ScanOutcome {
     /// bytes of the sync marker that follows it), or a close marker ends it.
     pub fn is_complete(&self) -> bool {
         self.sealed_next.is_some() || (self.torn_at.is_none() && self.ends_with_marker)
+    }
+
+    /// Whether writing must not continue in this file: a seal or a close marker ends it
+    /// (a crash that cut a file continued after its marker would look complete).
+    pub fn is_ended(&self) -> bool {
+        self.sealed_next.is_some() || self.ends_with_marker
     }
 
     /// Whether an intact record says the file was synced past its header.
@@ -184,13 +193,15 @@ pub fn scan_value_file(
             file_len,
             torn_at: Some((offset, damage)),
             max_seq,
-            ends_with_marker: false,
+            ends_with_marker: last_marker
+                .is_some_and(|(at, upto)| upto == at && at + MARKER_FRAME_LEN == offset),
             sealed_next: seal.map(|(_, next)| next),
             max_synced_upto,
         });
     }
     // The marker must be the last record and cover everything before it.
-    let ends_with_marker = last_marker.is_some_and(|(at, upto)| upto == at && at + 17 == offset);
+    let ends_with_marker =
+        last_marker.is_some_and(|(at, upto)| upto == at && at + MARKER_FRAME_LEN == offset);
     Ok(ScanOutcome {
         valid_end: offset,
         file_len,
