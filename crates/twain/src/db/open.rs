@@ -33,7 +33,9 @@ use crate::memtable::Memtable;
 use crate::options::Options;
 use crate::stats::Counters;
 use crate::version::{VersionSet, VersionState, read_manifest};
-use crate::vlog::{DropIndex, LogPosition, LogSync, LogWriter, ValueFile, scan_value_file};
+use crate::vlog::{
+    DropIndex, LogPosition, LogSync, LogWriter, MARKER_FRAME_LEN, ValueFile, scan_value_file,
+};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashSet};
@@ -541,7 +543,9 @@ fn replay(
                 let later_path = value_file_path(dir, later, 0);
                 let seen =
                     scan_value_file(fs.as_ref(), &later_path, later, true, |_, _, _| Ok(()))?;
-                if seen.was_synced() || seen.ends_with_marker {
+                // A read-only open beside a writer can meet the active file mid-write
+                // and a later one already synced: it sees the log up to here.
+                if !read_only && (seen.was_synced() || seen.ends_with_marker) {
                     return Err(Error::corruption(
                         &path,
                         outcome.valid_end,
@@ -582,6 +586,22 @@ fn replay(
                     .ctx("truncate", &path)?;
             }
         }
+        let mut valid_end = outcome.valid_end;
+        let mut ended = outcome.is_ended();
+        if i + 1 == numbers.len()
+            && outcome.sealed_next.is_none()
+            && outcome.ends_with_marker
+            && !read_only
+        {
+            // IMPORTANT: the last file of a cleanly closed log ends in a close marker.
+            // Writing continues in it, so the marker goes first (truncated, durably): a
+            // crash that later cut the file right after it would make the file look
+            // complete, and the log would go on in the next file past lost records. The
+            // first record appended says the file was synced up to here, as the marker did.
+            valid_end -= MARKER_FRAME_LEN;
+            fs.truncate(&path, valid_end).ctx("truncate", &path)?;
+            ended = false;
+        }
         // IMPORTANT: what recovery read (and any truncation) is durable before a manifest
         // records the sequence numbers found here.
         if !read_only {
@@ -590,15 +610,20 @@ fn replay(
                 .sync_data()
                 .ctx("sync", &path)?;
         }
-        file.set_total_bytes(outcome.valid_end);
+        file.set_total_bytes(valid_end);
         file.add_separated(sep_count, sep_bytes);
         out.logs.push(file);
-        out.last_complete = outcome.is_ended();
+        out.last_complete = ended;
         if log_ends_here {
             break;
         }
         if let Some(next) = outcome.sealed_next {
             if !numbers[i + 1..].contains(&next) {
+                if read_only {
+                    // A writer rolled to a file created after this open listed the
+                    // directory: the view ends here.
+                    break;
+                }
                 return Err(Error::corruption(
                     &value_file_path(dir, next, 0),
                     0,

@@ -12,7 +12,7 @@ mod writer;
 pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
 pub use hints::ScanHints;
-pub use scan::{ScanOutcome, scan_value_file};
+pub use scan::{MARKER_FRAME_LEN, ScanOutcome, scan_value_file};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use sync::{LogSync, SpareLog};
 pub use writer::LogWriter;

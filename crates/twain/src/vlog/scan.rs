@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Bytes of a sync marker's frame (frame header and payload).
-const MARKER_FRAME_LEN: u64 = 17;
+pub const MARKER_FRAME_LEN: u64 = 17;
 
 /// Bytes read from the file at a time.
 const CHUNK: usize = 4 << 20;

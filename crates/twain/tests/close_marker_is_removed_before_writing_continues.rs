@@ -2,8 +2,9 @@
 //! continued appending to the value file after its close marker. After a power loss whose
 //! torn write cut that file right after the marker, the file looked complete, recovery went
 //! on into the next file, and a later write survived while earlier ones were lost (a hole).
-//! Writing never continues after a close marker or a seal record: the reopened database
-//! starts a new value file, and the closed one keeps its bytes.
+//! Now the open removes the close marker (durably) before writing continues in the file:
+//! the file keeps every byte before the marker, the marker's place holds the new records,
+//! and a crash at any point leaves no marker in the middle of the log.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,7 +35,7 @@ fn logs(fs: &MemFs) -> Vec<PathBuf> {
 }
 
 #[test]
-fn a_reopened_database_writes_a_new_value_file_after_a_clean_close() {
+fn a_reopened_database_overwrites_no_marker_but_removes_it_first() {
     let fs = MemFs::new();
     let db = Db::open(DIR, options(&fs)).unwrap();
     for i in 0..50u32 {
@@ -53,17 +54,29 @@ fn a_reopened_database_writes_a_new_value_file_after_a_clean_close() {
         db.put_opt(format!("k{i:03}"), vec![2u8; 200], &WriteOptions::synced())
             .unwrap();
     }
-    for (path, bytes) in &closed {
-        let now = fs.read_file(path).unwrap();
-        assert!(
-            &now == bytes,
-            "{} was written after its close marker ({} bytes, then {})",
-            path.display(),
-            bytes.len(),
-            now.len()
-        );
-    }
-    assert!(logs(&fs).len() > closed.len(), "no new value file");
+    // The log continues in the same file, from where the marker began.
+    assert_eq!(
+        logs(&fs).len(),
+        closed.len(),
+        "a new value file was started"
+    );
+    let (path, old) = closed.last().unwrap();
+    let now = fs.read_file(path).unwrap();
+    let marker_at = old.len() - twain::vlog::MARKER_FRAME_LEN as usize;
+    assert!(
+        now.len() > old.len(),
+        "nothing appended to {}",
+        path.display()
+    );
+    assert!(
+        now[..marker_at] == old[..marker_at],
+        "the bytes before the marker changed"
+    );
+    assert!(
+        now[marker_at..old.len()] != old[marker_at..],
+        "the close marker is still in the middle of {}",
+        path.display()
+    );
     db.close().unwrap();
     let db = Db::open(DIR, options(&fs)).unwrap();
     assert_eq!(db.get("k049").unwrap(), Some(vec![2u8; 200]));
