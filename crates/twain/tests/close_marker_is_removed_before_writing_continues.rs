@@ -54,12 +54,19 @@ fn a_reopened_database_overwrites_no_marker_but_removes_it_first() {
         db.put_opt(format!("k{i:03}"), vec![2u8; 200], &WriteOptions::synced())
             .unwrap();
     }
-    // The log continues in the same file, from where the marker began.
-    assert_eq!(
-        logs(&fs).len(),
-        closed.len(),
-        "a new value file was started"
-    );
+    // The log continues in the same file, from where the marker began. A file that was not
+    // there at close can only be the log thread's spare, which holds no record yet.
+    let (last_closed, _) = closed.last().unwrap();
+    for path in logs(&fs) {
+        if path > *last_closed {
+            let len = fs.read_file(&path).unwrap().len();
+            assert!(
+                len <= 64,
+                "a new value file {} holds records ({len} bytes)",
+                path.display()
+            );
+        }
+    }
     let (path, old) = closed.last().unwrap();
     let now = fs.read_file(path).unwrap();
     let marker_at = old.len() - twain::vlog::MARKER_FRAME_LEN as usize;

@@ -466,6 +466,13 @@ fn replay(
         let (mut sep_count, mut sep_bytes) = (0u64, 0u64);
         let mut key_buf = Vec::new();
         let outcome = scan_value_file(fs.as_ref(), &path, number, true, |at, len, reader| {
+            if at < start && start < at + len {
+                return Err(Error::corruption(
+                    &path,
+                    at,
+                    format!("the flushed point at offset {start} lies inside this record"),
+                ));
+            }
             let payload_at = at + FRAME_HEADER_LEN as u64;
             while let Some(e) = reader
                 .next_entry()

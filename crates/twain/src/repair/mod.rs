@@ -559,9 +559,15 @@ fn flushed_point(
                 None => header,
             },
         },
+        // Before a trailing marker: the open removes a clean close's marker and writing
+        // continues where it began, so a point past it would fall inside the next record.
         None => LogPosition {
             file: last,
-            offset: last_scan.valid_end,
+            offset: if last_scan.ends_with_marker {
+                last_scan.valid_end - crate::vlog::MARKER_FRAME_LEN
+            } else {
+                last_scan.valid_end
+            },
         },
     };
     if let Some(h) = hint {
