@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Medians over several twain-peers JSONL runs: ops/s, CPU us per op and space
-amplification per engine and phase, and twain's ratios to each peer.
+"""Medians over several twain-peers JSONL runs: ops/s, CPU us per op, space
+amplification, p99 / p99.9 / max latency and write stalls per engine and phase, and
+twain's ratios to each peer.
 
 Usage: bench/peers-median.py RUN1.jsonl RUN2.jsonl ...
 """
@@ -44,6 +45,9 @@ def main(paths):
     table("CPU us per op", "cpu_us_per_op", lambda v: f"{v:.1f}")
     table("space amplification at phase end", "space_amp", lambda v: f"{v:.2f}")
     table("p99 latency, us", "p99_us", lambda v: f"{v:.1f}")
+    table("p99.9 latency, us", "p999_us", lambda v: f"{v:.1f}")
+    table("max latency, us", "max_us", lambda v: f"{v:.0f}")
+    table("write stalls, ms (the engine's counter)", "stall_micros", lambda v: f"{v / 1000:.1f}")
 
 
 if __name__ == "__main__":

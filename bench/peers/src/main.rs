@@ -149,10 +149,12 @@ fn run(cli: Cli) -> BenchResult<()> {
         let mut runner = Runner::new(plan.run.clone(), &plan.phases)?;
         let results = runner.run_all(engine.as_ref(), &plan.phases, |r| {
             eprintln!(
-                "   {:<18} {:>10.0} ops/s  p99 {:>8.1} us  wamp {}  samp {}",
+                "   {:<18} {:>10.0} ops/s  p99 {:>8.1} us  p99.9 {:>8.1} us  max {:>9.0} us  wamp {}  samp {}",
                 r.phase,
                 r.ops_per_sec,
                 r.p99_us,
+                r.p999_us,
+                r.max_us,
                 fmt(r.write_amp_io, 2),
                 fmt(r.space_amp, 2)
             );
@@ -174,6 +176,7 @@ fn run(cli: Cli) -> BenchResult<()> {
 
     println!("\n{}", comparison(&all, &engines));
     println!("{}", targets(&all));
+    println!("{}", tail_targets(&all));
     if let Some(plot) = &cli.bench.plot {
         let title = format!(
             "{}: {} keys, values {} B",
@@ -184,10 +187,10 @@ fn run(cli: Cli) -> BenchResult<()> {
         twain_bench::plot::plot(&all, &title, plot)?;
         println!("plot written to {}", plot.display());
     }
-    if cli.keep {
-        if let Some(t) = temp {
-            eprintln!("kept {}", t.keep().display());
-        }
+    if cli.keep
+        && let Some(t) = temp
+    {
+        eprintln!("kept {}", t.keep().display());
     }
     Ok(())
 }
@@ -214,7 +217,7 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
     let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
     let has_twain = engines.iter().any(|e| e == "twain");
     type Metric = fn(&PhaseResult) -> Option<f64>;
-    let sections: [(&str, Metric, usize, bool); 9] = [
+    let sections: [(&str, Metric, usize, bool); 11] = [
         ("ops/s", |r| Some(r.ops_per_sec), 0, true),
         (
             "CPU us per op (all threads; less sensitive to a busy machine)",
@@ -230,6 +233,13 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
         ),
         ("p99 latency, us", |r| Some(r.p99_us), 1, false),
         ("p99.9 latency, us", |r| Some(r.p999_us), 1, false),
+        ("max latency, us", |r| Some(r.max_us), 0, false),
+        (
+            "write stalls, ms (the engine's counter)",
+            |r| r.stall_micros.map(|s| s as f64 / 1000.0),
+            1,
+            false,
+        ),
         (
             "write amplification (/proc write_bytes / user bytes)",
             |r| r.write_amp_io,
@@ -407,7 +417,7 @@ fn targets(all: &[PhaseResult]) -> String {
             );
         }
     }
-    if let Some(last) = all.iter().filter(|r| r.engine == "twain").last() {
+    if let Some(last) = all.iter().rfind(|r| r.engine == "twain") {
         add(
             format!("twain space amp at the end of the run ({})", last.phase),
             last.space_amp,
@@ -415,4 +425,80 @@ fn targets(all: &[PhaseResult]) -> String {
         );
     }
     format!("## issue 3 targets\n{}", report::render(&rows))
+}
+
+/// Adds a row for a measured `value` and whether it meets `ok` (none if not measured).
+fn target_row(rows: &mut Vec<Vec<String>>, what: String, value: Option<f64>, ok: fn(f64) -> bool) {
+    if let Some(v) = value {
+        let met = if ok(v) { "yes" } else { "NO" };
+        rows.push(vec![what, format!("{v:.2}"), met.to_string()]);
+    }
+}
+
+/// Issue 20's targets for every phase that writes: fillrandom at least 3× RocksDB and
+/// BlobDB, p99.9 at most RocksDB's, the maximum at most 20 ms when twain reports no
+/// stall in the phase, and with values of 128 B or less net write amplification at most
+/// RocksDB's. Targets whose engines are not in the run are skipped.
+fn tail_targets(all: &[PhaseResult]) -> String {
+    let get =
+        |engine: &str, index: usize| all.iter().find(|r| r.engine == engine && r.index == index);
+    let mut rows = vec![vec![
+        "target".to_string(),
+        "measured".to_string(),
+        "met".to_string(),
+    ]];
+    let per = |a: f64, b: f64| (b > 0.0).then(|| a / b);
+    for t in all
+        .iter()
+        .filter(|r| r.engine == "twain" && r.user_bytes > 0)
+    {
+        let (name, index) = (&t.phase, t.index);
+        let rocks = get("rocksdb", index);
+        if name == "fillrandom" {
+            for peer in ["rocksdb", "blobdb"] {
+                target_row(
+                    &mut rows,
+                    format!("{name}: twain/{peer} ops/s >= 3.0"),
+                    get(peer, index).and_then(|p| per(t.ops_per_sec, p.ops_per_sec)),
+                    |v| v >= 3.0,
+                );
+            }
+        }
+        target_row(
+            &mut rows,
+            format!(
+                "{name} #{index}: twain p99.9 / rocksdb p99.9 <= 1.0 (twain {:.1} us)",
+                t.p999_us
+            ),
+            rocks.and_then(|r| per(t.p999_us, r.p999_us)),
+            |v| v <= 1.0,
+        );
+        let stalled = t.stall_micros.is_some_and(|s| s > 0) || t.stalls.values().any(|n| *n > 0);
+        if stalled {
+            rows.push(vec![
+                format!(
+                    "{name} #{index}: twain max, ms (stalls reported: {:.1} ms)",
+                    t.stall_micros.unwrap_or(0) as f64 / 1000.0
+                ),
+                format!("{:.2}", t.max_us / 1000.0),
+                "-".to_string(),
+            ]);
+        } else {
+            target_row(
+                &mut rows,
+                format!("{name} #{index}: twain max, ms <= 20 (no stall reported)"),
+                Some(t.max_us / 1000.0),
+                |v| v <= 20.0,
+            );
+        }
+        if t.value_dist.parse::<usize>().is_ok_and(|v| v <= 128) {
+            target_row(
+                &mut rows,
+                format!("{name} #{index}: twain/rocksdb net write amp (/proc) <= 1.0"),
+                rocks.and_then(|r| per(t.write_amp_io_net?, r.write_amp_io_net?)),
+                |v| v <= 1.0,
+            );
+        }
+    }
+    format!("## issue 20 targets\n{}", report::render(&rows))
 }

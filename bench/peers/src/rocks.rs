@@ -147,6 +147,5 @@ impl Engine for RocksEngine {
             stall_micros: Some(t(Ticker::StallMicros)),
             ..EngineCounters::default()
         })
-
     }
 }

@@ -90,7 +90,8 @@ pub struct BenchArgs {
     /// Print one JSON object per phase instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw throughput over time and per-phase bars into this SVG file.
+    /// Draw throughput over time, latency over time (p99 and max per interval) and
+    /// per-phase bars into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// No progress display.

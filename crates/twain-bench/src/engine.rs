@@ -2,6 +2,7 @@
 
 use crate::error::BenchResult;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A key-value store under benchmark. Implementations are shared between the benchmark's
@@ -34,7 +35,7 @@ pub trait Engine: Send + Sync {
 }
 
 /// An engine's own cumulative I/O counters. Deltas between two snapshots describe a phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EngineCounters {
     /// Every byte the engine says it wrote to files (log, tables, value files, GC output,
     /// manifests).
@@ -63,6 +64,9 @@ pub struct EngineCounters {
     pub svtable_searches: Option<u64>,
     /// Stale handles fixed lazily after such a search.
     pub handle_fixups: Option<u64>,
+    /// Write-stall counters by name (counts or microseconds, as the name says), e.g.
+    /// twain's `slowdowns`. Each becomes a `stalls` entry of the phase and a table column.
+    pub stalls: BTreeMap<String, u64>,
 }
 
 impl EngineCounters {
@@ -83,6 +87,14 @@ impl EngineCounters {
             gc_lsm_lookups: d(self.gc_lsm_lookups, earlier.gc_lsm_lookups),
             svtable_searches: d(self.svtable_searches, earlier.svtable_searches),
             handle_fixups: d(self.handle_fixups, earlier.handle_fixups),
+            stalls: self
+                .stalls
+                .iter()
+                .filter_map(|(name, &now)| {
+                    let before = earlier.stalls.get(name)?;
+                    Some((name.clone(), now.saturating_sub(*before)))
+                })
+                .collect(),
         }
     }
 }

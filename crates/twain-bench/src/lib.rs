@@ -8,6 +8,7 @@
 //! - [`workload`]: db_bench and YCSB phases and the operations they issue.
 //! - [`runner::Runner`]: runs phases on an engine with worker threads, a one-second
 //!   throughput sampler and a progress bar, and measures each phase.
+//! - [`timeline`]: latency over time, per interval of a phase, bounded.
 //! - [`report`], [`plot`]: the table, JSON lines and the SVG plot.
 //! - [`args::BenchArgs`]: the command-line options both binaries share.
 #![deny(missing_docs)]
@@ -22,6 +23,7 @@ pub mod measure;
 pub mod plot;
 pub mod report;
 pub mod runner;
+pub mod timeline;
 mod twain_engine;
 pub mod values;
 pub mod workload;

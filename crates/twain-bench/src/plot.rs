@@ -1,4 +1,5 @@
-//! The plot: throughput over time (top) and ops/s per phase (bottom), as SVG.
+//! The plot: throughput over time (top), latency over time (middle) and ops/s per phase
+//! (bottom), as SVG.
 
 use crate::error::{BenchError, BenchResult};
 use crate::report::PhaseResult;
@@ -13,8 +14,9 @@ fn perr(e: impl std::fmt::Display) -> BenchError {
 /// Draws `results` (one engine or several) into an SVG file at `path`.
 ///
 /// Top: the one-second throughput samples against seconds since the engine's run began,
-/// one colour per phase when there is one engine, one per engine otherwise. Bottom: ops/s
-/// of each phase, one bar per engine.
+/// one colour per phase when there is one engine, one per engine otherwise. Middle: the
+/// p99 (lines) and maximum (dots) latency of each interval of [`crate::timeline`], same
+/// axis and colours, log scale. Bottom: ops/s of each phase, one bar per engine.
 pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()> {
     let mut engines: Vec<&str> = Vec::new();
     for r in results {
@@ -31,15 +33,38 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
     phases.sort_unstable();
     let color = |i: usize| Palette99::pick(i).to_rgba();
 
-    let base = SVGBackend::new(path, (1100, 800)).into_drawing_area();
+    // The legend entry and colour of a result's lines: its phase when there is one
+    // engine, its engine otherwise.
+    let mut phase_names: Vec<&str> = Vec::new();
+    for (_, name) in &phases {
+        if !phase_names.contains(name) {
+            phase_names.push(name);
+        }
+    }
+    let key_of = |r: &PhaseResult| -> (String, RGBAColor) {
+        if engines.len() == 1 {
+            let pos = phase_names.iter().position(|n| *n == r.phase).unwrap_or(0);
+            (r.phase.clone(), color(pos))
+        } else {
+            let pos = engines.iter().position(|e| *e == r.engine).unwrap_or(0);
+            (r.engine.clone(), color(pos))
+        }
+    };
+
+    let base = SVGBackend::new(path, (1100, 1200)).into_drawing_area();
     base.fill(&WHITE).map_err(perr)?;
     let root = base.titled(title, ("sans-serif", 18)).map_err(perr)?;
-    let (top, bottom) = root.split_vertically(400);
+    let (top, rest) = root.split_vertically(400);
+    let (middle, bottom) = rest.split_vertically(400);
 
     // Throughput over time.
     let t_max = results
         .iter()
-        .map(|r| r.start_secs + r.secs.max(r.throughput.len() as f64))
+        .map(|r| {
+            let s = &r.latency_over_time;
+            let latency_end = s.ops.len() as f64 * s.interval_secs;
+            r.start_secs + r.secs.max(r.throughput.len() as f64).max(latency_end)
+        })
         .fold(1.0, f64::max);
     let y_max = results
         .iter()
@@ -62,20 +87,7 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
         .map_err(perr)?;
     let mut labelled: Vec<String> = Vec::new();
     for r in results {
-        let (key, ci) = if engines.len() == 1 {
-            let mut names: Vec<&str> = Vec::new();
-            for (_, name) in &phases {
-                if !names.contains(name) {
-                    names.push(name);
-                }
-            }
-            let pos = names.iter().position(|n| *n == r.phase).unwrap_or(0);
-            (r.phase.clone(), pos)
-        } else {
-            let pos = engines.iter().position(|e| *e == r.engine).unwrap_or(0);
-            (r.engine.clone(), pos)
-        };
-        let c = color(ci);
+        let (key, c) = key_of(r);
         let points: Vec<(f64, f64)> = r
             .throughput
             .iter()
@@ -102,6 +114,8 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
         .position(SeriesLabelPosition::UpperRight)
         .draw()
         .map_err(perr)?;
+
+    latency_chart(&middle, results, t_max, &key_of)?;
 
     // Ops/s per phase, one bar per engine.
     let n = phases.len().max(1) as f64;
@@ -158,5 +172,89 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
             .map_err(perr)?;
     }
     base.present().map_err(perr)?;
+    Ok(())
+}
+
+/// The latency-over-time chart: per result, its intervals' p99 as lines (broken where no
+/// operation completed) and their maxima as dots, on a log scale of microseconds.
+fn latency_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    results: &[PhaseResult],
+    t_max: f64,
+    key_of: &dyn Fn(&PhaseResult) -> (String, RGBAColor),
+) -> BenchResult<()> {
+    let values = || {
+        results.iter().flat_map(|r| {
+            let s = &r.latency_over_time;
+            s.p99_us.iter().chain(&s.max_us).filter_map(|v| *v)
+        })
+    };
+    let lo = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let hi = values().fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        (1.0, 10.0)
+    };
+    let interval = results
+        .iter()
+        .map(|r| r.latency_over_time.interval_secs)
+        .fold(0.0, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("latency per {interval:.1} s interval: p99 (lines), max (dots), log scale"),
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..t_max, (lo..hi).log_scale())
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds")
+        .y_desc("us")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(perr)?;
+    let mut labelled: Vec<String> = Vec::new();
+    for r in results {
+        let (key, c) = key_of(r);
+        let s = &r.latency_over_time;
+        let at = |k: usize| r.start_secs + (k as f64 + 1.0) * s.interval_secs;
+        let maxima = s
+            .max_us
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| Some(Circle::new((at(k), (*v)?), 2, c.filled())));
+        chart.draw_series(maxima).map_err(perr)?;
+        // One line per run of intervals that completed operations.
+        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for (k, v) in s.p99_us.iter().enumerate() {
+            match (v, runs.last_mut()) {
+                (Some(v), Some(run)) => run.push((at(k), *v)),
+                (None, Some(run)) if !run.is_empty() => runs.push(Vec::new()),
+                _ => {}
+            }
+        }
+        for run in runs.into_iter().filter(|run| !run.is_empty()) {
+            let series = chart
+                .draw_series(LineSeries::new(run, c.stroke_width(2)))
+                .map_err(perr)?;
+            if !labelled.contains(&key) {
+                series.label(key.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+                labelled.push(key.clone());
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(perr)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Per-phase results, the readable table and JSON lines.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Everything measured in one phase. Serialized as one JSON line by `--json`; the fields
 /// of issue 3's schema come first.
@@ -115,6 +116,29 @@ pub struct PhaseResult {
     pub load_avg: f64,
     /// Operations per second, sampled each second of the phase.
     pub throughput: Vec<f64>,
+    /// The engine's write-stall counters over the phase, by name (twain: `slowdowns`;
+    /// see `TwainEngine::stall_counters`). Empty for engines that report none.
+    #[serde(default)]
+    pub stalls: BTreeMap<String, u64>,
+    /// p99 and maximum latency per interval of the phase (see [`crate::timeline`]).
+    #[serde(default)]
+    pub latency_over_time: LatencySeries,
+}
+
+/// Latency over time: the operations that completed in each interval of a phase, from its
+/// start. The three lists have one entry per interval; an interval in which no operation
+/// completed (a stall, for instance) has 0 ops and `null` latencies.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySeries {
+    /// Seconds each interval covers: 0.1, doubled as often as needed to keep at most
+    /// [`crate::timeline::MAX_POINTS`] intervals.
+    pub interval_secs: f64,
+    /// Operations that completed in each interval.
+    pub ops: Vec<u64>,
+    /// Their 99th percentile latency, microseconds (2 significant digits).
+    pub p99_us: Vec<Option<f64>>,
+    /// Their largest latency, microseconds.
+    pub max_us: Vec<Option<f64>>,
 }
 
 /// `a / b`, or `None` when `b` is 0.
@@ -156,6 +180,7 @@ pub fn table(results: &[PhaseResult]) -> String {
         "p50us",
         "p99us",
         "p99.9us",
+        "max us",
         "wamp-io",
         "wamp-eng",
         "ramp-rchar",
@@ -166,9 +191,22 @@ pub fn table(results: &[PhaseResult]) -> String {
         "stall ms",
         "db MiB",
     ];
-    let mut rows = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    // One column per stall counter any phase reports, after "stall ms".
+    let mut stall_names: Vec<&str> = Vec::new();
+    for name in results.iter().flat_map(|r| r.stalls.keys()) {
+        if !stall_names.contains(&name.as_str()) {
+            stall_names.push(name);
+        }
+    }
+    let stall_at = header.len() - 1;
+    let mut head: Vec<String> = header.iter().map(|s| s.to_string()).collect();
+    head.splice(
+        stall_at..stall_at,
+        stall_names.iter().map(|s| s.to_string()),
+    );
+    let mut rows = vec![head];
     for r in results {
-        rows.push(vec![
+        let mut row = vec![
             r.phase.clone(),
             r.ops.to_string(),
             format!("{:.2}", r.secs),
@@ -178,6 +216,7 @@ pub fn table(results: &[PhaseResult]) -> String {
             format!("{:.1}", r.p50_us),
             format!("{:.1}", r.p99_us),
             format!("{:.1}", r.p999_us),
+            format!("{:.0}", r.max_us),
             opt(r.write_amp_io, 2),
             opt(r.write_amp_engine, 2),
             opt(r.read_amp_rchar, 2),
@@ -195,7 +234,12 @@ pub fn table(results: &[PhaseResult]) -> String {
             r.stall_micros
                 .map_or("-".into(), |s| (s / 1000).to_string()),
             format!("{:.0}", r.db_bytes as f64 / (1 << 20) as f64),
-        ]);
+        ];
+        let stalls = stall_names
+            .iter()
+            .map(|n| r.stalls.get(*n).map_or("-".into(), u64::to_string));
+        row.splice(stall_at..stall_at, stalls);
+        rows.push(row);
     }
     render(&rows)
 }

@@ -6,7 +6,8 @@ use crate::engine::{Engine, EngineCounters};
 use crate::error::{BenchError, BenchResult};
 use crate::keys::{KEY_LEN, key_bytes, splitmix64};
 use crate::measure::{Latencies, ProcIo, dir_bytes, load_average, process_cpu_secs};
-use crate::report::{PhaseResult, ratio};
+use crate::report::{LatencySeries, PhaseResult, ratio};
+use crate::timeline::{IntervalRecorder, Timeline};
 use crate::values::{ValueDist, ValueSource};
 use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -95,6 +96,19 @@ impl LiveSet {
     }
 }
 
+/// What the threads of a running phase share.
+#[derive(Debug)]
+struct Shared {
+    /// Operations completed so far (reported in batches).
+    done: AtomicU64,
+    /// Set to end the phase early (after an error).
+    stop: AtomicBool,
+    /// When the phase began.
+    start: Instant,
+    /// Latency over time.
+    timeline: Mutex<Timeline>,
+}
+
 /// Per-thread tallies of a phase.
 #[derive(Debug, Default)]
 struct Tally {
@@ -168,23 +182,27 @@ impl Runner {
         let counters0 = engine.counters()?;
         let io0 = ProcIo::read()?;
         let cpu0 = process_cpu_secs()?;
-        let done = AtomicU64::new(0);
-        let stop = AtomicBool::new(false);
         let first_error: Mutex<Option<BenchError>> = Mutex::new(None);
         let samples: Mutex<Vec<f64>> = Mutex::new(Vec::new());
         let start_secs = self.started.elapsed().as_secs_f64();
-        let start = Instant::now();
+        let shared = Shared {
+            done: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            start: Instant::now(),
+            timeline: Mutex::new(Timeline::default()),
+        };
+        let (done, stop, start) = (&shared.done, &shared.stop, shared.start);
 
         let (tallies, secs): (Vec<Tally>, f64) = std::thread::scope(|s| {
-            let reporter = s.spawn(|| self.report_progress(phase, &done, &stop, &samples));
+            let reporter = s.spawn(|| self.report_progress(phase, done, stop, &samples));
             let workers: Vec<_> = (0..threads)
                 .map(|t| {
-                    let (done, stop, first_error) = (&done, &stop, &first_error);
+                    let (shared, first_error) = (&shared, &first_error);
                     let this = &*self;
                     s.spawn(move || {
                         let mut tally = Tally::default();
-                        if let Err(e) = this.worker(engine, phase, t, &mut tally, done, stop) {
-                            stop.store(true, Ordering::Relaxed);
+                        if let Err(e) = this.worker(engine, phase, t, &mut tally, shared) {
+                            shared.stop.store(true, Ordering::Relaxed);
                             first_error
                                 .lock()
                                 .unwrap_or_else(PoisonError::into_inner)
@@ -239,9 +257,15 @@ impl Runner {
             total.lat.merge(&t.lat);
         }
         let throughput = samples.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let latency_over_time = shared
+            .timeline
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .series();
         let mut r = self.result(
             engine, phase, index, start_secs, secs, total, io, eng, db_bytes, throughput,
         );
+        r.latency_over_time = latency_over_time;
         r.cpu_secs = cpu;
         r.cpu_us_per_op = if r.ops > 0 {
             cpu * 1e6 / r.ops as f64
@@ -279,6 +303,7 @@ impl Runner {
         let live_bytes = self.live.bytes.load(Ordering::Relaxed);
         let per_sec = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let min_sample = throughput.iter().copied().reduce(f64::min);
+        let stalls = eng.stalls.clone();
         PhaseResult {
             engine: engine.name().to_string(),
             phase: phase.name.clone(),
@@ -339,6 +364,8 @@ impl Runner {
             cpu_us_per_op: 0.0,
             load_avg: 0.0,
             throughput,
+            stalls,
+            latency_over_time: LatencySeries::default(),
         }
     }
 
@@ -349,9 +376,25 @@ impl Runner {
         phase: &PhaseSpec,
         t: usize,
         tally: &mut Tally,
-        done: &AtomicU64,
-        stop: &AtomicBool,
+        shared: &Shared,
     ) -> BenchResult<()> {
+        let mut over_time = IntervalRecorder::new(&shared.timeline);
+        let result = self.worker_ops(engine, phase, t, tally, shared, &mut over_time);
+        over_time.finish();
+        result
+    }
+
+    /// The loop of [`Runner::worker`].
+    fn worker_ops(
+        &self,
+        engine: &dyn Engine,
+        phase: &PhaseSpec,
+        t: usize,
+        tally: &mut Tally,
+        shared: &Shared,
+        over_time: &mut IntervalRecorder<'_>,
+    ) -> BenchResult<()> {
+        let (done, stop) = (&shared.done, &shared.stop);
         let seed = splitmix64(self.cfg.seed ^ splitmix64(phase.seed_tag) ^ (t as u64) << 48);
         let mut ops = OpGen::new(
             phase.kind,
@@ -411,7 +454,10 @@ impl Runner {
                     tally.written += (KEY_LEN + value.len()) as u64;
                 }
             }
-            tally.lat.record(began.elapsed().as_nanos() as u64);
+            let ended = Instant::now();
+            let nanos = ended.duration_since(began).as_nanos() as u64;
+            tally.lat.record(nanos);
+            over_time.record(ended.duration_since(shared.start), nanos);
             tally.ops += 1;
             unreported += 1;
             i += step;

@@ -3,7 +3,7 @@
 use crate::engine::{Engine, EngineCounters};
 use crate::error::{BenchError, BenchResult};
 use std::path::{Path, PathBuf};
-use twain::{Db, Options, WriteOptions};
+use twain::{Db, Options, Stats, WriteOptions};
 
 /// A twain database under benchmark. Thread-safe.
 #[derive(Debug)]
@@ -31,6 +31,13 @@ impl TwainEngine {
     /// The database, e.g. for its full statistics.
     pub fn db(&self) -> &Db {
         &self.db
+    }
+
+    /// twain's write-stall counters, each under the name it gets in a phase's `stalls`
+    /// (JSON) and as a column of the table. A stall counter `Stats` gains is reported by
+    /// adding its line here.
+    pub fn stall_counters(s: &Stats) -> Vec<(&'static str, u64)> {
+        vec![("slowdowns", s.slowdowns)]
     }
 }
 
@@ -92,6 +99,10 @@ impl Engine for TwainEngine {
             gc_lsm_lookups: Some(s.gc_lsm_lookups),
             svtable_searches: Some(s.svtable_searches),
             handle_fixups: Some(s.handle_fixups),
+            stalls: TwainEngine::stall_counters(&s)
+                .into_iter()
+                .map(|(name, n)| (name.to_string(), n))
+                .collect(),
         })
     }
 }
