@@ -37,7 +37,15 @@ impl TwainEngine {
     /// (JSON) and as a column of the table. A stall counter `Stats` gains is reported by
     /// adding its line here.
     pub fn stall_counters(s: &Stats) -> Vec<(&'static str, u64)> {
-        vec![("slowdowns", s.slowdowns)]
+        vec![
+            ("slowdowns", s.slowdowns),
+            ("stalls_memtables", s.stalls_memtables),
+            ("stall_memtables_ms", s.stall_memtables_micros / 1000),
+            ("stalls_l0", s.stalls_l0),
+            ("stall_l0_ms", s.stall_l0_micros / 1000),
+            ("stalls_log_file", s.stalls_log_file),
+            ("stall_log_file_ms", s.stall_log_file_micros / 1000),
+        ]
     }
 }
 
