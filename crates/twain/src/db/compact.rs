@@ -197,7 +197,8 @@ fn merge(
     Ok(Outcome::Installed)
 }
 
-fn finish_table(b: TableBuilder, number: u64, level: usize) -> Result<TableRecord> {
+/// Finishes table `number` for `level` and returns its manifest record.
+pub(crate) fn finish_table(b: TableBuilder, number: u64, level: usize) -> Result<TableRecord> {
     let s = b.finish()?;
     Ok(TableRecord {
         level,

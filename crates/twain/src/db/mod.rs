@@ -13,6 +13,7 @@ mod snapshot;
 mod value_gc;
 pub(crate) mod write;
 
+pub(crate) use compact::finish_table;
 pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
 

@@ -38,13 +38,14 @@ use crate::check::{CheckOptions, check};
 use crate::error::IoContext;
 use crate::format::manifest::ValueFileRecord;
 use crate::format::names::{
-    FileType, current_contents, current_path, file_path, lock_path, parse_file_name_with_epoch,
-    value_file_path,
+    FileType, current_path, file_path, lock_path, parse_file_name_with_epoch, value_file_path,
 };
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::options::Options;
-use crate::version::{ValueFileState, VersionSet, VersionState, read_manifest, read_manifest_file};
+use crate::version::{
+    ValueFileState, VersionSet, VersionState, read_manifest, read_manifest_file, write_current,
+};
 use crate::vlog::{LogPosition, LogWriter, ValueFile};
 use crate::{Error, Result};
 use inventory::{Inventory, LogScan};
@@ -197,20 +198,6 @@ fn reuse_manifest(
 
 fn is_not_found(e: &Error) -> bool {
     matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
-}
-
-/// Points `CURRENT` at manifest `number`, durably.
-fn write_current(fs: &dyn Fs, dir: &Path, number: u64) -> Result<()> {
-    let tmp = dir.join("CURRENT.tmp");
-    let mut t = fs.create(&tmp).ctx("create", &tmp)?;
-    t.append(current_contents(number).as_bytes())
-        .ctx("append", &tmp)?;
-    t.sync_data().ctx("sync", &tmp)?;
-    drop(t);
-    let current = current_path(dir);
-    fs.rename(&tmp, &current).ctx("rename", &tmp)?;
-    // IMPORTANT: the rename is durable only after the directory sync.
-    fs.sync_dir(dir).ctx("sync directory", dir)
 }
 
 /// A value file the rebuilt database keeps.

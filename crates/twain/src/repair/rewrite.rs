@@ -268,16 +268,9 @@ impl Output<'_> {
         let Some((number, path, b)) = self.builder.take() else {
             return Ok(());
         };
-        let s = b.finish()?;
-        self.done.records.push(TableRecord {
-            level: self.level,
-            number,
-            file_size: s.file_size,
-            smallest: s.smallest,
-            largest: s.largest,
-            smallest_seq: s.properties.smallest_seq,
-            largest_seq: s.properties.largest_seq,
-        });
+        self.done
+            .records
+            .push(crate::db::finish_table(b, number, self.level)?);
         self.done.paths.push(path);
         Ok(())
     }

@@ -5,7 +5,7 @@ mod set;
 mod state;
 
 pub use set::VersionSet;
-pub(crate) use set::{check_lock, read_manifest, read_manifest_file};
+pub(crate) use set::{check_lock, read_manifest, read_manifest_file, write_current};
 pub use state::{ValueFileState, VersionState};
 
 use crate::Result;

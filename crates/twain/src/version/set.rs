@@ -390,7 +390,14 @@ fn write_new_manifest(
     file.append(&bytes).ctx("append", &path)?;
     file.sync_data().ctx("sync", &path)?;
     // IMPORTANT: the manifest's directory entry is made durable together with the rename
-    // of CURRENT below, by one directory sync.
+    // of CURRENT, by one directory sync.
+    write_current(fs, dir, number)?;
+    Ok((file, bytes.len() as u64))
+}
+
+/// Points `CURRENT` at manifest `number`, durably: a temporary file, synced, renamed over
+/// `CURRENT`, then the directory synced.
+pub(crate) fn write_current(fs: &dyn Fs, dir: &Path, number: u64) -> Result<()> {
     let tmp = dir.join("CURRENT.tmp");
     let mut t = fs.create(&tmp).ctx("create", &tmp)?;
     t.append(current_contents(number).as_bytes())
@@ -400,8 +407,7 @@ fn write_new_manifest(
     let current = current_path(dir);
     fs.rename(&tmp, &current).ctx("rename", &tmp)?;
     // IMPORTANT: the rename of CURRENT is durable only after the directory sync.
-    fs.sync_dir(dir).ctx("sync directory", dir)?;
-    Ok((file, bytes.len() as u64))
+    fs.sync_dir(dir).ctx("sync directory", dir)
 }
 
 #[cfg(test)]
