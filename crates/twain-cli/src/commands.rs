@@ -251,14 +251,15 @@ pub fn run(cli: Cli) -> twain::Result<()> {
         Command::Compact => cli.open(false)?.compact_range(None, None),
         Command::Gc => {
             let db = cli.open(false)?;
-            let runs = db.gc()?;
+            let report = db.gc_report()?;
             let s = db.stats()?;
             for f in db.gc_set_aside() {
                 writeln!(out, "set aside value file {}: {f}", f.number).map_err(w)?;
             }
+            write!(out, "{report}").map_err(w)?;
             writeln!(
                 out,
-                "collected {runs} value files: read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {:.2}",
+                "read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {:.2}",
                 s.gc_bytes_read,
                 s.gc_bytes_written,
                 s.gc_files_deleted_unread,

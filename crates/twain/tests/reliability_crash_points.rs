@@ -61,6 +61,9 @@ enum Step {
     Compact,
     /// Value GC on demand (crash states are taken at each of its file operations too).
     Gc,
+    /// A complete GC (`Db::gc_report`): garbage compactions, a forced seal of the active
+    /// log when it holds the garbage, then collection.
+    CompleteGc,
     Reopen,
 }
 
@@ -79,7 +82,8 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
             0..=6 => out.push(Step::Flush),
             7..=9 => out.push(Step::Compact),
             10..=12 => out.push(Step::Reopen),
-            13..=16 => out.push(Step::Gc),
+            13..=14 => out.push(Step::Gc),
+            15..=16 => out.push(Step::CompleteGc),
             _ => {
                 let mut model = models.last().cloned().unwrap_or_default();
                 let mut ops = Vec::new();
@@ -148,6 +152,9 @@ struct Tally {
     open_failures: AtomicUsize,
     /// Value GC runs the workloads made (crash states were taken inside them too).
     gc_runs: AtomicUsize,
+    /// Forced seals of the active log and garbage compactions the complete GCs made.
+    seals: AtomicUsize,
+    garbage_compactions: AtomicUsize,
     recovered_torn: AtomicUsize,
     lost_unsynced: AtomicUsize,
     failures: Mutex<Vec<String>>,
@@ -423,6 +430,16 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
             Step::Gc => {
                 gc_runs += d.gc().unwrap();
             }
+            Step::CompleteGc => {
+                let report = d.gc_report().unwrap();
+                gc_runs += report.collected;
+                tally
+                    .seals
+                    .fetch_add(report.logs_sealed as usize, Ordering::Relaxed);
+                tally
+                    .garbage_compactions
+                    .fetch_add(report.garbage_compactions as usize, Ordering::Relaxed);
+            }
             Step::Reopen => {
                 db.take().unwrap().close().unwrap();
                 // A clean close syncs the log: every acknowledged write is durable.
@@ -487,8 +504,10 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         get(&tally.dangling),
     );
     println!(
-        "(workloads {workloads}, value GC runs {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
+        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
         get(&tally.gc_runs),
+        get(&tally.seals),
+        get(&tally.garbage_compactions),
         get(&tally.open_failures),
         get(&tally.recovered_torn),
         get(&tally.lost_unsynced),
@@ -505,6 +524,11 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         assert!(states >= 5000, "only {states} crash states");
         assert!(get(&tally.recovered_torn) > 0, "no state had a torn tail");
         assert!(get(&tally.gc_runs) > 0, "no value GC ran in the workloads");
+        assert!(get(&tally.seals) > 0, "no forced log seal in the workloads");
+        assert!(
+            get(&tally.garbage_compactions) > 0,
+            "no garbage compaction in the workloads"
+        );
 
         assert!(
             get(&tally.lost_unsynced) > 0,

@@ -185,6 +185,55 @@ pub fn pick_bottom(
     })
 }
 
+/// Picks a garbage compaction, if any: the highest table set whose versions may shadow
+/// older versions of the same keys in deeper levels (or, in L0, in each other). Size
+/// compactions merge such ranges only when a level outgrows its target, so without this
+/// pick, cold tables keep shadowed versions, and the value files holding them, forever: no
+/// drop record is ever written for them. Compacting the set into the next level drops the
+/// versions it shadows there and records their drops, which value GC then collects.
+///
+/// L0 goes down whole (its tables overlap each other); in deeper levels the first table
+/// overlapping any deeper level goes, with its overlap in the next level. Every pick
+/// removes an overlap between levels, so repeated picks on a quiet tree end (with no
+/// table above another), and the tables go down in key order, level by level: no range
+/// starves. The bottom level is never picked: nothing lies below it. Rate limits belong to
+/// the caller (`db::background`): the pick itself is pure.
+pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<CompactionTask> {
+    let last = state.levels.len().checked_sub(1)?;
+    let shadows_deeper = |level: usize, lo: &[u8], hi: &[u8]| {
+        (level + 1..=last).any(|l| !overlapping(state, l, lo, hi).is_empty())
+    };
+    for level in 0..last {
+        let files = &state.levels[level];
+        if level == 0 {
+            if files.is_empty() {
+                continue;
+            }
+            let (lo, hi) = key_range(files.iter());
+            if files.len() > 1 || shadows_deeper(0, lo, hi) {
+                if let Some(task) = finish(state, 0, files.clone(), busy, GARBAGE) {
+                    return Some(task);
+                }
+            }
+            continue;
+        }
+        let found = files.iter().find_map(|t| {
+            let (lo, hi) = (user_key(&t.smallest), user_key(&t.largest));
+            match shadows_deeper(level, lo, hi) {
+                true => finish(state, level, vec![t.clone()], busy, GARBAGE),
+                false => None,
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The reason of garbage compactions.
+pub const GARBAGE: &str = "garbage";
+
 fn pick_level(
     state: &VersionState,
     level: usize,
@@ -320,6 +369,58 @@ mod tests {
         assert_eq!(next.inputs[0].number, 2);
         let wrapped = pick(&s, &SHAPE, &HashSet::from([2])).unwrap();
         assert_eq!(wrapped.inputs[0].number, 9);
+    }
+
+    #[test]
+    fn garbage_pick_pushes_shadowing_tables_down_until_no_overlap_is_left() {
+        // Cold tables: below every size trigger, L0 and L1 shadow the bottom level.
+        let mut s = state(vec![
+            t(0, 10, "a", "m", 10),
+            t(1, 11, "n", "p", 10),
+            t(1, 12, "x", "z", 10),
+            t(3, 1, "a", "f", 10),
+            t(3, 2, "g", "p", 10),
+        ]);
+        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
+        let mut steps = 0;
+        while let Some(task) = pick_garbage(&s, &HashSet::new()) {
+            assert_eq!(task.reason, GARBAGE);
+            assert_ne!(task.level, 3, "the bottom level is never picked");
+            let mut outputs = Vec::new();
+            for (i, input) in task.inputs.iter().chain(&task.lower).enumerate() {
+                outputs.push(TableRecord {
+                    level: task.output_level,
+                    number: 100 + steps * 10 + i as u64,
+                    ..input.clone()
+                });
+            }
+            // Merged inputs: one output spanning them (the test only tracks ranges).
+            let (lo, hi) = task.user_key_range();
+            outputs.truncate(1);
+            outputs[0].smallest = internal_key(&lo, 1, 1);
+            outputs[0].largest = internal_key(&hi, 1, 1);
+            s.apply(&task.edit(outputs)).unwrap();
+            steps += 1;
+            assert!(steps < 20, "garbage picks must end");
+        }
+        // No table lies above another: nothing can shadow anything.
+        for level in 0..3 {
+            for t in &s.levels[level] {
+                let (lo, hi) = (user_key(&t.smallest), user_key(&t.largest));
+                assert!((level + 1..4).all(|l| overlapping(&s, l, lo, hi).is_empty()));
+            }
+        }
+        // Table 12 ("x".."z") overlaps nothing below: it stays where it is.
+        assert!(s.levels[1].iter().any(|t| t.number == 12));
+    }
+
+    #[test]
+    fn garbage_pick_skips_busy_tables_and_lone_tables() {
+        let s = state(vec![t(1, 1, "a", "c", 10), t(2, 2, "a", "b", 10)]);
+        assert_eq!(pick_garbage(&s, &HashSet::from([2])), None);
+        assert!(pick_garbage(&s, &HashSet::new()).is_some());
+        let lone = state(vec![t(0, 1, "a", "c", 10), t(3, 2, "d", "f", 10)]);
+        assert_eq!(pick_garbage(&lone, &HashSet::new()), None);
     }
 
     #[test]

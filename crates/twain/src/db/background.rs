@@ -24,6 +24,11 @@ pub(crate) struct BgState {
     pub compactions_running: usize,
     /// A manual compaction is running or waiting: automatic picking pauses.
     pub manual: bool,
+    /// `Counters::user_ops` when the compaction threads last looked: unchanged since means
+    /// the foreground is quiet.
+    pub seen_ops: u64,
+    /// The newest value file when the last garbage compaction was picked.
+    pub garbage_log: u64,
 }
 
 /// The background machinery of one database.
@@ -99,7 +104,7 @@ fn gc_loop(inner: &DbInner) {
         }
         let mut skip = std::collections::HashSet::new();
         loop {
-            match super::value_gc::run_once(inner, &mut skip) {
+            match super::value_gc::run_once(inner, &mut skip, inner.opts.gc_threshold) {
                 Ok(super::value_gc::RunOutcome::Idle) => break,
                 Ok(_) if shutting_down(inner) => break,
                 Ok(_) => continue,
@@ -245,7 +250,9 @@ fn compaction_loop(inner: &DbInner) {
                 }
                 if !inner.has_bg_error.load(Ordering::Acquire) && !st.manual {
                     let version = Arc::clone(&inner.super_version().version);
-                    if let Some(task) = picker::pick(&version.state, &shape, &st.busy_tables) {
+                    let task = picker::pick(&version.state, &shape, &st.busy_tables)
+                        .or_else(|| garbage_pick(inner, &mut st, &version.state));
+                    if let Some(task) = task {
                         st.busy_tables.extend(task.input_numbers());
                         st.compactions_running += 1;
                         break task;
@@ -267,6 +274,33 @@ fn compaction_loop(inner: &DbInner) {
         }
         inner.bg.notify_all();
     }
+}
+
+/// A garbage compaction (`picker::pick_garbage`), when no size compaction is due, no
+/// memtable waits for its flush, and either the foreground has been quiet since the last
+/// look or the log has rolled to a new value file since the last garbage compaction. Under
+/// a write load that is at most one garbage compaction per value file written (table bytes
+/// are small beside the value bytes of a file), so the foreground keeps the machine; once
+/// it is quiet, they run back to back until no table shadows another, within a bounded
+/// number of steps (each removes an overlap).
+fn garbage_pick(
+    inner: &DbInner,
+    st: &mut BgState,
+    state: &crate::version::VersionState,
+) -> Option<picker::CompactionTask> {
+    let ops = inner.counters.user_ops.load(Ordering::Relaxed);
+    let quiet = ops == st.seen_ops;
+    st.seen_ops = ops;
+    let newest = state.value_files.keys().next_back().copied().unwrap_or(0);
+    if !quiet && newest <= st.garbage_log {
+        return None;
+    }
+    if !inner.super_version().imms.is_empty() {
+        return None;
+    }
+    let task = picker::pick_garbage(state, &st.busy_tables)?;
+    st.garbage_log = newest;
+    Some(task)
 }
 
 /// Whether the database is closing (long jobs check it and stop early).

@@ -5,7 +5,7 @@ use super::flush::{flush_all, persist_drops, record_drop, table_options};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
-use crate::compaction::picker::{CompactionTask, pick_bottom, pick_range};
+use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
 use crate::error::IoContext;
 use crate::format::manifest::{TableRecord, VersionEdit};
 use crate::format::names::{FileType, file_path};
@@ -221,24 +221,48 @@ pub(crate) fn compact_range(
     end: Option<&[u8]>,
 ) -> Result<()> {
     flush_all(inner)?;
-    {
-        let mut st = lock(&inner.bg.state);
-        // One manual compaction at a time: they do not mark their inputs busy.
-        while st.manual {
-            st = inner.bg.wait(st, Duration::from_millis(50));
-        }
-        st.manual = true;
-
-        while st.compactions_running > 0 {
-            st = inner.bg.wait(st, Duration::from_millis(50));
-        }
-    }
+    pause_automatic(inner);
     let result = compact_levels(inner, begin, end);
     lock(&inner.bg.state).manual = false;
     inner.bg.notify_all();
     // Like a background compaction's, a failure here makes the database read-only: the
     // manifest may hold the edit that failed to sync.
     result.map_err(|e| inner.set_bg_error(e))
+}
+
+/// Runs garbage compactions (`picker::pick_garbage`) until no table shadows another, with
+/// automatic compactions paused like a manual compaction. Returns how many ran. For a
+/// complete GC (`Db::gc_report`): afterwards every version that is dead is known dead.
+pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
+    pause_automatic(inner);
+    let result = (|| {
+        let mut runs = 0;
+        loop {
+            inner.check_bg_error()?;
+            let version = Arc::clone(&inner.super_version().version);
+            let Some(task) = pick_garbage(&version.state, &HashSet::new()) else {
+                return Ok(runs);
+            };
+            run(inner, &task)?;
+            runs += 1;
+        }
+    })();
+    lock(&inner.bg.state).manual = false;
+    inner.bg.notify_all();
+    result.map_err(|e| inner.set_bg_error(e))
+}
+
+/// Waits for the running automatic compactions and keeps new ones from starting (one
+/// manual compaction at a time: they do not mark their inputs busy).
+fn pause_automatic(inner: &DbInner) {
+    let mut st = lock(&inner.bg.state);
+    while st.manual {
+        st = inner.bg.wait(st, Duration::from_millis(50));
+    }
+    st.manual = true;
+    while st.compactions_running > 0 {
+        st = inner.bg.wait(st, Duration::from_millis(50));
+    }
 }
 
 fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {

@@ -341,7 +341,22 @@ impl Db {
         // A failure may have left the manifest or a synced file in doubt: like a failed
         // flush or compaction, it makes the database read-only until reopened. Corruption
         // does not: GC sets a damaged file aside and goes on.
-        value_gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
+        let mut pinned = std::collections::HashSet::new();
+        value_gc::run_all(&self.inner, self.inner.opts.gc_threshold, &mut pinned).map_err(|e| {
+            match e.is_corruption() {
+                true => e,
+                false => self.inner.set_bg_error(e),
+            }
+        })
+    }
+
+    /// A complete value GC: flushes, compacts what garbage compaction finds (tables that
+    /// shadow older versions), seals the active value file when it holds enough garbage,
+    /// and collects every file at least a tenth dead (or under `gc_threshold` if that is
+    /// higher) until a round gains nothing. Reports per value file left why it stays.
+    pub fn gc_report(&self) -> Result<crate::gc::GcReport> {
+        self.inner.check_bg_error()?;
+        value_gc::complete(&self.inner).map_err(|e| match e.is_corruption() {
             true => e,
             false => self.inner.set_bg_error(e),
         })

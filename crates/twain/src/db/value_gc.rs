@@ -7,7 +7,9 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
-use crate::gc::{Job, Rewritten, Run, SetAsideFile, Throttle, emit, pick};
+use crate::gc::{
+    FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, emit, pick,
+};
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
 use crate::stats::Counters;
@@ -30,12 +32,16 @@ pub(crate) enum RunOutcome {
     SetAside(u64),
 }
 
-/// Collects the best candidate not in `skip` nor set aside, if any.
-pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOutcome> {
+/// Collects the best candidate under `threshold` not in `skip` nor set aside, if any.
+pub(crate) fn run_once(
+    inner: &DbInner,
+    skip: &mut HashSet<u64>,
+    threshold: f64,
+) -> Result<RunOutcome> {
     let _one_at_a_time = lock(&inner.gc_lock);
     let version = Arc::clone(&inner.super_version().version);
     skip.extend(inner.gc_set_aside.numbers());
-    let Some(number) = pick(&version.state, inner.opts.gc_threshold, skip) else {
+    let Some(number) = pick(&version.state, threshold, skip) else {
         return Ok(RunOutcome::Idle);
     };
     let Some(file) = version.value_files.get(&number).cloned() else {
@@ -96,18 +102,108 @@ pub(crate) fn run_once(inner: &DbInner, skip: &mut HashSet<u64>) -> Result<RunOu
     Ok(RunOutcome::SetAside(number))
 }
 
-/// Collects until no file is below the threshold (or every such file had to be skipped or
-/// set aside). Returns the number of files collected.
-pub(crate) fn run_all(inner: &DbInner) -> Result<u64> {
+/// Collects until no file is below `threshold` (or every such file had to be skipped or
+/// set aside). Returns the number of files collected; adds the skipped ones to `pinned`.
+pub(crate) fn run_all(inner: &DbInner, threshold: f64, pinned: &mut HashSet<u64>) -> Result<u64> {
     let mut runs = 0;
     let mut skip = HashSet::new();
     loop {
-        match run_once(inner, &mut skip)? {
+        match run_once(inner, &mut skip, threshold)? {
             RunOutcome::Idle => return Ok(runs),
             RunOutcome::Collected(_) => runs += 1,
-            RunOutcome::Skipped(_) | RunOutcome::SetAside(_) => {}
+            RunOutcome::Skipped(n) => {
+                pinned.insert(n);
+            }
+            RunOutcome::SetAside(_) => {}
         }
     }
+}
+
+/// The live fraction under which a complete GC (`Db::gc_report`) collects a file, unless
+/// `gc_threshold` is higher: every file at least a tenth dead, so that what stays is at
+/// most about 1.1 times the live bytes plus the active file.
+pub(crate) const COMPLETE_GC_THRESHOLD: f64 = 0.9;
+
+/// Rounds of a complete GC at most: a round's collection (lsm-lookup mode relocates into
+/// the log) can leave new garbage for the next, but never without bound.
+const COMPLETE_GC_ROUNDS: usize = 4;
+
+/// A complete GC: flushes, runs garbage compactions until no table shadows another (so
+/// every dead version has its drop record), seals the active value file when it holds
+/// enough garbage, and collects every file under the threshold; repeats while a round
+/// gains something. Reports why each value file left stays.
+pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
+    let threshold = inner.opts.gc_threshold.max(COMPLETE_GC_THRESHOLD);
+    let mut report = GcReport {
+        threshold,
+        ..GcReport::default()
+    };
+    let mut pinned = HashSet::new();
+    for _ in 0..COMPLETE_GC_ROUNDS {
+        super::flush::flush_all(inner)?;
+        report.garbage_compactions += super::compact::garbage_compact_all(inner)?;
+        let sealed = super::write::seal_active(inner, |log| {
+            let dropped = inner
+                .super_version()
+                .version
+                .state
+                .value_files
+                .get(&log.number())
+                .map_or(0, |f| f.dropped_bytes);
+            let separated = log.separated_bytes();
+            separated > 0
+                && (separated.saturating_sub(dropped) as f64) < threshold * separated as f64
+        })?;
+        if sealed {
+            report.logs_sealed += 1;
+            // The flush records the sealed file in the manifest: GC can pick it.
+            super::flush::flush_all(inner)?;
+        }
+        pinned.clear();
+        let collected = run_all(inner, threshold, &mut pinned)?;
+        report.collected += collected;
+        if collected == 0 && !sealed {
+            break;
+        }
+    }
+    report.files = verdicts(inner, threshold, &pinned);
+    Ok(report)
+}
+
+/// Why each value file stays.
+fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileVerdict> {
+    let version = Arc::clone(&inner.super_version().version);
+    let set_aside: HashSet<u64> = inner.gc_set_aside.numbers().into_iter().collect();
+    let mut out = Vec::new();
+    for (&number, state) in &version.state.value_files {
+        let Some(file) = version.value_files.get(&number) else {
+            continue;
+        };
+        let live_fraction = state.valid_rate();
+        let reason = if state.sealed.is_none() {
+            StayReason::Active
+        } else if set_aside.contains(&number) {
+            StayReason::SetAside
+        } else if pinned.contains(&number) {
+            StayReason::PinnedBySnapshot
+        } else if state.dropped_bytes == 0 || live_fraction >= 1.0 {
+            StayReason::Live
+        } else if live_fraction >= threshold {
+            StayReason::BelowThreshold
+        } else {
+            // Picked under the threshold yet still here: a snapshot or a concurrent run.
+            StayReason::PinnedBySnapshot
+        };
+        out.push(FileVerdict {
+            number,
+            total_bytes: state
+                .sealed
+                .map_or_else(|| file.total_bytes(), |s| s.total_bytes),
+            live_fraction,
+            reason,
+        });
+    }
+    out
 }
 
 /// The job for `file`, with its current drop set.

@@ -11,7 +11,7 @@ use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_internal_key};
 use crate::memtable::Memtable;
 use crate::stats::Counters;
-use crate::vlog::{LogWriter, SpareLog};
+use crate::vlog::{LogWriter, SpareLog, ValueFile};
 use crate::{BatchOp, Error, Result, WriteBatch};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -370,6 +370,24 @@ fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
         .log_sync
         .seal_and_switch(old.into_sealed(), next_file, syncer);
     Ok(())
+}
+
+/// Seals the active value file for value GC (`Db::gc`) if `worth` says its garbage is
+/// worth collecting: rolls the log to the spare file like a full file does, then freezes
+/// the memtable at the start of the new file, so that its flush records the sealed file in
+/// the manifest and GC can pick it. Crash-safe as any roll: the seal record and the sync
+/// are the log thread's, and the freeze is an ordinary one. Only `Db::gc` calls it, never
+/// a write. Returns whether it sealed.
+pub(crate) fn seal_active(inner: &DbInner, worth: impl FnOnce(&ValueFile) -> bool) -> Result<bool> {
+    let mut guard = lock(&inner.write.state);
+    let ws = &mut *guard;
+    inner.check_bg_error()?;
+    if !worth(ws.log.value_file()) {
+        return Ok(false);
+    }
+    roll_log(inner, ws)?;
+    switch_memtable(inner, ws)?;
+    Ok(true)
 }
 
 /// Makes every record appended so far durable: the sealed files the log thread has not

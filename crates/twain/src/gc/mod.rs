@@ -13,12 +13,14 @@ mod damage;
 mod log_scan;
 mod records;
 mod relocate;
+mod report;
 mod rewrite;
 
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
 pub(crate) use records::{Record, read_records};
 pub(crate) use relocate::{newest_points_into, relocate, snapshot_sees};
+pub use report::{FileVerdict, GcReport, StayReason};
 pub(crate) use rewrite::{Rewritten, write_svtable};
 
 use crate::Result;

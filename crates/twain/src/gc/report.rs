@@ -1,0 +1,82 @@
+//! What a complete value GC (`Db::gc_report`) did, and why each value file left stays.
+
+use std::fmt;
+
+/// Why a value file stays after a complete GC.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StayReason {
+    /// The value file being written, or the spare the log thread keeps ready. GC seals the
+    /// written one only when its garbage is worth collecting.
+    Active,
+    /// No record in it is known to be dead.
+    Live,
+    /// Its dead fraction is below what the threshold asks: copying its live records would
+    /// gain too little.
+    BelowThreshold,
+    /// A live snapshot still sees records in it (lsm-lookup mode).
+    PinnedBySnapshot,
+    /// Damaged where a live record may lie: GC leaves it alone (`Db::gc_set_aside`).
+    SetAside,
+}
+
+impl StayReason {
+    /// The word `twain gc` prints.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StayReason::Active => "active",
+            StayReason::Live => "live",
+            StayReason::BelowThreshold => "below threshold",
+            StayReason::PinnedBySnapshot => "pinned by a snapshot",
+            StayReason::SetAside => "set aside",
+        }
+    }
+}
+
+/// One value file left after a complete GC.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileVerdict {
+    /// The file number.
+    pub number: u64,
+    /// Its size in bytes (the written length for the active file).
+    pub total_bytes: u64,
+    /// Fraction of its separated bytes still referenced (1.0 when unknown or active).
+    pub live_fraction: f64,
+    /// Why it stays.
+    pub reason: StayReason,
+}
+
+/// What `Db::gc_report` did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GcReport {
+    /// Value files collected.
+    pub collected: u64,
+    /// Times the active value file was sealed because it held the garbage.
+    pub logs_sealed: u64,
+    /// Garbage compactions run to make dead versions visible.
+    pub garbage_compactions: u64,
+    /// The live fraction under which files were collected.
+    pub threshold: f64,
+    /// Every value file left, in file order, with why it stays.
+    pub files: Vec<FileVerdict>,
+}
+
+impl fmt::Display for GcReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "collected {} value files ({} log seals, {} garbage compactions, threshold {:.2})",
+            self.collected, self.logs_sealed, self.garbage_compactions, self.threshold
+        )?;
+        for v in &self.files {
+            writeln!(
+                f,
+                "  {:06}.vlog  {:>12} bytes  live {:5.1}%  stays: {}",
+                v.number,
+                v.total_bytes,
+                v.live_fraction * 100.0,
+                v.reason.as_str()
+            )?;
+        }
+        Ok(())
+    }
+}
