@@ -50,6 +50,7 @@ pub mod vlog;
 pub use batch::{BatchOp, WriteBatch};
 pub use db::{Db, DbIterator, KvPair, Snapshot};
 pub use error::{Error, Result};
+pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{
     GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,
     OPTION_RANGES, OptionRange, Options, WriteOptions, parse_size,
