@@ -210,10 +210,10 @@ pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<Compact
                 continue;
             }
             let (lo, hi) = key_range(files.iter());
-            if files.len() > 1 || shadows_deeper(0, lo, hi) {
-                if let Some(task) = finish(state, 0, files.clone(), busy, GARBAGE) {
-                    return Some(task);
-                }
+            if (files.len() > 1 || shadows_deeper(0, lo, hi))
+                && let Some(task) = finish(state, 0, files.clone(), busy, GARBAGE)
+            {
+                return Some(task);
             }
             continue;
         }
