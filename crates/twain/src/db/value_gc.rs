@@ -139,6 +139,9 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
         ..GcReport::default()
     };
     let mut pinned = HashSet::new();
+    // The background worker may collect a file this GC made collectable (it wakes on every
+    // flush): count its runs too.
+    let runs_before = Counters::get(&inner.counters.gc_runs);
     for _ in 0..COMPLETE_GC_ROUNDS {
         super::flush::flush_all(inner)?;
         report.garbage_compactions += super::compact::garbage_compact_all(inner)?;
@@ -161,11 +164,11 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
         }
         pinned.clear();
         let collected = run_all(inner, threshold, &mut pinned)?;
-        report.collected += collected;
         if collected == 0 && !sealed {
             break;
         }
     }
+    report.collected = Counters::get(&inner.counters.gc_runs).saturating_sub(runs_before);
     report.files = verdicts(inner, threshold, &pinned);
     Ok(report)
 }

@@ -5,7 +5,8 @@ use std::fmt;
 /// Why a value file stays after a complete GC.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StayReason {
-    /// The value file being written, or the spare the log thread keeps ready. GC seals the
+    /// Not sealed yet: the value file being written, the spare the log thread keeps ready,
+    /// or an empty log file of an earlier open that no flush has passed yet. GC seals the
     /// written one only when its garbage is worth collecting.
     Active,
     /// No record in it is known to be dead.
@@ -48,7 +49,8 @@ pub struct FileVerdict {
 /// What `Db::gc_report` did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GcReport {
-    /// Value files collected.
+    /// Value files collected while it ran (the background worker's runs included: it may
+    /// collect a file this GC made collectable first).
     pub collected: u64,
     /// Times the active value file was sealed because it held the garbage.
     pub logs_sealed: u64,
