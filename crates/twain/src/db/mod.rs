@@ -335,7 +335,9 @@ impl Db {
     }
 
     /// Runs value GC until no value file's fraction of live bytes is below
-    /// `gc_threshold`. Returns the number of files collected.
+    /// `gc_threshold`. Returns the number of files collected. It sees only the garbage the
+    /// drop counts already show, and never the active value file: [`Db::gc_report`] does
+    /// the complete job.
     pub fn gc(&self) -> Result<u64> {
         self.inner.check_bg_error()?;
         // A failure may have left the manifest or a synced file in doubt: like a failed
