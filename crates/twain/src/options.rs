@@ -127,7 +127,8 @@ pub struct Options {
     /// Background threads running compactions (a separate thread flushes).
     /// Range: 1 ..= 64. Default: 1.
     pub compaction_threads: usize,
-    /// Run value GC in a background thread (`Db::gc` works either way). Default: true.
+    /// Run value GC in a background thread, and the garbage compactions that feed it
+    /// (`Db::gc` and `Db::gc_report` work either way). Default: true.
     pub gc_enabled: bool,
     /// How value GC finds live records. Default: drop records.
     pub gc_mode: GcMode,

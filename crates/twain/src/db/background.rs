@@ -24,10 +24,11 @@ pub(crate) struct BgState {
     pub compactions_running: usize,
     /// A manual compaction is running or waiting: automatic picking pauses.
     pub manual: bool,
-    /// `Counters::user_ops` when the compaction threads last looked: unchanged since means
-    /// the foreground is quiet.
+    /// `Counters::user_ops` when the compaction threads last saw it change, and when.
     pub seen_ops: u64,
-    /// The newest value file when the last garbage compaction was picked.
+    pub ops_seen_at: Option<Instant>,
+    /// The newest value file when the last garbage compaction was picked (or when the
+    /// compaction threads first looked): 0 before that.
     pub garbage_log: u64,
 }
 
@@ -276,22 +277,32 @@ fn compaction_loop(inner: &DbInner) {
     }
 }
 
-/// A garbage compaction (`picker::pick_garbage`), when no size compaction is due, no
-/// memtable waits for its flush, and either the foreground has been quiet since the last
-/// look or the log has rolled to a new value file since the last garbage compaction. Under
-/// a write load that is at most one garbage compaction per value file written (table bytes
-/// are small beside the value bytes of a file), so the foreground keeps the machine; once
-/// it is quiet, they run back to back until no table shadows another, within a bounded
-/// number of steps (each removes an overlap).
+/// A garbage compaction (`picker::pick_garbage`), with background GC enabled, when no size
+/// compaction is due, no memtable waits for its flush, and either the foreground has been
+/// quiet (no user operation) for `IDLE_WAIT` or the log has rolled to a new value file since
+/// the last garbage compaction (or since the threads started). Under a write load that is
+/// at most one garbage compaction per value file written (table bytes are small beside the
+/// value bytes of a file), so the foreground keeps the machine; once it is quiet, they run
+/// back to back until no table shadows another, within a bounded number of steps (each
+/// removes an overlap).
 fn garbage_pick(
     inner: &DbInner,
     st: &mut BgState,
     state: &crate::version::VersionState,
 ) -> Option<picker::CompactionTask> {
+    if !inner.opts.gc_enabled {
+        return None;
+    }
     let ops = inner.counters.user_ops.load(Ordering::Relaxed);
-    let quiet = ops == st.seen_ops;
-    st.seen_ops = ops;
+    if ops != st.seen_ops || st.ops_seen_at.is_none() {
+        st.seen_ops = ops;
+        st.ops_seen_at = Some(Instant::now());
+    }
+    let quiet = st.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT);
     let newest = state.value_files.keys().next_back().copied().unwrap_or(0);
+    if st.garbage_log == 0 {
+        st.garbage_log = newest;
+    }
     if !quiet && newest <= st.garbage_log {
         return None;
     }
