@@ -156,13 +156,43 @@ fn engine(s: &Stats, out: &mut String) {
         ("memtable_bytes", s.memtable_bytes.to_string()),
         ("value_files", s.value_files.len().to_string()),
         ("disk_bytes", s.disk.total().to_string()),
+        ("live_bytes", s.live_bytes.to_string()),
+        ("reclaimable_bytes", s.reclaimable_bytes().to_string()),
+        (
+            "reclaimable_dropped_bytes",
+            s.reclaimable_dropped_bytes.to_string(),
+        ),
+        (
+            "reclaimable_shadowed_bytes",
+            s.reclaimable_shadowed_bytes.to_string(),
+        ),
         (
             "write_amplification",
             format!("{:.2}", s.write_amplification()),
         ),
         (
+            "write_amplification_since_open",
+            format!("{:.2}", s.write_amplification_since_open()),
+        ),
+        (
             "space_amplification",
-            format!("{:.2}", s.space_amplification()),
+            // Nothing live: the ratio means nothing (Redis's INFO prints absent figures empty).
+            s.space_amplification()
+                .map_or_else(String::new, |a| format!("{a:.2}")),
+        ),
+        ("total_user_ops", s.totals.user_ops.to_string()),
+        (
+            "total_user_bytes_written",
+            s.totals.user_bytes_written.to_string(),
+        ),
+        (
+            "total_engine_bytes_written",
+            s.totals.engine_bytes_written().to_string(),
+        ),
+        ("total_gc_runs", s.totals.gc_runs.to_string()),
+        (
+            "total_gc_bytes_written",
+            s.totals.gc_bytes_written.to_string(),
         ),
     ];
     let levels: Vec<(String, String)> = s

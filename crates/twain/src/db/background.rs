@@ -295,6 +295,10 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
         spare.mark_obsolete();
     }
     inner.check_bg_error()?;
+    if inner.read_only.is_none() {
+        // The cumulative counters, for the next open to start from.
+        lock(&inner.versions).record_counters()?;
+    }
     let mut ws = lock(&inner.write.state);
     // Syncs go in file order: the sealed files first, then the active one, marked as
     // cleanly closed.
