@@ -242,6 +242,29 @@ mod tests {
     }
 
     #[test]
+    fn twain_section_states_live_disk_space_and_totals() {
+        let mut c = Conn::new();
+        c.run(&["SET", "key", "value"]);
+        let twain = text(c.run(&["INFO", "twain"]));
+        for field in [
+            "disk_bytes:",
+            "reclaimable_bytes:",
+            "write_amplification_since_open:",
+            "total_user_bytes_written:",
+        ] {
+            assert!(twain.contains(field), "{field} missing in {twain}");
+        }
+        // Key and value bytes of the one live key.
+        assert!(twain.contains("\r\nlive_bytes:8\r\n"), "{twain}");
+        assert!(twain.contains("\r\nspace_amplification:"), "{twain}");
+        c.run(&["DEL", "key"]);
+        let twain = text(c.run(&["INFO", "twain"]));
+        assert!(twain.contains("\r\nlive_bytes:0\r\n"), "{twain}");
+        // Nothing live: no ratio.
+        assert!(twain.contains("\r\nspace_amplification:\r\n"), "{twain}");
+    }
+
+    #[test]
     fn sections_by_name() {
         let mut c = Conn::new();
         let clients = text(c.run(&["INFO", "CLIENTS"]));
