@@ -240,7 +240,12 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let totals = v.totals_at_open().plus(v.totals_since_open());
         (v.bytes_written(), v.dead_files_deleted(), totals)
     };
-    let live = super::space::live_data(&sv)?;
+    // A damaged or unreadable table must not take the statistics down with it: the
+    // figures that need the pass say they are missing.
+    let (live, live_error) = match super::space::live_data(&sv) {
+        Ok(live) => (Some(live), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     let (mut dropped, mut shadowed) = (0u64, 0u64);
     let mut referenced = 0u64;
     let levels = version
@@ -267,8 +272,10 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
         dropped += state.dropped_bytes.min(separated);
-        let live_here = live.separated.get(&number).copied().unwrap_or(0);
-        shadowed += not_dropped.saturating_sub(live_here);
+        if let Some(live) = &live {
+            let live_here = live.separated.get(&number).copied().unwrap_or(0);
+            shadowed += not_dropped.saturating_sub(live_here);
+        }
         value_files.push(ValueFileStats {
             number,
             epoch: file.epoch(),
@@ -332,7 +339,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         memtable_entries: mem_entries,
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
-        live_bytes: live.bytes,
+        live_bytes: live.as_ref().map_or(referenced, |l| l.bytes),
+        live_bytes_error: live_error,
         reclaimable_dropped_bytes: dropped,
         reclaimable_shadowed_bytes: shadowed,
         gc_corrupt_dead_records: Counters::get(&c.gc_corrupt_dead_records),

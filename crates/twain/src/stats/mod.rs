@@ -214,7 +214,14 @@ pub struct Stats {
     /// count nothing whether or not compaction has dropped them yet — and costs a read of
     /// the key store (tables read without filling the block cache). Versions that only a
     /// snapshot still sees do not count.
+    ///
+    /// If the pass could not read the key store (a damaged or unreadable table, see
+    /// [`Stats::live_bytes_error`]), this falls back to [`Stats::referenced_bytes`], an
+    /// upper bound, and [`Stats::reclaimable_shadowed_bytes`] is 0.
     pub live_bytes: u64,
+    /// Why the pass behind [`Stats::live_bytes`] failed, if it did (`None` when the figure
+    /// is exact).
+    pub live_bytes_error: Option<String>,
     /// Dead bytes in value files per drop records: separated entries flushes and
     /// compactions dropped, which value GC can reclaim.
     pub reclaimable_dropped_bytes: u64,

@@ -49,6 +49,10 @@ impl Stats {
         o.num("memtable_bytes", self.memtable_bytes);
         o.num("referenced_bytes", self.referenced_bytes);
         o.num("live_bytes", self.live_bytes);
+        match &self.live_bytes_error {
+            Some(e) => o.raw("live_bytes_error", &json_string(e)),
+            None => o.raw("live_bytes_error", "null"),
+        }
         o.num("reclaimable_bytes", self.reclaimable_bytes());
         o.num("reclaimable_dropped_bytes", self.reclaimable_dropped_bytes);
         o.num(
@@ -243,6 +247,11 @@ impl Stats {
             Some(a) => format!("{a:.2}"),
             None => "n/a (nothing live)".to_string(),
         };
+        if let Some(e) = &self.live_bytes_error {
+            line(format!(
+                "live data        unread ({e}): the figures below count every version"
+            ));
+        }
         line(format!(
             "live data        {:.1} MiB; reclaimable {:.1} MiB ({:.1} MiB dropped, {:.1} MiB shadowed not yet dropped)",
             mb(self.live_bytes),
@@ -261,6 +270,21 @@ impl Stats {
         ));
         s
     }
+}
+
+/// A string as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A float as JSON (non-finite values become 0).
