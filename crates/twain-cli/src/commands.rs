@@ -259,11 +259,14 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             write!(out, "{report}").map_err(w)?;
             writeln!(
                 out,
-                "read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {:.2}",
+                "read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {}",
                 s.gc_bytes_read,
                 s.gc_bytes_written,
                 s.gc_files_deleted_unread,
-                s.space_amplification()
+                s.space_amplification().map_or_else(
+                    || format!("n/a (nothing live, {} bytes on disk)", s.disk.total()),
+                    |a| format!("{a:.2}")
+                )
             )
             .map_err(w)
         }

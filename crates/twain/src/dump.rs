@@ -354,5 +354,9 @@ fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
             escape(crate::key::user_key(k))
         )?;
     }
+    if let Some(c) = &e.counters {
+        let pairs: Vec<String> = c.iter().map(|(id, v)| format!("{id}={v}")).collect();
+        writeln!(out, "  counters {}", pairs.join(" "))?;
+    }
     Ok(())
 }

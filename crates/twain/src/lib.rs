@@ -56,4 +56,4 @@ pub use options::{
     OPTION_RANGES, OptionRange, Options, WriteOptions, parse_size,
 };
 pub use repair::{RepairReport, repair};
-pub use stats::{DiskUsage, LevelStats, Stats, ValueFileStats};
+pub use stats::{DiskUsage, LevelStats, Stats, Totals, ValueFileStats};

@@ -153,6 +153,7 @@ fn manifest_doc_matches_code() {
         }],
         deleted_value_files: vec![2],
         compact_pointers: vec![],
+        counters: None,
     };
     check("manifest.md", "edit", &edit.encode());
 }

@@ -156,13 +156,43 @@ fn engine(s: &Stats, out: &mut String) {
         ("memtable_bytes", s.memtable_bytes.to_string()),
         ("value_files", s.value_files.len().to_string()),
         ("disk_bytes", s.disk.total().to_string()),
+        ("live_bytes", s.live_bytes.to_string()),
+        ("reclaimable_bytes", s.reclaimable_bytes().to_string()),
+        (
+            "reclaimable_dropped_bytes",
+            s.reclaimable_dropped_bytes.to_string(),
+        ),
+        (
+            "reclaimable_shadowed_bytes",
+            s.reclaimable_shadowed_bytes.to_string(),
+        ),
         (
             "write_amplification",
             format!("{:.2}", s.write_amplification()),
         ),
         (
+            "write_amplification_since_open",
+            format!("{:.2}", s.write_amplification_since_open()),
+        ),
+        (
             "space_amplification",
-            format!("{:.2}", s.space_amplification()),
+            // Nothing live: the ratio means nothing (Redis's INFO prints absent figures empty).
+            s.space_amplification()
+                .map_or_else(String::new, |a| format!("{a:.2}")),
+        ),
+        ("total_user_ops", s.totals.user_ops.to_string()),
+        (
+            "total_user_bytes_written",
+            s.totals.user_bytes_written.to_string(),
+        ),
+        (
+            "total_engine_bytes_written",
+            s.totals.engine_bytes_written().to_string(),
+        ),
+        ("total_gc_runs", s.totals.gc_runs.to_string()),
+        (
+            "total_gc_bytes_written",
+            s.totals.gc_bytes_written.to_string(),
         ),
     ];
     let levels: Vec<(String, String)> = s
@@ -209,6 +239,29 @@ mod tests {
         {
             assert!(line.contains(':'), "{line:?}");
         }
+    }
+
+    #[test]
+    fn twain_section_states_live_disk_space_and_totals() {
+        let mut c = Conn::new();
+        c.run(&["SET", "key", "value"]);
+        let twain = text(c.run(&["INFO", "twain"]));
+        for field in [
+            "disk_bytes:",
+            "reclaimable_bytes:",
+            "write_amplification_since_open:",
+            "total_user_bytes_written:",
+        ] {
+            assert!(twain.contains(field), "{field} missing in {twain}");
+        }
+        // Key and value bytes of the one live key.
+        assert!(twain.contains("\r\nlive_bytes:8\r\n"), "{twain}");
+        assert!(twain.contains("\r\nspace_amplification:"), "{twain}");
+        c.run(&["DEL", "key"]);
+        let twain = text(c.run(&["INFO", "twain"]));
+        assert!(twain.contains("\r\nlive_bytes:0\r\n"), "{twain}");
+        // Nothing live: no ratio.
+        assert!(twain.contains("\r\nspace_amplification:\r\n"), "{twain}");
     }
 
     #[test]

@@ -345,5 +345,12 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     // cleanly closed.
     inner.log_sync.sync_sealed(u64::MAX)?;
     inner.log_sync.check()?;
-    ws.log.sync_and_mark()
+    ws.log.sync_and_mark()?;
+    drop(ws);
+    if inner.read_only.is_none() {
+        // The cumulative counters, for the next open to start from. After the log is
+        // safe: a failure here loses only the counters since the last edit.
+        lock(&inner.versions).record_counters()?;
+    }
+    Ok(())
 }

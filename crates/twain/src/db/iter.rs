@@ -47,6 +47,27 @@ impl std::fmt::Debug for DbIterator {
     }
 }
 
+/// Every entry of `sv` (memtables and tables) in internal-key order: user key ascending,
+/// newest version first.
+pub(crate) fn merged_sources(sv: &SuperVersion, fill_cache: bool) -> MergingIterator {
+    let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+    for m in std::iter::once(&sv.mem).chain(&sv.imms) {
+        children.push(Box::new(m.iter()));
+    }
+    let mut levels = sv.version.levels.iter();
+    if let Some(l0) = levels.next() {
+        for t in l0 {
+            children.push(Box::new(t.table.iter(fill_cache)));
+        }
+    }
+    for files in levels {
+        if !files.is_empty() {
+            children.push(Box::new(LevelIterator::new(files.clone(), fill_cache)));
+        }
+    }
+    MergingIterator::new(children)
+}
+
 impl DbIterator {
     /// REQUIRES: `sv` holds every version visible at `seq`: a pair from
     /// [`DbInner::read_view`], or a registered snapshot's sequence with any later super
@@ -73,23 +94,7 @@ impl DbIterator {
     }
 
     fn sources(&self) -> MergingIterator {
-        let sv = &self.sv;
-        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-        for m in std::iter::once(&sv.mem).chain(&sv.imms) {
-            children.push(Box::new(m.iter()));
-        }
-        let mut levels = sv.version.levels.iter();
-        if let Some(l0) = levels.next() {
-            for t in l0 {
-                children.push(Box::new(t.table.iter(true)));
-            }
-        }
-        for files in levels {
-            if !files.is_empty() {
-                children.push(Box::new(LevelIterator::new(files.clone(), true)));
-            }
-        }
-        MergingIterator::new(children)
+        merged_sources(&self.sv, true)
     }
 
     fn above_upper(&self, key: &[u8]) -> bool {

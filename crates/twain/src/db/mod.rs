@@ -10,6 +10,7 @@ pub(crate) mod listing;
 mod open;
 pub(crate) mod read;
 mod snapshot;
+mod space;
 mod value_gc;
 pub(crate) mod write;
 
@@ -70,7 +71,7 @@ pub(crate) struct DbInner {
     /// Set after a failed write or sync: the database refuses writes until reopened.
     pub bg_error: Mutex<Option<String>>,
     pub has_bg_error: AtomicBool,
-    pub counters: Counters,
+    pub counters: Arc<Counters>,
     /// Drop sets of the live value files; its mutex is the drop lock.
     pub drop_index: crate::vlog::DropIndex,
     /// Held by the value GC run in progress (one at a time).

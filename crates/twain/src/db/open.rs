@@ -327,7 +327,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         bg: Background::default(),
         bg_error: Mutex::new(None),
         has_bg_error: AtomicBool::new(false),
-        counters: Counters::default(),
+        counters: Arc::new(Counters::default()),
         drop_index,
         gc_lock: Mutex::new(()),
         log_sync,
@@ -342,6 +342,8 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);
+    // Every manifest edit from now on records the cumulative counters.
+    super::lock(&inner.versions).attach_counters(Arc::clone(&inner.counters));
     match read_only {
         // IMPORTANT: the read-only state is the background-error state, which every
         // write path checks first; no background thread runs.

@@ -6,10 +6,9 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
-use crate::format::names::{FileType, parse_file_name};
 use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
 use crate::options::GcMode;
-use crate::stats::{Counters, DiskUsage, LevelStats, Stats, ValueFileStats};
+use crate::stats::{Counters, LevelStats, Stats, ValueFileStats};
 use crate::vlog::{ScanHints, ValueFile};
 use crate::{Error, Result};
 use std::path::Path;
@@ -236,10 +235,18 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
     let c = &inner.counters;
     let sv = inner.super_version();
     let version = &sv.version;
-    let (manifest_bytes, dead_deleted) = {
+    let (manifest_bytes, dead_deleted, totals) = {
         let v = lock(&inner.versions);
-        (v.bytes_written(), v.dead_files_deleted())
+        let totals = v.totals_at_open().plus(v.totals_since_open());
+        (v.bytes_written(), v.dead_files_deleted(), totals)
     };
+    // A damaged or unreadable table must not take the statistics down with it: the
+    // figures that need the pass say they are missing.
+    let (live, live_error) = match super::space::live_data(&sv) {
+        Ok(live) => (Some(live), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let (mut dropped, mut shadowed) = (0u64, 0u64);
     let mut referenced = 0u64;
     let levels = version
         .levels
@@ -262,7 +269,13 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
             continue;
         };
         let separated = file.separated_bytes();
-        referenced += separated.saturating_sub(state.dropped_bytes);
+        let not_dropped = separated.saturating_sub(state.dropped_bytes);
+        referenced += not_dropped;
+        dropped += state.dropped_bytes.min(separated);
+        if let Some(live) = &live {
+            let live_here = live.separated.get(&number).copied().unwrap_or(0);
+            shadowed += not_dropped.saturating_sub(live_here);
+        }
         value_files.push(ValueFileStats {
             number,
             epoch: file.epoch(),
@@ -283,6 +296,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         mem_bytes += m.approximate_bytes() as u64;
     }
     Ok(Stats {
+        totals,
         user_bytes_written: Counters::get(&c.user_bytes),
         user_ops: Counters::get(&c.user_ops),
         write_groups: Counters::get(&c.write_groups),
@@ -321,32 +335,15 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         block_cache_misses: inner.cache.misses(),
         levels,
         value_files,
-        disk: disk_usage(inner)?,
+        disk: super::space::disk_usage(inner)?,
         memtable_entries: mem_entries,
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
+        live_bytes: live.as_ref().map_or(referenced, |l| l.bytes),
+        live_bytes_error: live_error,
+        reclaimable_dropped_bytes: dropped,
+        reclaimable_shadowed_bytes: shadowed,
         gc_corrupt_dead_records: Counters::get(&c.gc_corrupt_dead_records),
         gc_files_set_aside: Counters::get(&c.gc_files_set_aside),
     })
-}
-
-fn disk_usage(inner: &DbInner) -> Result<DiskUsage> {
-    use crate::error::IoContext;
-    let mut d = DiskUsage::default();
-    for name in inner.fs.list_dir(&inner.dir).ctx("list", &inner.dir)? {
-        let path = inner.dir.join(&name);
-        // A file deleted between listing and stat is simply not counted.
-        let Ok(size) = inner.fs.file_size(&path) else {
-            continue;
-        };
-        match parse_file_name(&name).map(|(k, _)| k) {
-            Some(FileType::Table) => d.tables += size,
-            Some(FileType::ValueLog | FileType::SvTable) => d.value_files += size,
-
-            Some(FileType::Drops) => d.drop_files += size,
-            Some(FileType::Manifest | FileType::Current) => d.manifest += size,
-            _ => d.other += size,
-        }
-    }
-    Ok(d)
 }

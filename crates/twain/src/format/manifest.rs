@@ -37,6 +37,10 @@ pub enum Tag {
     CompactPointer = 9,
     /// `seq: varint` — the largest sequence number at or before the flushed point.
     FlushedSequence = 10,
+    /// `count: varint | (id: varint | value: varint){count}` — the database's cumulative
+    /// counters (ids in [`CounterId`]) as of this edit. Replaces earlier ones; absent from
+    /// manifests written before it existed.
+    Counters = 11,
 }
 
 impl TryFrom<u64> for Tag {
@@ -54,9 +58,52 @@ impl TryFrom<u64> for Tag {
             8 => Tag::DeleteValueFile,
             9 => Tag::CompactPointer,
             10 => Tag::FlushedSequence,
+            11 => Tag::Counters,
             other => return Err(other),
         })
     }
+}
+
+/// Ids of the cumulative counters a [`Tag::Counters`] field carries.
+///
+/// DO NOT CHANGE THESE VALUES: they are embedded in manifests. An id a reader does not
+/// know is kept as it is and written back, so a newer engine's counters survive an older
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum CounterId {
+    /// Key + value bytes written by users.
+    UserBytes = 1,
+    /// Operations written by users.
+    UserOps = 2,
+    /// Bytes appended to the value log.
+    LogBytes = 3,
+    /// Memtable flushes.
+    Flushes = 4,
+    /// Bytes of SSTables written by flushes.
+    FlushBytes = 5,
+    /// Compactions run.
+    Compactions = 6,
+    /// Bytes of SSTables read by compactions.
+    CompactionBytesRead = 7,
+    /// Bytes of SSTables written by compactions.
+    CompactionBytesWritten = 8,
+    /// Drop records emitted.
+    DropRecords = 9,
+    /// Bytes written to drop files.
+    DropFileBytes = 10,
+    /// Bytes written to manifests.
+    ManifestBytes = 11,
+    /// Value GC runs that rewrote a value file.
+    GcRuns = 12,
+    /// Bytes value GC read.
+    GcBytesRead = 13,
+    /// Bytes value GC wrote.
+    GcBytesWritten = 14,
+    /// Value files deleted unread because nothing in them was live.
+    GcFilesDeletedUnread = 15,
+    /// Records relocated by GC in lsm-lookup mode.
+    GcRecordsRelocated = 16,
 }
 
 /// An SSTable as the manifest describes it.
@@ -129,6 +176,9 @@ pub struct VersionEdit {
     pub deleted_value_files: Vec<u64>,
     /// Compaction pointers: `(level, internal key)`.
     pub compact_pointers: Vec<(usize, Vec<u8>)>,
+    /// The cumulative counters `(id, value)` as of this edit (ids of [`CounterId`] and any
+    /// unknown ones read from a newer manifest), sorted by id.
+    pub counters: Option<Vec<(u64, u64)>>,
 }
 
 impl VersionEdit {
@@ -192,6 +242,14 @@ impl VersionEdit {
             put_varint(&mut b, *level as u64);
             put_len_prefixed(&mut b, key);
         }
+        if let Some(counters) = &self.counters {
+            tag(&mut b, Tag::Counters);
+            put_varint(&mut b, counters.len() as u64);
+            for &(id, value) in counters {
+                put_varint(&mut b, id);
+                put_varint(&mut b, value);
+            }
+        }
         b
     }
 
@@ -241,6 +299,15 @@ impl VersionEdit {
                 Tag::CompactPointer => e
                     .compact_pointers
                     .push((level(&mut d)?, d.len_prefixed("compact pointer")?.to_vec())),
+                Tag::Counters => {
+                    // Each pair takes at least two bytes: a bound on the count.
+                    let n = d.varint_len(d.remaining() / 2, "counter count")?;
+                    let mut counters = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        counters.push((d.varint("counter id")?, d.varint("counter value")?));
+                    }
+                    e.counters = Some(counters);
+                }
             }
         }
         Ok(e)
@@ -283,6 +350,7 @@ mod tests {
             }],
             deleted_value_files: vec![2],
             compact_pointers: vec![(2, b"m".to_vec())],
+            counters: Some(vec![(CounterId::UserBytes as u64, 1 << 40), (99, 7)]),
         }
     }
 

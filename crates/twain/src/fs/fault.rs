@@ -648,6 +648,13 @@ impl Fs for FaultFs {
             .run(path, None, || self.inner.file_size(path))
     }
 
+    // A stat like `file_size`: the same rules fail it.
+    fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
+        self.shared
+            .check_io(OpKind::FileSize, &[path])?
+            .run(path, None, || self.inner.allocated_bytes(path))
+    }
+
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         self.shared
             .check_io(OpKind::Truncate, &[path])?

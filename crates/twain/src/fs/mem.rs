@@ -663,6 +663,10 @@ impl Fs for MemFs {
         Ok(len)
     }
 
+    fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
+        self.file_size(path).map(super::allocated_for_len)
+    }
+
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         let len = usize::try_from(len)
             .map_err(|_| err(io::ErrorKind::InvalidInput, "length too large", path))?;

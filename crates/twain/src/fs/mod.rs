@@ -55,11 +55,29 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn is_file(&self, path: &Path) -> io::Result<bool>;
     /// The size of a file in bytes.
     fn file_size(&self, path: &Path) -> io::Result<u64>;
+    /// Bytes of storage the file occupies: its allocated blocks, which is what `du`
+    /// reports and what a disk fills up with. [`RealFs`] asks the operating system
+    /// (`st_blocks * 512`); [`MemFs`] models it as the length rounded up to
+    /// [`ALLOCATION_BLOCK`]. The default does the same from [`Fs::file_size`].
+    fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
+        self.file_size(path).map(allocated_for_len)
+    }
     /// Shortens a file to `len` bytes. The caller syncs the file afterwards.
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
     /// Takes an exclusive advisory lock on `path` (created if missing), held until the
     /// returned guard is dropped. Fails with `WouldBlock` if someone else holds it.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
+}
+
+/// The block size of the allocation model of [`MemFs`] (and of the default
+/// [`Fs::allocated_bytes`]): 4 KiB, the common file-system block.
+pub const ALLOCATION_BLOCK: u64 = 4096;
+
+/// The bytes a file of `len` bytes occupies in the allocation model: whole blocks of
+/// [`ALLOCATION_BLOCK`]. Ranges a later change frees inside a file are subtracted by the
+/// caller.
+pub fn allocated_for_len(len: u64) -> u64 {
+    len.div_ceil(ALLOCATION_BLOCK) * ALLOCATION_BLOCK
 }
 
 /// A file being appended to. Owned by one writer at a time.

@@ -141,6 +141,11 @@ impl Fs for RealFs {
         Ok(std::fs::metadata(path)?.len())
     }
 
+    fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
+        // st_blocks counts 512-byte units whatever the file system's block size.
+        Ok(std::fs::metadata(path)?.blocks() * 512)
+    }
+
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         OpenOptions::new().write(true).open(path)?.set_len(len)
     }

@@ -10,6 +10,7 @@ use crate::format::names::{
 };
 use crate::format::record::{Frame, decode_frame, next_good_frame, put_frame};
 use crate::fs::{FileLock, Fs, WritableFile};
+use crate::stats::{Counters, Totals};
 use crate::vlog::ValueFile;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,11 @@ pub struct VersionSet {
     /// Set when a manifest write or sync failed: the failed edit may be in the file, so
     /// no later edit (computed without it) may follow it.
     failed: bool,
+    /// The cumulative counters the manifest held at open (`(id, value)`, unknown ids
+    /// included).
+    counters_at_open: Vec<(u64, u64)>,
+    /// This open's counters, recorded with every edit once attached.
+    counters: Option<Arc<Counters>>,
 }
 
 impl std::fmt::Debug for VersionSet {
@@ -172,6 +178,7 @@ impl VersionSet {
         lock: Arc<dyn FileLock>,
     ) -> Result<VersionSet> {
         let next_file_number = Arc::new(AtomicU64::new(state.next_file_number));
+        let counters_at_open = state.counters.clone().unwrap_or_default();
         let version = Version::materialize(state, None, value_files, &fs, dir, &cache)?;
         let manifest_number = next_file_number.fetch_add(1, Ordering::SeqCst);
         check_lock(lock.as_ref(), dir)?;
@@ -194,6 +201,8 @@ impl VersionSet {
             bytes_written: bytes,
             dead_files_deleted: 0,
             failed: false,
+            counters_at_open,
+            counters: None,
         })
     }
 
@@ -209,6 +218,7 @@ impl VersionSet {
         manifest_number: u64,
     ) -> Result<VersionSet> {
         let next_file_number = Arc::new(AtomicU64::new(state.next_file_number));
+        let counters_at_open = state.counters.clone().unwrap_or_default();
         let version = Version::materialize(state, None, value_files, &fs, dir, &cache)?;
         Ok(VersionSet {
             fs,
@@ -222,6 +232,8 @@ impl VersionSet {
             bytes_written: 0,
             dead_files_deleted: 0,
             failed: false,
+            counters_at_open,
+            counters: None,
         })
     }
 
@@ -256,6 +268,31 @@ impl VersionSet {
         self.dead_files_deleted
     }
 
+    /// Records `counters` (this open's) with every later edit, on top of the totals the
+    /// manifest held at open.
+    pub(crate) fn attach_counters(&mut self, counters: Arc<Counters>) {
+        self.counters = Some(counters);
+    }
+
+    /// The cumulative counters the manifest held when the database was opened.
+    pub fn totals_at_open(&self) -> Totals {
+        Totals::from_pairs(&self.counters_at_open)
+    }
+
+    /// This open's share of the cumulative counters (zero until counters are attached).
+    pub fn totals_since_open(&self) -> Totals {
+        match &self.counters {
+            Some(c) => c.totals(self.bytes_written, self.dead_files_deleted),
+            None => Totals::default(),
+        }
+    }
+
+    /// Records the counters with a manifest write that changes nothing else: at close, so
+    /// the next open starts from them.
+    pub fn record_counters(&mut self) -> Result<()> {
+        self.log_and_apply(VersionEdit::default()).map(|_| ())
+    }
+
     /// Makes `edit` durable in the manifest, then installs the version it produces and
     /// retires the files the new version no longer names.
     ///
@@ -267,6 +304,12 @@ impl VersionSet {
                 "an earlier manifest write failed; reopen to recover".into(),
             ));
         }
+        // The cumulative counters as of this edit (its own manifest bytes are counted by
+        // the next one).
+        let totals = self
+            .counters
+            .is_some()
+            .then(|| self.totals_at_open().plus(self.totals_since_open()));
         let Some(manifest) = self.manifest.as_mut() else {
             return Err(Error::ReadOnly("opened read-only".into()));
         };
@@ -288,6 +331,12 @@ impl VersionSet {
             .map(|(&n, _)| n)
             .collect();
         let dead_count = dead.len() as u64;
+        if let Some(mut totals) = totals {
+            totals.gc_files_deleted_unread += dead_count;
+            let pairs = totals.to_pairs(&self.counters_at_open);
+            state.counters = Some(pairs.clone());
+            edit.counters = Some(pairs);
+        }
         for n in dead {
             state.value_files.remove(&n);
             edit.deleted_value_files.push(n);

@@ -60,6 +60,9 @@ pub struct VersionState {
     pub flushed_sequence: Option<SeqNo>,
     /// Per level, where the next compaction starts.
     pub compact_pointers: Vec<Option<Vec<u8>>>,
+    /// The cumulative counters `(id, value)` of the latest edit that carried them (`None`
+    /// in manifests written before they were recorded: the counters start from zero).
+    pub counters: Option<Vec<(u64, u64)>>,
 }
 
 impl VersionState {
@@ -94,6 +97,9 @@ impl VersionState {
         }
         if let Some(s) = edit.flushed_sequence {
             self.flushed_sequence = Some(self.flushed_sequence.unwrap_or(0).max(s));
+        }
+        if let Some(c) = &edit.counters {
+            self.counters = Some(c.clone());
         }
         for &(level, number) in &edit.deleted_tables {
             let files = self.level_mut(level)?;
@@ -198,6 +204,7 @@ impl VersionState {
             flushed_point: Some((self.flushed_point.file, self.flushed_point.offset)),
             flushed_sequence: self.flushed_sequence,
             added_tables: self.levels.iter().flatten().cloned().collect(),
+            counters: self.counters.clone(),
             ..VersionEdit::default()
         };
         for (&number, f) in &self.value_files {
@@ -271,6 +278,7 @@ mod tests {
             count: 3,
             bytes: 300,
         });
+        e.counters = Some(vec![(1, 4096), (3, 8192)]);
         s.apply(&e).unwrap();
         let mut again = VersionState::empty(4);
         again.apply(&s.snapshot()).unwrap();

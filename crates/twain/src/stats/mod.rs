@@ -1,0 +1,295 @@
+//! Statistics: counters updated by the engine and a snapshot of them for users.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+mod render;
+mod totals;
+
+pub use totals::Totals;
+
+/// Counters updated as the engine works. Thread-safe (relaxed atomics).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub user_bytes: AtomicU64,
+    pub user_ops: AtomicU64,
+    pub write_groups: AtomicU64,
+    pub synced_groups: AtomicU64,
+    pub log_bytes: AtomicU64,
+    pub stall_micros: AtomicU64,
+    pub slowdowns: AtomicU64,
+    pub stalls_memtables: AtomicU64,
+    pub stall_memtables_micros: AtomicU64,
+    pub stalls_l0: AtomicU64,
+    pub stall_l0_micros: AtomicU64,
+    pub stalls_log_file: AtomicU64,
+    pub stall_log_file_micros: AtomicU64,
+    pub flushes: AtomicU64,
+    pub flush_bytes: AtomicU64,
+    pub compactions: AtomicU64,
+    pub trivial_moves: AtomicU64,
+    pub compaction_bytes_read: AtomicU64,
+    pub compaction_bytes_written: AtomicU64,
+    pub drop_records: AtomicU64,
+    pub drop_file_bytes: AtomicU64,
+    pub gets: AtomicU64,
+    pub value_reads: AtomicU64,
+    pub value_bytes_read: AtomicU64,
+    pub recovered_torn_bytes: AtomicU64,
+    pub gc_runs: AtomicU64,
+    pub gc_bytes_read: AtomicU64,
+    pub gc_bytes_written: AtomicU64,
+    pub gc_lsm_lookups: AtomicU64,
+    pub gc_records_relocated: AtomicU64,
+    pub svtable_searches: AtomicU64,
+    pub handle_fixups: AtomicU64,
+    pub gc_corrupt_dead_records: AtomicU64,
+    pub gc_files_set_aside: AtomicU64,
+}
+
+impl Counters {
+    pub fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}
+
+/// One level of the key store.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LevelStats {
+    /// Number of tables.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Entries in them.
+    pub entries: u64,
+}
+
+/// One value file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueFileStats {
+    /// File number.
+    pub number: u64,
+    /// Epoch: 0 for a value log file, n after the n-th GC rewrite.
+    pub epoch: u32,
+    /// Whether it is still part of the log replayed on open (not yet wholly flushed).
+    pub is_log: bool,
+    /// Bytes in the file.
+    pub total_bytes: u64,
+    /// Bytes of separated entries.
+    pub separated_bytes: u64,
+    /// Bytes of separated entries dropped by flushes and compactions.
+    pub dropped_bytes: u64,
+    /// Separated bytes still referenced / separated bytes (1.0 when none separated).
+    pub valid_rate: f64,
+}
+
+/// Bytes on disk per kind of file, from listing the directory: allocated blocks
+/// ([`Fs::allocated_bytes`](crate::fs::Fs::allocated_bytes)), what `du` counts, not
+/// file lengths.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DiskUsage {
+    /// SSTables.
+    pub tables: u64,
+    /// Value files.
+    pub value_files: u64,
+    /// Drop files.
+    pub drop_files: u64,
+    /// Manifests and CURRENT.
+    pub manifest: u64,
+    /// Anything else (temporary files, LOCK).
+    pub other: u64,
+}
+
+impl DiskUsage {
+    /// Everything.
+    pub fn total(&self) -> u64 {
+        self.tables + self.value_files + self.drop_files + self.manifest + self.other
+    }
+}
+
+/// A snapshot of the database's statistics, from [`Db::stats`](crate::Db::stats).
+///
+/// The counters at the top level count since this open; [`Stats::totals`] holds the
+/// cumulative ones since the database was created.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    /// Cumulative counters over the database's life (persisted in the manifest): the
+    /// figures of earlier opens plus this one's.
+    pub totals: Totals,
+    /// Key + value bytes written by users (key bytes for deletes).
+    pub user_bytes_written: u64,
+    /// Operations written by users.
+    pub user_ops: u64,
+    /// Group commits (one log append each).
+    pub write_groups: u64,
+    /// Group commits that were synced.
+    pub synced_groups: u64,
+    /// Bytes appended to the value log.
+    pub log_bytes_written: u64,
+    /// Microseconds writers waited for background work (every cause below, and the
+    /// L0 slowdowns).
+    pub stall_micros: u64,
+    /// Writes delayed because L0 reached the slowdown trigger.
+    pub slowdowns: u64,
+    /// Write stalls because `max_immutable_memtables` frozen memtables waited for flush.
+    pub stalls_memtables: u64,
+    /// Microseconds of those stalls.
+    pub stall_memtables_micros: u64,
+    /// Write stalls because L0 held `l0_stop_trigger` tables.
+    pub stalls_l0: u64,
+    /// Microseconds of those stalls.
+    pub stall_l0_micros: u64,
+    /// Write stalls because the active value file was full and the log thread had no
+    /// spare file ready.
+    pub stalls_log_file: u64,
+    /// Microseconds of those stalls.
+    pub stall_log_file_micros: u64,
+    /// Memtable flushes.
+    pub flushes: u64,
+    /// Bytes of SSTables written by flushes.
+    pub flush_bytes_written: u64,
+    /// Compactions run (trivial moves included).
+    pub compactions: u64,
+    /// Compactions that moved a table down without rewriting it.
+    pub trivial_moves: u64,
+    /// Bytes of SSTables read by compactions.
+    pub compaction_bytes_read: u64,
+    /// Bytes of SSTables written by compactions.
+    pub compaction_bytes_written: u64,
+    /// Drop records emitted by flushes and compactions.
+    pub drop_records: u64,
+    /// Bytes written to drop files.
+    pub drop_file_bytes_written: u64,
+    /// Bytes written to manifests.
+    pub manifest_bytes_written: u64,
+    /// Point lookups.
+    pub gets: u64,
+    /// Values read from value files through handles.
+    pub value_reads: u64,
+    /// Bytes read that way.
+    pub value_bytes_read: u64,
+    /// Bytes of torn log tail truncated when the database was opened.
+    pub recovered_torn_bytes: u64,
+    /// Value GC runs that rewrote a value file.
+    pub gc_runs: u64,
+    /// Bytes value GC read from value files.
+    pub gc_bytes_read: u64,
+    /// Bytes value GC wrote (SVTables, relocated records, drop files).
+    pub gc_bytes_written: u64,
+    /// Value files deleted without being read because nothing in them was live.
+    pub gc_files_deleted_unread: u64,
+    /// LSM-tree lookups made by value GC (0 in drop-records mode).
+    pub gc_lsm_lookups: u64,
+    /// Records relocated to the log head by GC in lsm-lookup mode.
+    pub gc_records_relocated: u64,
+    /// Reads whose handle was stale and searched an SVTable by key and sequence.
+    pub svtable_searches: u64,
+    /// Stale handles fixed by re-inserting the entry with its new handle.
+    pub handle_fixups: u64,
+    /// Block cache hits.
+    pub block_cache_hits: u64,
+    /// Block cache misses.
+    pub block_cache_misses: u64,
+    /// Per level, L0 first.
+    pub levels: Vec<LevelStats>,
+    /// Every value file, oldest first.
+    pub value_files: Vec<ValueFileStats>,
+    /// Bytes on disk by kind.
+    pub disk: DiskUsage,
+    /// Entries in memtables (active and frozen).
+    pub memtable_entries: u64,
+    /// Bytes in memtables.
+    pub memtable_bytes: u64,
+    /// Bytes of data the key store still references: key and inline value bytes of every
+    /// table plus separated bytes not yet dropped. Versions that are obsolete but not yet
+    /// compacted away count as referenced; [`Stats::live_bytes`] does not count them.
+    pub referenced_bytes: u64,
+    /// The user's data: key + value bytes of the newest version of every key that is not
+    /// deleted, in memtables and tables (what a model of the workload holds). Computed by
+    /// one merged pass over the key store's keys (no value is read: a separated value's
+    /// length comes from its handle), so it is exact — shadowed versions and tombstones
+    /// count nothing whether or not compaction has dropped them yet — and costs a read of
+    /// the key store (tables read without filling the block cache). Versions that only a
+    /// snapshot still sees do not count.
+    ///
+    /// If the pass could not read the key store (a damaged or unreadable table, see
+    /// [`Stats::live_bytes_error`]), this falls back to [`Stats::referenced_bytes`], an
+    /// upper bound, and [`Stats::reclaimable_shadowed_bytes`] is 0.
+    pub live_bytes: u64,
+    /// Why the pass behind [`Stats::live_bytes`] failed, if it did (`None` when the figure
+    /// is exact).
+    pub live_bytes_error: Option<String>,
+    /// Dead bytes in value files per drop records: separated entries flushes and
+    /// compactions dropped, which value GC can reclaim.
+    pub reclaimable_dropped_bytes: u64,
+    /// Bytes of separated entries in value files that a newer version or a tombstone
+    /// shadows but that no drop record names yet: they become dropped (and reclaimable by
+    /// value GC) when compaction merges the versions, or right away if no snapshot needs
+    /// them. Separated bytes not dropped minus those the live versions reference.
+    pub reclaimable_shadowed_bytes: u64,
+    /// Dead records value GC could not read (damaged) and left behind, as it would have.
+    pub gc_corrupt_dead_records: u64,
+    /// Value files value GC set aside since the database was opened: damaged where a live
+    /// record may lie (see [`Db::gc_set_aside`](crate::Db::gc_set_aside)).
+    pub gc_files_set_aside: u64,
+}
+
+impl Stats {
+    /// Bytes written to files (log, tables, drop files, manifests, GC) per user byte, over
+    /// the database's life ([`Stats::totals`]).
+    pub fn write_amplification(&self) -> f64 {
+        self.totals.write_amplification()
+    }
+
+    /// The same since this open.
+    pub fn write_amplification_since_open(&self) -> f64 {
+        self.since_open().write_amplification()
+    }
+
+    /// Every byte the engine wrote since this open: log, flushes, compactions, drop
+    /// files, manifest, GC.
+    pub fn engine_bytes_written(&self) -> u64 {
+        self.since_open().engine_bytes_written()
+    }
+
+    /// The cumulative counters' figures since this open.
+    pub fn since_open(&self) -> Totals {
+        Totals {
+            user_bytes_written: self.user_bytes_written,
+            user_ops: self.user_ops,
+            log_bytes_written: self.log_bytes_written,
+            flushes: self.flushes,
+            flush_bytes_written: self.flush_bytes_written,
+            compactions: self.compactions,
+            compaction_bytes_read: self.compaction_bytes_read,
+            compaction_bytes_written: self.compaction_bytes_written,
+            drop_records: self.drop_records,
+            drop_file_bytes_written: self.drop_file_bytes_written,
+            manifest_bytes_written: self.manifest_bytes_written,
+            gc_runs: self.gc_runs,
+            gc_bytes_read: self.gc_bytes_read,
+            gc_bytes_written: self.gc_bytes_written,
+            gc_files_deleted_unread: self.gc_files_deleted_unread,
+            gc_records_relocated: self.gc_records_relocated,
+        }
+    }
+
+    /// Allocated disk bytes per live byte ([`DiskUsage::total`] / [`Stats::live_bytes`]);
+    /// `None` when nothing is live (every key deleted, or none written), where the ratio
+    /// means nothing: the disk bytes then are all overhead or reclaimable.
+    pub fn space_amplification(&self) -> Option<f64> {
+        match self.live_bytes {
+            0 => None,
+            live => Some(self.disk.total() as f64 / live as f64),
+        }
+    }
+
+    /// Bytes the engine knows it can free: dead value-file bytes per drop records plus
+    /// separated bytes shadowed but not yet dropped.
+    pub fn reclaimable_bytes(&self) -> u64 {
+        self.reclaimable_dropped_bytes + self.reclaimable_shadowed_bytes
+    }
+}

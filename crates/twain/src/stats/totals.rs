@@ -1,0 +1,176 @@
+//! Cumulative counters: the ones that persist across opens, in the manifest's
+//! `Counters` field (`docs/format/manifest.md`).
+
+use super::Counters;
+use crate::format::manifest::CounterId;
+
+/// Counters that add up over the database's whole life, or over one open.
+///
+/// [`Stats::totals`](super::Stats::totals) holds them since the database was created: the
+/// values the manifest recorded at open plus what this open has done. Every manifest edit
+/// (flush, compaction, value GC) and a clean close record them, so a crash loses at most
+/// the work since the last edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Key + value bytes written by users (key bytes for deletes).
+    pub user_bytes_written: u64,
+    /// Operations written by users.
+    pub user_ops: u64,
+    /// Bytes appended to the value log.
+    pub log_bytes_written: u64,
+    /// Memtable flushes.
+    pub flushes: u64,
+    /// Bytes of SSTables written by flushes.
+    pub flush_bytes_written: u64,
+    /// Compactions run (trivial moves included).
+    pub compactions: u64,
+    /// Bytes of SSTables read by compactions.
+    pub compaction_bytes_read: u64,
+    /// Bytes of SSTables written by compactions.
+    pub compaction_bytes_written: u64,
+    /// Drop records emitted by flushes and compactions.
+    pub drop_records: u64,
+    /// Bytes written to drop files.
+    pub drop_file_bytes_written: u64,
+    /// Bytes written to manifests.
+    pub manifest_bytes_written: u64,
+    /// Value GC runs that rewrote a value file.
+    pub gc_runs: u64,
+    /// Bytes value GC read from value files.
+    pub gc_bytes_read: u64,
+    /// Bytes value GC wrote (SVTables, relocated records, drop files).
+    pub gc_bytes_written: u64,
+    /// Value files deleted without being read because nothing in them was live.
+    pub gc_files_deleted_unread: u64,
+    /// Records relocated to the log head by GC in lsm-lookup mode.
+    pub gc_records_relocated: u64,
+}
+
+impl Totals {
+    /// Every field with its manifest id.
+    fn fields(&mut self) -> [(CounterId, &mut u64); 16] {
+        use CounterId as C;
+        [
+            (C::UserBytes, &mut self.user_bytes_written),
+            (C::UserOps, &mut self.user_ops),
+            (C::LogBytes, &mut self.log_bytes_written),
+            (C::Flushes, &mut self.flushes),
+            (C::FlushBytes, &mut self.flush_bytes_written),
+            (C::Compactions, &mut self.compactions),
+            (C::CompactionBytesRead, &mut self.compaction_bytes_read),
+            (
+                C::CompactionBytesWritten,
+                &mut self.compaction_bytes_written,
+            ),
+            (C::DropRecords, &mut self.drop_records),
+            (C::DropFileBytes, &mut self.drop_file_bytes_written),
+            (C::ManifestBytes, &mut self.manifest_bytes_written),
+            (C::GcRuns, &mut self.gc_runs),
+            (C::GcBytesRead, &mut self.gc_bytes_read),
+            (C::GcBytesWritten, &mut self.gc_bytes_written),
+            (C::GcFilesDeletedUnread, &mut self.gc_files_deleted_unread),
+            (C::GcRecordsRelocated, &mut self.gc_records_relocated),
+        ]
+    }
+
+    /// The totals a manifest's `(id, value)` pairs record; unknown ids are ignored here
+    /// (see [`Totals::to_pairs`] for how they are kept).
+    pub fn from_pairs(pairs: &[(u64, u64)]) -> Totals {
+        let mut t = Totals::default();
+        for (id, field) in t.fields() {
+            if let Some(&(_, v)) = pairs.iter().find(|(i, _)| *i == id as u64) {
+                *field = v;
+            }
+        }
+        t
+    }
+
+    /// The `(id, value)` pairs to record, sorted by id: every known field, and the pairs of
+    /// `previous` whose ids this version does not know, unchanged.
+    pub fn to_pairs(mut self, previous: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        let mut pairs: Vec<(u64, u64)> = self
+            .fields()
+            .into_iter()
+            .map(|(id, v)| (id as u64, *v))
+            .collect();
+        for &(id, v) in previous {
+            if !pairs.iter().any(|(i, _)| *i == id) {
+                pairs.push((id, v));
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    /// Field-wise sum (saturating).
+    pub fn plus(mut self, mut other: Totals) -> Totals {
+        for ((_, a), (_, b)) in self.fields().into_iter().zip(other.fields()) {
+            *a = a.saturating_add(*b);
+        }
+        self
+    }
+
+    /// Every byte the engine wrote: log, flushes, compactions, drop files, manifest, GC.
+    pub fn engine_bytes_written(&self) -> u64 {
+        self.log_bytes_written
+            + self.flush_bytes_written
+            + self.compaction_bytes_written
+            + self.drop_file_bytes_written
+            + self.manifest_bytes_written
+            + self.gc_bytes_written
+    }
+
+    /// Bytes the engine wrote per user byte (0 before anything was written).
+    pub fn write_amplification(&self) -> f64 {
+        match self.user_bytes_written {
+            0 => 0.0,
+            user => self.engine_bytes_written() as f64 / user as f64,
+        }
+    }
+}
+
+impl Counters {
+    /// This open's share of the persisted counters; the manifest's and value GC's own
+    /// figures come from the version set.
+    pub fn totals(&self, manifest_bytes: u64, gc_files_deleted_unread: u64) -> Totals {
+        let g = Counters::get;
+        Totals {
+            user_bytes_written: g(&self.user_bytes),
+            user_ops: g(&self.user_ops),
+            log_bytes_written: g(&self.log_bytes),
+            flushes: g(&self.flushes),
+            flush_bytes_written: g(&self.flush_bytes),
+            compactions: g(&self.compactions),
+            compaction_bytes_read: g(&self.compaction_bytes_read),
+            compaction_bytes_written: g(&self.compaction_bytes_written),
+            drop_records: g(&self.drop_records),
+            drop_file_bytes_written: g(&self.drop_file_bytes),
+            manifest_bytes_written: manifest_bytes,
+            gc_runs: g(&self.gc_runs),
+            gc_bytes_read: g(&self.gc_bytes_read),
+            gc_bytes_written: g(&self.gc_bytes_written),
+            gc_files_deleted_unread,
+            gc_records_relocated: g(&self.gc_records_relocated),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_round_trip_and_keep_unknown_ids() {
+        let t = Totals {
+            user_bytes_written: 5,
+            gc_records_relocated: 9,
+            ..Totals::default()
+        };
+        let pairs = t.to_pairs(&[(99, 7), (1, 123)]);
+        assert_eq!(Totals::from_pairs(&pairs), t);
+        assert!(pairs.contains(&(99, 7)));
+        assert!(pairs.contains(&(1, 5)));
+        assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(t.plus(t).user_bytes_written, 10);
+    }
+}
