@@ -72,6 +72,10 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
             compaction_loop(&db)
         })?);
     }
+    let db = Arc::clone(inner);
+    threads.push(spawn("twain-live", move || {
+        super::space::refresh_loop(&db)
+    })?);
     if inner.opts.gc_enabled {
         let db = Arc::clone(inner);
         threads.push(spawn("twain-gc", move || gc_loop(&db))?);

@@ -87,6 +87,8 @@ pub(crate) struct DbInner {
     pub read_only: Option<String>,
     /// Directory entries that are not the engine's files (never read nor removed).
     pub unexpected: Vec<PathBuf>,
+    /// The newest live-data pass (`Stats::live_bytes`), made in the background.
+    pub live_cache: space::LiveCache,
 }
 
 impl DbInner {
@@ -96,7 +98,11 @@ impl DbInner {
     pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) {
         let _g = lock(&self.sv_lock);
         let cur = self.super_version.load_full();
-        self.super_version.store(Arc::new(f(&cur)));
+        let new = f(&cur);
+        if !Arc::ptr_eq(&cur.version, &new.version) {
+            self.live_cache.version_changed();
+        }
+        self.super_version.store(Arc::new(new));
     }
 
     /// The current super version.
@@ -326,26 +332,47 @@ impl Db {
     /// down to the deepest level that holds data (L1 at least), after flushing the
     /// memtable. The bottom level's tables in the range are rewritten too, so old
     /// versions and tombstones that no snapshot needs are gone afterwards.
+    ///
+    /// It ends with a fresh live-data figure in [`stats`](Self::stats) (see
+    /// [`refresh_live_bytes`](Self::refresh_live_bytes)).
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        compact::compact_range(&self.inner, begin, end)
+        compact::compact_range(&self.inner, begin, end)?;
+        // A failed pass is cached and reported by `stats`; the compaction itself worked.
+        let _ = space::refresh(&self.inner);
+        Ok(())
     }
 
-    /// A snapshot of the statistics.
+    /// A snapshot of the statistics. Cheap: it reads no table (the live-data figure comes
+    /// from the last pass the background made, see [`Stats::live_bytes`]).
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.inner)
     }
 
+    /// Makes the pass behind [`Stats::live_bytes`] now, over the current state, and returns
+    /// the live bytes: key + value bytes of the newest version of every key that is not
+    /// deleted. [`stats`](Self::stats) then reports this figure until a newer pass. The
+    /// cost is a read of every table's keys (no value is read, the block cache is not
+    /// filled). Works on a database opened read-only too. Fails if a table cannot be read
+    /// (then `Stats::live_bytes_error` says why too).
+    pub fn refresh_live_bytes(&self) -> Result<u64> {
+        space::refresh(&self.inner).map(|live| live.bytes)
+    }
+
     /// Runs value GC until no value file's fraction of live bytes is below
-    /// `gc_threshold`. Returns the number of files collected.
+    /// `gc_threshold`. Returns the number of files collected. It ends with a fresh
+    /// live-data figure in [`stats`](Self::stats).
     pub fn gc(&self) -> Result<u64> {
         self.inner.check_bg_error()?;
         // A failure may have left the manifest or a synced file in doubt: like a failed
         // flush or compaction, it makes the database read-only until reopened. Corruption
         // does not: GC sets a damaged file aside and goes on.
-        value_gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
+        let collected = value_gc::run_all(&self.inner).map_err(|e| match e.is_corruption() {
             true => e,
             false => self.inner.set_bg_error(e),
-        })
+        })?;
+        // A failed pass is cached and reported by `stats`; the collection itself worked.
+        let _ = space::refresh(&self.inner);
+        Ok(collected)
     }
 
     /// The value files value GC has set aside since the database was opened: damaged
