@@ -32,6 +32,7 @@ fn inspecting_commands_write_nothing() {
     assert_eq!(ok(&["--db", db, "get", "apple"]), "red\n");
     assert_eq!(ok(&["--db", db, "scan"]), "apple\tred\nbanana\tyellow\n");
     assert!(ok(&["--db", db, "stats"]).contains("value log"));
+    assert!(ok(&["--db", db, "stats", "--exact"]).contains("live pass        current"));
     assert_eq!(twain(&["--db", db, "get", "cherry"]).status.code(), Some(1));
     assert_eq!(image(&dir), before, "an inspecting command changed a file");
 }
