@@ -53,7 +53,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The shared state behind a [`Db`] handle. Thread-safe.
 ///
 /// Lock order (never taken in the other direction): `write_state` -> `versions` ->
-/// `sv_lock`; `bg.state` is taken alone or after `versions`.
+/// `sv_lock`; `bg.state` is taken alone or after `versions`; `live_cache`'s lock is a leaf
+/// (taken alone or last).
 pub(crate) struct DbInner {
     pub dir: PathBuf,
     pub opts: Options,

@@ -305,4 +305,35 @@ mod tests {
         }
         assert_eq!(separated_value_len(3, 16), None);
     }
+
+    fn pass_at(generation: u64, started: Instant, took: Duration) -> Pass {
+        Pass {
+            outcome: Ok(Arc::new(LiveData::default())),
+            generation,
+            seq: 0,
+            started,
+            took,
+        }
+    }
+
+    #[test]
+    fn a_pass_is_due_once_per_version_and_paced_by_the_last_ones_cost() {
+        let cache = LiveCache::default();
+        let now = Instant::now();
+        assert!(matches!(cache.due(now), Due::Now), "no pass yet");
+        cache.store(pass_at(0, now, Duration::from_secs(1)));
+        assert!(matches!(cache.due(now), Due::No), "same version");
+        cache.version_changed();
+        // A pass that took 1 s allows the next 10 s after its start.
+        match cache.due(now + Duration::from_secs(4)) {
+            Due::After(d) => assert_eq!(d, Duration::from_secs(6)),
+            _ => panic!("the pass must wait"),
+        }
+        assert!(matches!(cache.due(now + Duration::from_secs(10)), Due::Now));
+        // An older state never replaces a newer one.
+        cache.store(pass_at(1, now, Duration::ZERO));
+        cache.store(pass_at(0, now, Duration::ZERO));
+        assert_eq!(cache.last().map(|p| p.generation), Some(1));
+        assert!(matches!(cache.due(now), Due::No));
+    }
 }
