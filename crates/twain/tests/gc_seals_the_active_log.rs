@@ -31,9 +31,8 @@ fn one_log_file_comes_back(mode: GcMode) {
     db.compact_range(None, None).unwrap();
     let before = space_amp(dir.path(), &model);
     assert!(before > 3.0, "four versions of everything: {before:.2}");
-    // The plain run collects nothing: the garbage is in the active file.
-    assert_eq!(db.gc().unwrap(), 0);
-
+    // The garbage is all in the active file (FILE holds the whole history): GC must seal
+    // it to collect anything.
     let report = db.gc_report().unwrap();
     assert!(report.logs_sealed >= 1, "{report}");
     assert!(report.collected >= 1, "{report}");

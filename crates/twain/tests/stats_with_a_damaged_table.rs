@@ -1,5 +1,6 @@
 //! `Db::stats` still answers when a table's data block is damaged: the pass behind
-//! `live_bytes` fails, so the figure falls back to `referenced_bytes` and says why, in the
+//! `live_bytes` fails (`Db::refresh_live_bytes` returns the corruption, and the background's
+//! pass fails alike), so the figure falls back to `referenced_bytes` and says why, in the
 //! struct, the text and the JSON.
 
 mod dbutil;
@@ -29,8 +30,11 @@ fn stats_with_a_damaged_table() {
     std::fs::write(&table, bytes).unwrap();
 
     let db = Db::open(dir.path(), small_opts()).unwrap();
+    let err = db.refresh_live_bytes().expect_err("the pass must fail");
+    assert!(err.is_corruption(), "{err}");
     let s = db.stats().unwrap();
     let why = s.live_bytes_error.clone().expect("the pass must fail");
+    assert_eq!(s.live_bytes_age, None);
     assert!(why.contains("sst"), "{why}");
     assert_eq!(s.live_bytes, s.referenced_bytes);
     assert_eq!(s.reclaimable_shadowed_bytes, 0);

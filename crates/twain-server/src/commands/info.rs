@@ -157,6 +157,12 @@ fn engine(s: &Stats, out: &mut String) {
         ("value_files", s.value_files.len().to_string()),
         ("disk_bytes", s.disk.total().to_string()),
         ("live_bytes", s.live_bytes.to_string()),
+        (
+            // How old the background's pass behind live_bytes is; empty before one.
+            "live_bytes_age_ms",
+            s.live_bytes_age
+                .map_or_else(String::new, |a| a.as_millis().to_string()),
+        ),
         ("reclaimable_bytes", s.reclaimable_bytes().to_string()),
         (
             "reclaimable_dropped_bytes",
@@ -254,10 +260,14 @@ mod tests {
         ] {
             assert!(twain.contains(field), "{field} missing in {twain}");
         }
-        // Key and value bytes of the one live key.
+        assert!(twain.contains("\r\nlive_bytes_age_ms:"), "{twain}");
+        // Key and value bytes of the one live key, once a pass has seen it.
+        c.shared.store.db().refresh_live_bytes().unwrap();
+        let twain = text(c.run(&["INFO", "twain"]));
         assert!(twain.contains("\r\nlive_bytes:8\r\n"), "{twain}");
         assert!(twain.contains("\r\nspace_amplification:"), "{twain}");
         c.run(&["DEL", "key"]);
+        c.shared.store.db().refresh_live_bytes().unwrap();
         let twain = text(c.run(&["INFO", "twain"]));
         assert!(twain.contains("\r\nlive_bytes:0\r\n"), "{twain}");
         // Nothing live: no ratio.

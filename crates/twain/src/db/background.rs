@@ -78,6 +78,10 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
             compaction_loop(&db)
         })?);
     }
+    let db = Arc::clone(inner);
+    threads.push(spawn("twain-live", move || {
+        super::space::refresh_loop(&db)
+    })?);
     if inner.opts.gc_enabled {
         let db = Arc::clone(inner);
         threads.push(spawn("twain-gc", move || gc_loop(&db))?);
@@ -306,12 +310,34 @@ fn garbage_pick(
     if !quiet && newest <= st.garbage_log {
         return None;
     }
-    if !inner.super_version().imms.is_empty() {
+    let sv = inner.super_version();
+    if !sv.imms.is_empty() || !garbage_worth_compacting(inner, &sv.version) {
         return None;
     }
     let task = picker::pick_garbage(state, &st.busy_tables)?;
     st.garbage_log = newest;
     Some(task)
+}
+
+/// The share of separated bytes that must be shadowed garbage (`space::shadowed_bytes`,
+/// from the newest live-data pass) before background garbage compactions run: below it,
+/// merging the upper levels down would rewrite tables for little space. (A stand-in until
+/// the space target paces this work.)
+const GARBAGE_COMPACTION_MIN_SHARE: f64 = 0.1;
+
+/// Whether enough garbage hides behind shadowed versions to compact for it. Without a
+/// successful live-data pass nothing is known, and nothing is compacted for garbage.
+fn garbage_worth_compacting(inner: &DbInner, version: &crate::version::Version) -> bool {
+    let Some(live) = inner.live_cache.last().and_then(|p| p.outcome.ok()) else {
+        return false;
+    };
+    let separated: u64 = version
+        .value_files
+        .values()
+        .map(|f| f.separated_bytes())
+        .sum();
+    let shadowed = super::space::shadowed_bytes(&version.state, version, &live);
+    shadowed > 0 && shadowed as f64 >= GARBAGE_COMPACTION_MIN_SHARE * separated as f64
 }
 
 /// Whether the database is closing (long jobs check it and stop early).

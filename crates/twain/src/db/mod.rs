@@ -53,7 +53,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The shared state behind a [`Db`] handle. Thread-safe.
 ///
 /// Lock order (never taken in the other direction): `write_state` -> `versions` ->
-/// `sv_lock`; `bg.state` is taken alone or after `versions`.
+/// `sv_lock`; `bg.state` is taken alone or after `versions`; `live_cache`'s lock is a leaf
+/// (taken alone or last).
 pub(crate) struct DbInner {
     pub dir: PathBuf,
     pub opts: Options,
@@ -87,6 +88,8 @@ pub(crate) struct DbInner {
     pub read_only: Option<String>,
     /// Directory entries that are not the engine's files (never read nor removed).
     pub unexpected: Vec<PathBuf>,
+    /// The newest live-data pass (`Stats::live_bytes`), made in the background.
+    pub live_cache: space::LiveCache,
 }
 
 impl DbInner {
@@ -96,7 +99,11 @@ impl DbInner {
     pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) {
         let _g = lock(&self.sv_lock);
         let cur = self.super_version.load_full();
-        self.super_version.store(Arc::new(f(&cur)));
+        let new = f(&cur);
+        if !Arc::ptr_eq(&cur.version, &new.version) {
+            self.live_cache.version_changed();
+        }
+        self.super_version.store(Arc::new(new));
     }
 
     /// The current super version.
@@ -326,43 +333,55 @@ impl Db {
     /// down to the deepest level that holds data (L1 at least), after flushing the
     /// memtable. The bottom level's tables in the range are rewritten too, so old
     /// versions and tombstones that no snapshot needs are gone afterwards.
+    ///
+    /// It ends with a fresh live-data figure in [`stats`](Self::stats) (see
+    /// [`refresh_live_bytes`](Self::refresh_live_bytes)).
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        compact::compact_range(&self.inner, begin, end)
+        compact::compact_range(&self.inner, begin, end)?;
+        // A failed pass is cached and reported by `stats`; the compaction itself worked.
+        let _ = space::refresh(&self.inner);
+        Ok(())
     }
 
-    /// A snapshot of the statistics.
+    /// A snapshot of the statistics. Cheap: it reads no table (the live-data figure comes
+    /// from the last pass the background made, see [`Stats::live_bytes`]).
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.inner)
     }
 
-    /// Runs value GC until no value file's fraction of live bytes is below
-    /// `gc_threshold`. Returns the number of files collected. It sees only the garbage the
-    /// drop counts already show, and never the active value file: [`Db::gc_report`] does
-    /// the complete job.
+    /// Makes the pass behind [`Stats::live_bytes`] now, over the current state, and returns
+    /// the live bytes: key + value bytes of the newest version of every key that is not
+    /// deleted. [`stats`](Self::stats) then reports this figure until a newer pass. The
+    /// cost is a read of every table's keys (no value is read, the block cache is not
+    /// filled). Works on a database opened read-only too. Fails if a table cannot be read
+    /// (then `Stats::live_bytes_error` says why too).
+    pub fn refresh_live_bytes(&self) -> Result<u64> {
+        space::refresh(&self.inner).map(|live| live.bytes)
+    }
+
+    /// A complete value GC (see [`Db::gc_report`]); returns the number of value files
+    /// collected.
     pub fn gc(&self) -> Result<u64> {
-        self.inner.check_bg_error()?;
-        // A failure may have left the manifest or a synced file in doubt: like a failed
-        // flush or compaction, it makes the database read-only until reopened. Corruption
-        // does not: GC sets a damaged file aside and goes on.
-        let mut pinned = std::collections::HashSet::new();
-        value_gc::run_all(&self.inner, self.inner.opts.gc_threshold, &mut pinned).map_err(|e| {
-            match e.is_corruption() {
-                true => e,
-                false => self.inner.set_bg_error(e),
-            }
-        })
+        self.gc_report().map(|r| r.collected)
     }
 
     /// A complete value GC: flushes, compacts what garbage compaction finds (tables that
     /// shadow older versions), seals the active value file when it holds enough garbage,
     /// and collects every file at least a tenth dead (or under `gc_threshold` if that is
-    /// higher) until a round gains nothing. Reports per value file left why it stays.
+    /// higher) until a round gains nothing. Reports per value file left why it stays, and
+    /// ends with a fresh live-data figure in [`stats`](Self::stats).
     pub fn gc_report(&self) -> Result<crate::gc::GcReport> {
         self.inner.check_bg_error()?;
-        value_gc::complete(&self.inner).map_err(|e| match e.is_corruption() {
+        // A failure may have left the manifest or a synced file in doubt: like a failed
+        // flush or compaction, it makes the database read-only until reopened. Corruption
+        // does not: GC sets a damaged file aside and goes on.
+        let report = value_gc::complete(&self.inner).map_err(|e| match e.is_corruption() {
             true => e,
             false => self.inner.set_bg_error(e),
-        })
+        })?;
+        // A failed pass is cached and reported by `stats`; the collection itself worked.
+        let _ = space::refresh(&self.inner);
+        Ok(report)
     }
 
     /// The value files value GC has set aside since the database was opened: damaged

@@ -331,6 +331,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         drop_index,
         gc_lock: Mutex::new(()),
         log_sync,
+        live_cache: Default::default(),
         gc_set_aside: Default::default(),
         lock,
         read_only: read_only.clone(),

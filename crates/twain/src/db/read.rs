@@ -230,23 +230,31 @@ pub(crate) fn fix_handle(
     Ok(true)
 }
 
-/// Collects the statistics.
+/// Collects the statistics: O(files), no table is read (the live data comes from the
+/// cached pass, see `space`).
 pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
     let c = &inner.counters;
-    let sv = inner.super_version();
+    // The version generation and sequence number say how far behind the cached pass is.
+    let (sv, generation_now, seq_now) = super::space::current(inner);
     let version = &sv.version;
     let (manifest_bytes, dead_deleted, totals) = {
         let v = lock(&inner.versions);
         let totals = v.totals_at_open().plus(v.totals_since_open());
         (v.bytes_written(), v.dead_files_deleted(), totals)
     };
-    // A damaged or unreadable table must not take the statistics down with it: the
-    // figures that need the pass say they are missing.
-    let (live, live_error) = match super::space::live_data(&sv) {
-        Ok(live) => (Some(live), None),
-        Err(e) => (None, Some(e.to_string())),
+    // The live data of the last pass the background (or a refresh) made; a failed pass
+    // leaves the figures that need it missing and says why.
+    let pass = inner.live_cache.last();
+    let (live, live_error) = match pass.as_ref().map(|p| &p.outcome) {
+        Some(Ok(live)) => (Some(Arc::clone(live)), None),
+        Some(Err(e)) => (None, Some(e.clone())),
+        None => (None, None),
     };
-    let (mut dropped, mut shadowed) = (0u64, 0u64);
+    let live_pass = pass.filter(|p| p.outcome.is_ok());
+    let mut dropped = 0u64;
+    let shadowed = live.as_ref().map_or(0, |l| {
+        super::space::shadowed_bytes(&version.state, version, l)
+    });
     let mut referenced = 0u64;
     let levels = version
         .levels
@@ -272,10 +280,6 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
         dropped += state.dropped_bytes.min(separated);
-        if let Some(live) = &live {
-            let live_here = live.separated.get(&number).copied().unwrap_or(0);
-            shadowed += not_dropped.saturating_sub(live_here);
-        }
         value_files.push(ValueFileStats {
             number,
             epoch: file.epoch(),
@@ -340,6 +344,13 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
         live_bytes: live.as_ref().map_or(referenced, |l| l.bytes),
+        live_bytes_age: live_pass.as_ref().map(|p| p.started.elapsed()),
+        live_bytes_versions_behind: live_pass
+            .as_ref()
+            .map_or(0, |p| generation_now.saturating_sub(p.generation)),
+        live_bytes_writes_behind: live_pass
+            .as_ref()
+            .map_or(0, |p| seq_now.saturating_sub(p.seq)),
         live_bytes_error: live_error,
         reclaimable_dropped_bytes: dropped,
         reclaimable_shadowed_bytes: shadowed,

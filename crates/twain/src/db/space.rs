@@ -1,18 +1,39 @@
 //! Space accounting for `stats`: the live data (one merged pass over the key store's
-//! keys) and the bytes the directory occupies on disk (allocated blocks).
+//! keys, made in the background and cached) and the bytes the directory occupies on disk
+//! (allocated blocks).
+//!
+//! The pass reads every table, so `stats` never makes it: it reads the [`LiveCache`],
+//! which the background thread of [`refresh_loop`] keeps fresh. That thread makes a pass
+//! when the version changed since the last one (a flush, compaction, value GC or log roll
+//! installed a new one), at most once per version and, after a pass that took `d`, not
+//! before `PACING × d` from that pass's start: passes take at most `1 / PACING` of one core.
+//! [`refresh`] makes one on demand (`Db::refresh_live_bytes`, and the end of `Db::gc` and
+//! `Db::compact_range`).
 
 use super::iter::merged_sources;
-use super::{DbInner, SuperVersion};
+use super::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{FileType, parse_file_name};
 use crate::format::vlog::{LogEntryKind, entry_len};
 use crate::iter::InternalIterator;
-use crate::key::{EntryKind, ParsedKey};
+use crate::key::{EntryKind, ParsedKey, SeqNo};
 use crate::stats::DiskUsage;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A background pass that took `d` allows the next one `PACING × d` after its start.
+const PACING: u32 = 10;
+
+/// How long the background thread sleeps at most before it looks again.
+const IDLE_WAIT: Duration = Duration::from_secs(1);
+
+/// Entries the pass walks between two checks for shutdown.
+const STOP_CHECK_EVERY: u32 = 4096;
 
 /// The user's data as the key store holds it: the newest version of every key.
 #[derive(Debug, Default)]
@@ -29,14 +50,22 @@ pub(crate) struct LiveData {
 /// and the value length its entry holds. Older versions are skipped whether compaction
 /// has dropped them yet or not, so the figure is exact, not an estimate; the cost is a
 /// read of every table (without filling the block cache) — the key store only, since
-/// separated values are not read.
-pub(crate) fn live_data(sv: &SuperVersion) -> Result<LiveData> {
+/// separated values are not read. `None` if `stop` said to stop before the end.
+pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Option<LiveData>> {
     let source = Path::new("key store");
     let mut live = LiveData::default();
     let mut it = merged_sources(sv, false);
     it.seek_to_first()?;
     let mut last_key: Option<Vec<u8>> = None;
+    let mut until_check = STOP_CHECK_EVERY;
     while it.valid() {
+        until_check -= 1;
+        if until_check == 0 {
+            if stop() {
+                return Ok(None);
+            }
+            until_check = STOP_CHECK_EVERY;
+        }
         let p = ParsedKey::parse(it.key());
         if last_key.as_deref() != Some(p.user_key) {
             let key = last_key.get_or_insert_with(Vec::new);
@@ -75,7 +104,174 @@ pub(crate) fn live_data(sv: &SuperVersion) -> Result<LiveData> {
         }
         it.next()?;
     }
-    Ok(live)
+    Ok(Some(live))
+}
+
+/// Separated bytes that no drop record marks dead yet and that no newest version points at,
+/// in every value file of `state`: garbage only a compaction can make collectable. Measured
+/// against `live`, a pass that may be older than `state`; the drop counts are `state`'s, so
+/// a compaction since the pass lowers the figure at once.
+pub(crate) fn shadowed_bytes(
+    state: &crate::version::VersionState,
+    version: &crate::version::Version,
+    live: &LiveData,
+) -> u64 {
+    state
+        .value_files
+        .iter()
+        .filter_map(|(number, f)| {
+            let file = version.value_files.get(number)?;
+            let not_dropped = file.separated_bytes().saturating_sub(f.dropped_bytes);
+            let live_here = live.separated.get(number).copied().unwrap_or(0);
+            Some(not_dropped.saturating_sub(live_here))
+        })
+        .sum()
+}
+
+/// One pass behind the cached figure.
+#[derive(Debug, Clone)]
+pub(crate) struct Pass {
+    /// The live data, or why the pass failed.
+    pub outcome: std::result::Result<Arc<LiveData>, String>,
+    /// The version generation ([`LiveCache::generation`]) of the super version it read.
+    pub generation: u64,
+    /// The visible sequence number when it started: every write up to it is counted.
+    pub seq: SeqNo,
+    /// When it started.
+    pub started: Instant,
+    /// How long it took.
+    pub took: Duration,
+}
+
+/// The newest live-data pass, and the version generation it is measured against.
+#[derive(Debug, Default)]
+pub(crate) struct LiveCache {
+    /// Bumped each time a super version with a different version is published (under
+    /// `sv_lock`).
+    generation: AtomicU64,
+    /// The newest pass. A leaf lock: nothing else is taken while it is held.
+    last: Mutex<Option<Pass>>,
+}
+
+/// Whether the background should make a pass.
+enum Due {
+    /// Now.
+    Now,
+    /// Not before this much time.
+    After(Duration),
+    /// Nothing changed since the last pass.
+    No,
+}
+
+impl LiveCache {
+    /// Called when a new version is published. REQUIRES: `sv_lock` held.
+    pub fn version_changed(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The current version generation. Read it under `sv_lock` to pair it with a super
+    /// version.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// The newest pass, if one was made.
+    pub fn last(&self) -> Option<Pass> {
+        lock(&self.last).clone()
+    }
+
+    /// Keeps `pass` unless a pass of a newer state is already cached.
+    fn store(&self, pass: Pass) {
+        let mut last = lock(&self.last);
+        let newer = last
+            .as_ref()
+            .is_none_or(|l| (pass.generation, pass.seq) >= (l.generation, l.seq));
+        if newer {
+            *last = Some(pass);
+        }
+    }
+
+    fn due(&self, now: Instant) -> Due {
+        let last = lock(&self.last);
+        let Some(l) = last.as_ref() else {
+            return Due::Now;
+        };
+        if l.generation == self.generation() {
+            return Due::No;
+        }
+        let allowed = l.started + l.took * PACING;
+        match allowed.checked_duration_since(now) {
+            Some(wait) if !wait.is_zero() => Due::After(wait),
+            _ => Due::Now,
+        }
+    }
+}
+
+/// The current super version with its version generation and visible sequence number,
+/// read together.
+pub(crate) fn current(inner: &DbInner) -> (Arc<SuperVersion>, u64, SeqNo) {
+    let _g = lock(&inner.sv_lock);
+    (
+        inner.super_version(),
+        inner.live_cache.generation(),
+        inner.visible_seq.load(Ordering::Acquire),
+    )
+}
+
+/// Makes a pass over the current state and caches it (a failure too); returns the live
+/// data. `Ok(None)` if the database began closing meanwhile.
+fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
+    let (sv, generation, seq) = current(inner);
+    let started = Instant::now();
+    let stop = || super::background::shutting_down(inner);
+    let (outcome, result) = match live_data(&sv, &stop) {
+        Ok(Some(live)) => {
+            let live = Arc::new(live);
+            (Ok(Arc::clone(&live)), Ok(Some(live)))
+        }
+        Ok(None) => return Ok(None),
+        Err(e) => (Err(e.to_string()), Err(e)),
+    };
+    drop(sv);
+    inner.live_cache.store(Pass {
+        outcome,
+        generation,
+        seq,
+        started,
+        took: started.elapsed(),
+    });
+    result
+}
+
+/// Makes a pass now (whatever the cache holds) and caches it: the exact live data of the
+/// current state, or the error that stopped the pass.
+pub(crate) fn refresh(inner: &DbInner) -> Result<Arc<LiveData>> {
+    pass(inner)?.ok_or_else(|| Error::ReadOnly("the database is closing".to_string()))
+}
+
+/// The background thread: a pass whenever the version changed since the last one, paced
+/// (see the module docs), until shutdown. A failed pass is cached like a good one (stats
+/// say why) and retried at the next version.
+pub(crate) fn refresh_loop(inner: &DbInner) {
+    loop {
+        {
+            let st = lock(&inner.bg.state);
+            if st.shutting_down {
+                return;
+            }
+            let wait = match inner.live_cache.due(Instant::now()) {
+                Due::Now => None,
+                Due::After(d) => Some(d.min(IDLE_WAIT)),
+                Due::No => Some(IDLE_WAIT),
+            };
+            if let Some(wait) = wait {
+                drop(inner.bg.wait(st, wait));
+                continue;
+            }
+        }
+        // A failure is in the cache; the database itself is not affected.
+        let _ = pass(inner);
+    }
 }
 
 /// The value length of a separated entry of `entry_len` bytes holding a key of `key_len`
@@ -129,5 +325,36 @@ mod tests {
             }
         }
         assert_eq!(separated_value_len(3, 16), None);
+    }
+
+    fn pass_at(generation: u64, started: Instant, took: Duration) -> Pass {
+        Pass {
+            outcome: Ok(Arc::new(LiveData::default())),
+            generation,
+            seq: 0,
+            started,
+            took,
+        }
+    }
+
+    #[test]
+    fn a_pass_is_due_once_per_version_and_paced_by_the_last_ones_cost() {
+        let cache = LiveCache::default();
+        let now = Instant::now();
+        assert!(matches!(cache.due(now), Due::Now), "no pass yet");
+        cache.store(pass_at(0, now, Duration::from_secs(1)));
+        assert!(matches!(cache.due(now), Due::No), "same version");
+        cache.version_changed();
+        // A pass that took 1 s allows the next 10 s after its start.
+        match cache.due(now + Duration::from_secs(4)) {
+            Due::After(d) => assert_eq!(d, Duration::from_secs(6)),
+            _ => panic!("the pass must wait"),
+        }
+        assert!(matches!(cache.due(now + Duration::from_secs(10)), Due::Now));
+        // An older state never replaces a newer one.
+        cache.store(pass_at(1, now, Duration::ZERO));
+        cache.store(pass_at(0, now, Duration::ZERO));
+        assert_eq!(cache.last().map(|p| p.generation), Some(1));
+        assert!(matches!(cache.due(now), Due::No));
     }
 }

@@ -208,19 +208,41 @@ pub struct Stats {
     /// compacted away count as referenced; [`Stats::live_bytes`] does not count them.
     pub referenced_bytes: u64,
     /// The user's data: key + value bytes of the newest version of every key that is not
-    /// deleted, in memtables and tables (what a model of the workload holds). Computed by
-    /// one merged pass over the key store's keys (no value is read: a separated value's
-    /// length comes from its handle), so it is exact — shadowed versions and tombstones
-    /// count nothing whether or not compaction has dropped them yet — and costs a read of
-    /// the key store (tables read without filling the block cache). Versions that only a
-    /// snapshot still sees do not count.
+    /// deleted, in memtables and tables (what a model of the workload holds), as of the
+    /// last pass over the key store.
     ///
-    /// If the pass could not read the key store (a damaged or unreadable table, see
-    /// [`Stats::live_bytes_error`]), this falls back to [`Stats::referenced_bytes`], an
-    /// upper bound, and [`Stats::reclaimable_shadowed_bytes`] is 0.
+    /// The pass merges the memtables and every table's keys (no value is read: a separated
+    /// value's length comes from its handle), so its figure is exact — shadowed versions
+    /// and tombstones count nothing whether or not compaction has dropped them yet;
+    /// versions that only a snapshot still sees do not count. It reads every table, so
+    /// `stats` does not make it: a background thread does, after each new version (a
+    /// flush, compaction, value GC or log roll), at most once per version and paced to at
+    /// most a tenth of one core (after a pass that took `d`, the next starts no sooner
+    /// than `10 × d` after it). So the figure is as old as [`Stats::live_bytes_age`] and
+    /// misses the writes since ([`Stats::live_bytes_writes_behind`]) and the versions
+    /// since ([`Stats::live_bytes_versions_behind`]); once writes stop, it becomes exact
+    /// after the background settles. [`Db::refresh_live_bytes`](crate::Db::refresh_live_bytes)
+    /// makes a pass on demand, and `Db::gc` and `Db::compact_range` end with one.
+    ///
+    /// Before the first pass (right after open, and always in a database opened
+    /// read-only until a refresh) [`Stats::live_bytes_age`] is `None` and this is
+    /// [`Stats::referenced_bytes`], an upper bound. So it is if the last pass could not
+    /// read the key store (a damaged or unreadable table, see
+    /// [`Stats::live_bytes_error`]); [`Stats::reclaimable_shadowed_bytes`] is then 0.
     pub live_bytes: u64,
-    /// Why the pass behind [`Stats::live_bytes`] failed, if it did (`None` when the figure
-    /// is exact).
+    /// How long ago the pass behind [`Stats::live_bytes`] started; `None` when the figure
+    /// comes from no pass (none made yet, or the last one failed): it is then
+    /// [`Stats::referenced_bytes`].
+    pub live_bytes_age: Option<std::time::Duration>,
+    /// Versions installed (flushes, compactions, value GC, log rolls) since the pass
+    /// behind [`Stats::live_bytes`]; 0 without a pass.
+    pub live_bytes_versions_behind: u64,
+    /// Sequence numbers (about one per written key) applied since the pass behind
+    /// [`Stats::live_bytes`] started; 0 without a pass. With
+    /// [`Stats::live_bytes_versions_behind`] also 0, the figure is the current one.
+    pub live_bytes_writes_behind: u64,
+    /// Why the last pass behind [`Stats::live_bytes`] failed, if it did (`None` when it
+    /// worked or none was made).
     pub live_bytes_error: Option<String>,
     /// Dead bytes in value files per drop records: separated entries flushes and
     /// compactions dropped, which value GC can reclaim.
@@ -228,7 +250,8 @@ pub struct Stats {
     /// Bytes of separated entries in value files that a newer version or a tombstone
     /// shadows but that no drop record names yet: they become dropped (and reclaimable by
     /// value GC) when compaction merges the versions, or right away if no snapshot needs
-    /// them. Separated bytes not dropped minus those the live versions reference.
+    /// them. Separated bytes not dropped (now) minus those the live versions of the pass
+    /// behind [`Stats::live_bytes`] reference (as old as that pass).
     pub reclaimable_shadowed_bytes: u64,
     /// Dead records value GC could not read (damaged) and left behind, as it would have.
     pub gc_corrupt_dead_records: u64,
@@ -291,5 +314,13 @@ impl Stats {
     /// separated bytes shadowed but not yet dropped.
     pub fn reclaimable_bytes(&self) -> u64 {
         self.reclaimable_dropped_bytes + self.reclaimable_shadowed_bytes
+    }
+
+    /// Whether [`Stats::live_bytes`] comes from a pass over the state these statistics
+    /// describe: no version installed and nothing written since it.
+    pub fn live_bytes_is_current(&self) -> bool {
+        self.live_bytes_age.is_some()
+            && self.live_bytes_versions_behind == 0
+            && self.live_bytes_writes_behind == 0
     }
 }

@@ -4,7 +4,8 @@ use super::Stats;
 
 impl Stats {
     /// The statistics as one JSON object: field names as in the struct (the cumulative
-    /// [`Stats::totals`] prefixed `total_`), plus `write_amplification` (cumulative),
+    /// [`Stats::totals`] prefixed `total_`; [`Stats::live_bytes_age`] as `live_bytes_age_ms`,
+    /// `null` before a pass), plus `write_amplification` (cumulative),
     /// `write_amplification_since_open`, `reclaimable_bytes` and `space_amplification`
     /// (`null` when nothing is live).
     pub fn to_json(&self) -> String {
@@ -49,6 +50,15 @@ impl Stats {
         o.num("memtable_bytes", self.memtable_bytes);
         o.num("referenced_bytes", self.referenced_bytes);
         o.num("live_bytes", self.live_bytes);
+        match self.live_bytes_age {
+            Some(age) => o.num("live_bytes_age_ms", age.as_millis() as u64),
+            None => o.raw("live_bytes_age_ms", "null"),
+        }
+        o.num(
+            "live_bytes_versions_behind",
+            self.live_bytes_versions_behind,
+        );
+        o.num("live_bytes_writes_behind", self.live_bytes_writes_behind);
         match &self.live_bytes_error {
             Some(e) => o.raw("live_bytes_error", &json_string(e)),
             None => o.raw("live_bytes_error", "null"),
@@ -251,6 +261,23 @@ impl Stats {
             line(format!(
                 "live data        unread ({e}): the figures below count every version"
             ));
+        }
+        match self.live_bytes_age {
+            Some(age) if self.live_bytes_is_current() => line(format!(
+                "live pass        current (made {:.1} s ago)",
+                age.as_secs_f64()
+            )),
+            Some(age) => line(format!(
+                "live pass        {:.1} s ago, {} versions and {} writes behind",
+                age.as_secs_f64(),
+                self.live_bytes_versions_behind,
+                self.live_bytes_writes_behind
+            )),
+            None if self.live_bytes_error.is_none() => line(
+                "live pass        none yet: live data is the referenced bytes (every version counted)"
+                    .to_string(),
+            ),
+            None => {}
         }
         line(format!(
             "live data        {:.1} MiB; reclaimable {:.1} MiB ({:.1} MiB dropped, {:.1} MiB shadowed not yet dropped)",
