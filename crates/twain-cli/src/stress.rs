@@ -224,6 +224,7 @@ struct Counts {
     snapshots: AtomicU64,
     flushes: AtomicU64,
     compactions: AtomicU64,
+    complete_gcs: AtomicU64,
 }
 
 /// One worker: its keys, their current ids, and the next id to hand out per key.
@@ -335,9 +336,16 @@ impl Worker {
                 self.snapshot()?;
                 c.snapshots.fetch_add(1, Ordering::Relaxed);
             }
-            990..=997 => {
+            990..=996 => {
                 self.db.flush()?;
                 c.flushes.fetch_add(1, Ordering::Relaxed);
+            }
+            997 => {
+                // A complete GC: garbage compactions, a forced seal of the active log, value
+                // GC. Its compactions are manual ones: serialized with them.
+                let _one_at_a_time = self.manual.lock().unwrap_or_else(|e| e.into_inner());
+                self.db.gc()?;
+                c.complete_gcs.fetch_add(1, Ordering::Relaxed);
             }
             _ => {
                 let a = self.rng.below(u64::from(self.expected.keys())) as u32;
@@ -491,7 +499,7 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
     }
     let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
     say!(
-        "stress: puts {}, deletes {}, batches {}, gets {}, scans {}, snapshots {}, flushes {}, compactions {}, wrong reads 0",
+        "stress: puts {}, deletes {}, batches {}, gets {}, scans {}, snapshots {}, flushes {}, compactions {}, complete GCs {}, wrong reads 0",
         g(&counts.puts),
         g(&counts.deletes),
         g(&counts.batches),
@@ -500,6 +508,7 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
         g(&counts.snapshots),
         g(&counts.flushes),
         g(&counts.compactions),
+        g(&counts.complete_gcs),
     );
     match Arc::try_unwrap(db) {
         Ok(db) => db.close(),
