@@ -1,5 +1,6 @@
 //! Unit tests of `mem`.
 
+use super::crash::{SECTOR, SplitMix64, crash_content};
 use super::*;
 
 fn p(s: &str) -> &Path {
