@@ -4,14 +4,15 @@
 #![deny(clippy::indexing_slicing)]
 
 use super::{FileLock, Fs, ReadableFile, WritableFile};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 mod crash;
+mod punch;
 
 pub use crash::CrashOptions;
 
@@ -38,6 +39,8 @@ pub struct MemOpCounts {
     pub removes: u64,
     /// Successful [`Fs::truncate`] calls.
     pub truncates: u64,
+    /// Successful [`Fs::punch_hole`] calls.
+    pub punches: u64,
 }
 
 /// An in-memory [`Fs`] with a power-loss model.
@@ -78,6 +81,14 @@ pub struct MemOpCounts {
 ///   the existing node in place like `O_TRUNC`) is durable at once: the node is shortened and
 ///   its synced length clamped to the new length. Growing a file with `truncate` adds zero
 ///   bytes that are unsynced.
+/// - **Holes.** [`Fs::punch_hole`] zeroes the range in the current content at once (every
+///   handle reads zeros) and frees its whole 4 KiB blocks, which [`Fs::allocated_bytes`]
+///   subtracts; bytes later written into a freed block allocate it again. Like written data,
+///   a punch is durable at the next `sync_data` of the file; until then a crash image keeps
+///   the first *k* of the file's unsynced punches, in order (a journal commits them in
+///   order): *k* = 0 without `torn_tail`, drawn uniformly from `0..=n` with it. An undone
+///   punch shows the bytes it zeroed. [`MemFs::set_punch_hole_support`] makes punching fail
+///   with `Unsupported`, as on a file system without it.
 ///
 /// [`MemFs::crash`] returns a new, independent `MemFs` holding the state after a simulated
 /// power loss at that instant: every directory holds exactly its durable entries (live =
@@ -116,6 +127,8 @@ struct Shared {
     state: Mutex<State>,
     counters: Counters,
     next_node: AtomicU64,
+    /// Whether [`Fs::punch_hole`] works (see [`MemFs::set_punch_hole_support`]).
+    punch_holes: AtomicBool,
 }
 
 /// The directory table and the lock table.
@@ -140,11 +153,16 @@ struct Node {
     content: Mutex<Content>,
 }
 
-/// A node's bytes. INVARIANT: `synced_len <= data.len()`.
+/// A node's bytes. INVARIANT: `synced_len <= data.len()`; every hole is a block that
+/// starts inside `data`.
 #[derive(Default)]
 struct Content {
     data: Vec<u8>,
     synced_len: usize,
+    /// The [`ALLOCATION_BLOCK`](super::ALLOCATION_BLOCK)s freed by punches, by index.
+    holes: BTreeSet<u64>,
+    /// The punches since the last sync, oldest first.
+    unsynced_punches: Vec<punch::UnsyncedPunch>,
 }
 
 #[derive(Default)]
@@ -158,6 +176,7 @@ struct Counters {
     renames: AtomicU64,
     removes: AtomicU64,
     truncates: AtomicU64,
+    punches: AtomicU64,
 }
 
 /// Locks a mutex, carrying on after a panic of another holder (the state stays usable: every
@@ -263,6 +282,7 @@ impl MemFs {
                 state: Mutex::new(state),
                 counters: Counters::default(),
                 next_node: AtomicU64::new(0),
+                punch_holes: AtomicBool::new(true),
             }),
         }
     }
@@ -274,7 +294,11 @@ impl MemFs {
     fn new_node(&self, data: Vec<u8>, synced_len: usize) -> Arc<Node> {
         Arc::new(Node {
             id: self.shared.next_node.fetch_add(1, Ordering::Relaxed),
-            content: Mutex::new(Content { data, synced_len }),
+            content: Mutex::new(Content {
+                data,
+                synced_len,
+                ..Content::default()
+            }),
         })
     }
 
@@ -311,10 +335,11 @@ impl MemFs {
             .cloned();
         let node = match existing {
             Some(node) => {
-                let mut content = lock(&node.content);
-                content.data = bytes.to_vec();
-                content.synced_len = bytes.len();
-                drop(content);
+                *lock(&node.content) = Content {
+                    data: bytes.to_vec(),
+                    synced_len: bytes.len(),
+                    ..Content::default()
+                };
                 node
             }
             None => self.new_node(bytes.to_vec(), bytes.len()),
@@ -357,6 +382,12 @@ impl MemFs {
             .sum()
     }
 
+    /// Makes [`Fs::punch_hole`] work (the default) or fail with `io::ErrorKind::Unsupported`,
+    /// as on a file system that cannot punch holes. Crash images inherit the setting.
+    pub fn set_punch_hole_support(&self, supported: bool) {
+        self.shared.punch_holes.store(supported, Ordering::Relaxed);
+    }
+
     /// How many operations of each kind this file system has served.
     pub fn op_counts(&self) -> MemOpCounts {
         let c = &self.shared.counters;
@@ -371,6 +402,7 @@ impl MemFs {
             renames: get(&c.renames),
             removes: get(&c.removes),
             truncates: get(&c.truncates),
+            punches: get(&c.punches),
         }
     }
 
@@ -431,8 +463,7 @@ impl Fs for MemFs {
             Some(node) => {
                 // Like O_TRUNC: the same node, emptied; durable at once, like `truncate`.
                 let mut content = lock(&node.content);
-                content.data.clear();
-                content.synced_len = 0;
+                *content = Content::default();
                 drop(content);
                 node.clone()
             }
@@ -542,7 +573,20 @@ impl Fs for MemFs {
     }
 
     fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
-        self.file_size(path).map(super::allocated_for_len)
+        let node = self.state().live_node(path)?;
+        let allocated = lock(&node.content).allocated();
+        Ok(allocated)
+    }
+
+    fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
+        let node = self.state().live_node(path)?;
+        if !self.shared.punch_holes.load(Ordering::Relaxed) {
+            return Err(super::punch_unsupported(path));
+        }
+        punch::check_range(offset, len)?;
+        lock(&node.content).punch(offset, len);
+        bump(&self.shared.counters.punches, 1);
+        Ok(())
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -551,8 +595,10 @@ impl Fs for MemFs {
         let state = self.state();
         let node = state.live_node(path)?;
         let mut content = lock(&node.content);
+        let old_len = content.len();
         content.data.resize(len, 0);
         content.synced_len = content.synced_len.min(len);
+        content.length_changed(old_len);
         bump(&self.shared.counters.truncates, 1);
         Ok(())
     }
@@ -602,7 +648,11 @@ struct MemWritable {
 
 impl WritableFile for MemWritable {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        lock(&self.node.content).data.extend_from_slice(data);
+        let mut content = lock(&self.node.content);
+        let old_len = content.len();
+        content.data.extend_from_slice(data);
+        content.length_changed(old_len);
+        drop(content);
         bump(&self.shared.counters.appends, 1);
         bump(&self.shared.counters.bytes_appended, data.len() as u64);
         Ok(())
@@ -617,6 +667,7 @@ impl WritableFile for MemWritable {
         let mut content = lock(&self.node.content);
         // IMPORTANT: the node's whole content becomes durable, whoever wrote it.
         content.synced_len = content.data.len();
+        content.unsynced_punches.clear();
         bump(&self.shared.counters.syncs, 1);
         Ok(())
     }

@@ -4,6 +4,7 @@
 
 use super::{Content, Dir, MemFs, Node, State, lock};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 
 /// Size and alignment of the sector that [`CrashOptions::garbage_sector`] overwrites.
@@ -61,12 +62,16 @@ impl MemFs {
             survivors.iter().map(|n| lock(&n.content)).collect();
 
         let image = MemFs::from_state(State::default());
+        image.set_punch_hole_support(self.shared.punch_holes.load(Ordering::Relaxed));
         let mut rng = SplitMix64(opts.seed);
         let mut renumber = HashMap::new();
         for (node, content) in survivors.iter().zip(&contents) {
             let data = crash_content(content, opts, &mut rng);
+            let holes = content.image_holes(&data);
             let len = data.len();
-            renumber.insert(node.id, image.new_node(data, len));
+            let copy = image.new_node(data, len);
+            lock(&copy.content).holes = holes;
+            renumber.insert(node.id, copy);
         }
         drop(contents);
 
@@ -94,8 +99,15 @@ pub(super) fn crash_content(
     opts: &CrashOptions,
     rng: &mut SplitMix64,
 ) -> Vec<u8> {
+    let punches = content.unsynced_punches.len();
+    let kept_punches = if opts.torn_tail && punches > 0 {
+        rng.below(punches as u64 + 1) as usize
+    } else {
+        0
+    };
+    let whole = content.with_punches_kept(kept_punches);
     let synced = content.synced_len;
-    let tail = content.data.len().saturating_sub(synced);
+    let tail = whole.len().saturating_sub(synced);
     let kept_tail = if opts.torn_tail && tail > 0 {
         match rng.below(4) {
             0 => 0,
@@ -106,7 +118,7 @@ pub(super) fn crash_content(
         0
     };
     let kept = synced + kept_tail;
-    let mut data = content.data.get(..kept).unwrap_or_default().to_vec();
+    let mut data = whole.get(..kept).unwrap_or_default().to_vec();
     if opts.garbage_sector && kept_tail > 0 {
         let first = synced / SECTOR;
         let last = (kept - 1) / SECTOR;

@@ -18,6 +18,7 @@ fn content(data: &[u8], synced_len: usize) -> Content {
     Content {
         data: data.to_vec(),
         synced_len,
+        ..Content::default()
     }
 }
 
