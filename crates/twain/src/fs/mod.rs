@@ -6,7 +6,9 @@
 //! - [`FaultFs`]: wraps any `Fs` and injects failures (failing fsync, EIO, no space, ...).
 //!
 //! The engine only ever creates files, appends to them, reads them at offsets, truncates
-//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place.
+//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place
+//! (a [`Fs::punch_hole`], which zeroes a range and frees its blocks, is the one exception; the
+//! engine does not call it yet).
 //!
 //! `MemFs` and `FaultFs` are what the engine's crash tests run on: run a workload on a
 //! `FaultFs` over a `MemFs`, fail some operation, take [`MemFs::crash`] at any instant and
@@ -58,7 +60,8 @@ pub trait Fs: Send + Sync + fmt::Debug {
     /// Bytes of storage the file occupies: its allocated blocks, which is what `du`
     /// reports and what a disk fills up with. [`RealFs`] asks the operating system
     /// (`st_blocks * 512`); [`MemFs`] models it as the length rounded up to
-    /// [`ALLOCATION_BLOCK`]. The default does the same from [`Fs::file_size`].
+    /// [`ALLOCATION_BLOCK`], less the blocks punched holes freed. The default counts the
+    /// length rounded up, from [`Fs::file_size`].
     fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
         self.file_size(path).map(allocated_for_len)
     }
