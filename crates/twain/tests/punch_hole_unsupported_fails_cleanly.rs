@@ -16,13 +16,19 @@ fn assert_unsupported(fs: &dyn Fs, path: &Path) {
     assert_eq!(r.read_vec(0, 3).unwrap(), b"abc");
 }
 
-#[test]
-fn memfs_without_punch_support_refuses_and_changes_nothing() {
+/// A `MemFs` holding `/d/f`: "abc" and 20,000 more bytes, synced.
+fn fixture() -> (MemFs, &'static Path) {
     let mem = MemFs::new();
     mem.create_dir_all(Path::new("/d")).unwrap();
     let path = Path::new("/d/f");
-    mem.write_file(path, &[b"abc".as_slice(), &[9u8; 20_000]].concat())
-        .unwrap();
+    let bytes = [b"abc".as_slice(), &[9u8; 20_000]].concat();
+    mem.write_file(path, &bytes).unwrap();
+    (mem, path)
+}
+
+#[test]
+fn memfs_without_punch_support_refuses_and_changes_nothing() {
+    let (mem, path) = fixture();
     mem.set_punch_hole_support(false);
     assert_unsupported(&mem, path);
     assert_unsupported(&FaultFs::over_mem(&mem), path);
@@ -81,10 +87,6 @@ impl Fs for NoPunch {
 
 #[test]
 fn an_fs_without_punch_hole_is_unsupported_by_default() {
-    let mem = MemFs::new();
-    mem.create_dir_all(Path::new("/d")).unwrap();
-    let path = Path::new("/d/f");
-    mem.write_file(path, &[b"abc".as_slice(), &[9u8; 20_000]].concat())
-        .unwrap();
+    let (mem, path) = fixture();
     assert_unsupported(&NoPunch(mem), path);
 }
