@@ -45,10 +45,12 @@ pub enum OpKind {
     CreateDir,
     /// [`Fs::lock`].
     Lock,
+    /// [`Fs::punch_hole`].
+    Punch,
 }
 
 /// Number of [`OpKind`] variants.
-const OP_KINDS: usize = 16;
+const OP_KINDS: usize = 17;
 
 /// What an injected failure looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -234,7 +236,7 @@ pub struct InjectedFault {
 /// inner file system and once [`OpPhase::After`] it returned. Operations that a rule
 /// fails are not observed (nor is the prefix a short write passes on). The callback runs with no lock of the `FaultFs` held, so it may take a
 /// [`MemFs::crash`] image of the inner file system: the crash tests use it to build crash
-/// states at every sync, create, rename, remove and directory sync. It must not call back
+/// states at every sync, create, rename, remove, directory sync and hole punch. It must not call back
 /// into this `FaultFs` from `Before` of an append or sync of the same handle (that handle is
 /// borrowed), and it runs inside the engine's I/O, so it should be quick.
 ///
@@ -659,6 +661,13 @@ impl Fs for FaultFs {
         self.shared
             .check_io(OpKind::Truncate, &[path])?
             .run(path, None, || self.inner.truncate(path, len))
+    }
+
+    // A write of zeros: mutating, so read-only mode refuses it, and an observed crash point.
+    fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
+        self.shared
+            .check_io(OpKind::Punch, &[path])?
+            .run(path, None, || self.inner.punch_hole(path, offset, len))
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {

@@ -4,56 +4,17 @@
 #![deny(clippy::indexing_slicing)]
 
 use super::{FileLock, Fs, ReadableFile, WritableFile};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Size and alignment of the sector that [`CrashOptions::garbage_sector`] overwrites.
-const SECTOR: usize = 4096;
+mod crash;
+mod punch;
 
-/// How [`MemFs::crash`] treats the bytes that were written but not synced.
-///
-/// `Default` is [`CrashOptions::drop_unsynced`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CrashOptions {
-    /// Seed of every random choice of the crash; the same seed gives the same image.
-    pub seed: u64,
-    /// Keep a random-length prefix of each file's unsynced tail (possibly all, possibly
-    /// none) instead of dropping it.
-    pub torn_tail: bool,
-    /// Overwrite one random 4 KiB-aligned sector inside each file's kept unsynced region
-    /// with random bytes. Needs `torn_tail` to have any effect.
-    pub garbage_sector: bool,
-}
-
-impl CrashOptions {
-    /// Keep exactly the synced bytes of every file.
-    pub fn drop_unsynced() -> CrashOptions {
-        CrashOptions::default()
-    }
-
-    /// Keep a random prefix of each unsynced tail, chosen from `seed`.
-    pub fn torn(seed: u64) -> CrashOptions {
-        CrashOptions {
-            seed,
-            torn_tail: true,
-            garbage_sector: false,
-        }
-    }
-
-    /// Keep a random prefix of each unsynced tail and overwrite one sector of it with
-    /// garbage, chosen from `seed`.
-    pub fn torn_with_garbage(seed: u64) -> CrashOptions {
-        CrashOptions {
-            seed,
-            torn_tail: true,
-            garbage_sector: true,
-        }
-    }
-}
+pub use crash::CrashOptions;
 
 /// How many operations of each kind a [`MemFs`] has served (through [`Fs`] and the handles
 /// it returned) since it was made. A crash image starts from zero.
@@ -78,6 +39,8 @@ pub struct MemOpCounts {
     pub removes: u64,
     /// Successful [`Fs::truncate`] calls.
     pub truncates: u64,
+    /// Successful [`Fs::punch_hole`] calls.
+    pub punches: u64,
 }
 
 /// An in-memory [`Fs`] with a power-loss model.
@@ -118,6 +81,14 @@ pub struct MemOpCounts {
 ///   the existing node in place like `O_TRUNC`) is durable at once: the node is shortened and
 ///   its synced length clamped to the new length. Growing a file with `truncate` adds zero
 ///   bytes that are unsynced.
+/// - **Holes.** [`Fs::punch_hole`] zeroes the range in the current content at once (every
+///   handle reads zeros) and frees its whole 4 KiB blocks, which [`Fs::allocated_bytes`]
+///   subtracts; bytes later written into a freed block allocate it again. Like written data,
+///   a punch is durable at the next `sync_data` of the file; until then a crash image keeps
+///   the first *k* of the file's unsynced punches, in order (a journal commits them in
+///   order): *k* = 0 without `torn_tail`, drawn uniformly from `0..=n` with it. An undone
+///   punch shows the bytes it zeroed. [`MemFs::set_punch_hole_support`] makes punching fail
+///   with `Unsupported`, as on a file system without it.
 ///
 /// [`MemFs::crash`] returns a new, independent `MemFs` holding the state after a simulated
 /// power loss at that instant: every directory holds exactly its durable entries (live =
@@ -156,6 +127,8 @@ struct Shared {
     state: Mutex<State>,
     counters: Counters,
     next_node: AtomicU64,
+    /// Whether [`Fs::punch_hole`] works (see [`MemFs::set_punch_hole_support`]).
+    punch_holes: AtomicBool,
 }
 
 /// The directory table and the lock table.
@@ -180,11 +153,16 @@ struct Node {
     content: Mutex<Content>,
 }
 
-/// A node's bytes. INVARIANT: `synced_len <= data.len()`.
+/// A node's bytes. INVARIANT: `synced_len <= data.len()`; every hole is a block that
+/// starts inside `data`.
 #[derive(Default)]
 struct Content {
     data: Vec<u8>,
     synced_len: usize,
+    /// The [`ALLOCATION_BLOCK`](super::ALLOCATION_BLOCK)s freed by punches, by index.
+    holes: BTreeSet<u64>,
+    /// The punches since the last sync, oldest first.
+    unsynced_punches: Vec<punch::UnsyncedPunch>,
 }
 
 #[derive(Default)]
@@ -198,6 +176,7 @@ struct Counters {
     renames: AtomicU64,
     removes: AtomicU64,
     truncates: AtomicU64,
+    punches: AtomicU64,
 }
 
 /// Locks a mutex, carrying on after a panic of another holder (the state stays usable: every
@@ -303,6 +282,7 @@ impl MemFs {
                 state: Mutex::new(state),
                 counters: Counters::default(),
                 next_node: AtomicU64::new(0),
+                punch_holes: AtomicBool::new(true),
             }),
         }
     }
@@ -314,44 +294,12 @@ impl MemFs {
     fn new_node(&self, data: Vec<u8>, synced_len: usize) -> Arc<Node> {
         Arc::new(Node {
             id: self.shared.next_node.fetch_add(1, Ordering::Relaxed),
-            content: Mutex::new(Content { data, synced_len }),
+            content: Mutex::new(Content {
+                data,
+                synced_len,
+                ..Content::default()
+            }),
         })
-    }
-
-    /// The state after a simulated power loss now, as a new independent `MemFs`; see the
-    /// [`MemFs`] docs for exactly what survives. `self` is not changed.
-    pub fn crash(&self, opts: &CrashOptions) -> MemFs {
-        let state = self.state();
-        let survivors = state.distinct_nodes(|d| &d.durable);
-        // IMPORTANT: hold every surviving node's lock at once, so the image is one instant.
-        let contents: Vec<MutexGuard<'_, Content>> =
-            survivors.iter().map(|n| lock(&n.content)).collect();
-
-        let image = MemFs::from_state(State::default());
-        let mut rng = SplitMix64(opts.seed);
-        let mut renumber = HashMap::new();
-        for (node, content) in survivors.iter().zip(&contents) {
-            let data = crash_content(content, opts, &mut rng);
-            let len = data.len();
-            renumber.insert(node.id, image.new_node(data, len));
-        }
-        drop(contents);
-
-        let mut dirs = BTreeMap::new();
-        for (path, dir) in &state.dirs {
-            let entries: BTreeMap<String, Arc<Node>> = dir
-                .durable
-                .iter()
-                .filter_map(|(name, node)| Some((name.clone(), renumber.get(&node.id)?.clone())))
-                .collect();
-            let dir = Dir {
-                live: entries.clone(),
-                durable: entries,
-            };
-            dirs.insert(path.clone(), dir);
-        }
-        lock(&image.shared.state).dirs = dirs;
-        image
     }
 
     /// The names of the files (not subdirectories) live in `dir`, sorted; empty if `dir`
@@ -387,10 +335,11 @@ impl MemFs {
             .cloned();
         let node = match existing {
             Some(node) => {
-                let mut content = lock(&node.content);
-                content.data = bytes.to_vec();
-                content.synced_len = bytes.len();
-                drop(content);
+                *lock(&node.content) = Content {
+                    data: bytes.to_vec(),
+                    synced_len: bytes.len(),
+                    ..Content::default()
+                };
                 node
             }
             None => self.new_node(bytes.to_vec(), bytes.len()),
@@ -433,6 +382,12 @@ impl MemFs {
             .sum()
     }
 
+    /// Makes [`Fs::punch_hole`] work (the default) or fail with `io::ErrorKind::Unsupported`,
+    /// as on a file system that cannot punch holes. Crash images inherit the setting.
+    pub fn set_punch_hole_support(&self, supported: bool) {
+        self.shared.punch_holes.store(supported, Ordering::Relaxed);
+    }
+
     /// How many operations of each kind this file system has served.
     pub fn op_counts(&self) -> MemOpCounts {
         let c = &self.shared.counters;
@@ -447,6 +402,7 @@ impl MemFs {
             renames: get(&c.renames),
             removes: get(&c.removes),
             truncates: get(&c.truncates),
+            punches: get(&c.punches),
         }
     }
 
@@ -455,52 +411,6 @@ impl MemFs {
             node,
             shared: self.shared.clone(),
         })
-    }
-}
-
-/// The bytes a node keeps through a crash (see [`MemFs`]).
-fn crash_content(content: &Content, opts: &CrashOptions, rng: &mut SplitMix64) -> Vec<u8> {
-    let synced = content.synced_len;
-    let tail = content.data.len().saturating_sub(synced);
-    let kept_tail = if opts.torn_tail && tail > 0 {
-        match rng.below(4) {
-            0 => 0,
-            1 => tail,
-            _ => rng.below(tail as u64 + 1) as usize,
-        }
-    } else {
-        0
-    };
-    let kept = synced + kept_tail;
-    let mut data = content.data.get(..kept).unwrap_or_default().to_vec();
-    if opts.garbage_sector && kept_tail > 0 {
-        let first = synced / SECTOR;
-        let last = (kept - 1) / SECTOR;
-        let sector = first + rng.below((last - first + 1) as u64) as usize;
-        let start = (sector * SECTOR).max(synced);
-        let end = ((sector + 1) * SECTOR).min(kept);
-        for byte in data.get_mut(start..end).unwrap_or_default() {
-            *byte = rng.next() as u8;
-        }
-    }
-    data
-}
-
-/// splitmix64: a tiny, well-mixed deterministic generator; enough for crash choices.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 if `n` is 0); the slight modulo bias does not matter here.
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
     }
 }
 
@@ -553,8 +463,7 @@ impl Fs for MemFs {
             Some(node) => {
                 // Like O_TRUNC: the same node, emptied; durable at once, like `truncate`.
                 let mut content = lock(&node.content);
-                content.data.clear();
-                content.synced_len = 0;
+                *content = Content::default();
                 drop(content);
                 node.clone()
             }
@@ -664,7 +573,20 @@ impl Fs for MemFs {
     }
 
     fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
-        self.file_size(path).map(super::allocated_for_len)
+        let node = self.state().live_node(path)?;
+        let allocated = lock(&node.content).allocated();
+        Ok(allocated)
+    }
+
+    fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
+        let node = self.state().live_node(path)?;
+        if !self.shared.punch_holes.load(Ordering::Relaxed) {
+            return Err(super::punch_unsupported(path));
+        }
+        punch::check_range(offset, len)?;
+        lock(&node.content).punch(offset, len);
+        bump(&self.shared.counters.punches, 1);
+        Ok(())
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -673,8 +595,10 @@ impl Fs for MemFs {
         let state = self.state();
         let node = state.live_node(path)?;
         let mut content = lock(&node.content);
+        let old_len = content.len();
         content.data.resize(len, 0);
         content.synced_len = content.synced_len.min(len);
+        content.length_changed(old_len);
         bump(&self.shared.counters.truncates, 1);
         Ok(())
     }
@@ -724,7 +648,11 @@ struct MemWritable {
 
 impl WritableFile for MemWritable {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        lock(&self.node.content).data.extend_from_slice(data);
+        let mut content = lock(&self.node.content);
+        let old_len = content.len();
+        content.data.extend_from_slice(data);
+        content.length_changed(old_len);
+        drop(content);
         bump(&self.shared.counters.appends, 1);
         bump(&self.shared.counters.bytes_appended, data.len() as u64);
         Ok(())
@@ -739,6 +667,7 @@ impl WritableFile for MemWritable {
         let mut content = lock(&self.node.content);
         // IMPORTANT: the node's whole content becomes durable, whoever wrote it.
         content.synced_len = content.data.len();
+        content.unsynced_punches.clear();
         bump(&self.shared.counters.syncs, 1);
         Ok(())
     }

@@ -6,7 +6,9 @@
 //! - [`FaultFs`]: wraps any `Fs` and injects failures (failing fsync, EIO, no space, ...).
 //!
 //! The engine only ever creates files, appends to them, reads them at offsets, truncates
-//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place.
+//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place
+//! (a [`Fs::punch_hole`], which zeroes a range and frees its blocks, is the one exception; the
+//! engine does not call it yet).
 //!
 //! `MemFs` and `FaultFs` are what the engine's crash tests run on: run a workload on a
 //! `FaultFs` over a `MemFs`, fail some operation, take [`MemFs::crash`] at any instant and
@@ -58,12 +60,28 @@ pub trait Fs: Send + Sync + fmt::Debug {
     /// Bytes of storage the file occupies: its allocated blocks, which is what `du`
     /// reports and what a disk fills up with. [`RealFs`] asks the operating system
     /// (`st_blocks * 512`); [`MemFs`] models it as the length rounded up to
-    /// [`ALLOCATION_BLOCK`]. The default does the same from [`Fs::file_size`].
+    /// [`ALLOCATION_BLOCK`], less the blocks punched holes freed. The default counts the
+    /// length rounded up, from [`Fs::file_size`].
     fn allocated_bytes(&self, path: &Path) -> io::Result<u64> {
         self.file_size(path).map(allocated_for_len)
     }
     /// Shortens a file to `len` bytes. The caller syncs the file afterwards.
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Frees the storage of the bytes `offset..offset + len` of a file and keeps its size,
+    /// like `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`: later reads of the range,
+    /// through any handle, return zeros. Whole [`ALLOCATION_BLOCK`]s inside the range are
+    /// freed; the bytes of partial blocks at its ends are zeroed and stay allocated. A range
+    /// reaching past the end stops there (the end's partial block is freed, as on Linux);
+    /// one starting at or past the end does nothing. `len == 0` is `InvalidInput`.
+    ///
+    /// Durable like written data: at the next [`WritableFile::sync_data`] of the file (a
+    /// handle from [`Fs::open_append`] will do); until then a crash may show the range
+    /// punched or not. Fails with `io::ErrorKind::Unsupported` where the file system cannot
+    /// punch holes (the caller then copies instead); that is what the default does.
+    fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
+        let _ = (offset, len);
+        Err(punch_unsupported(path))
+    }
     /// Takes an exclusive advisory lock on `path` (created if missing), held until the
     /// returned guard is dropped. Fails with `WouldBlock` if someone else holds it.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
@@ -78,6 +96,14 @@ pub const ALLOCATION_BLOCK: u64 = 4096;
 /// caller.
 pub fn allocated_for_len(len: u64) -> u64 {
     len.div_ceil(ALLOCATION_BLOCK) * ALLOCATION_BLOCK
+}
+
+/// The error of a file system that cannot punch holes (see [`Fs::punch_hole`]).
+pub fn punch_unsupported(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("the file system cannot punch holes: {}", path.display()),
+    )
 }
 
 /// A file being appended to. Owned by one writer at a time.

@@ -11,7 +11,9 @@ use std::sync::Arc;
 const WRITE_BUFFER: usize = 256 * 1024;
 
 /// The operating system's file system: positional reads (`pread`), buffered appends,
-/// `fdatasync` for file syncs and `fsync` of the directory for directory syncs.
+/// `fdatasync` for file syncs and `fsync` of the directory for directory syncs. Holes are
+/// punched with `fallocate` on Linux; elsewhere, and on Linux file systems without it,
+/// [`Fs::punch_hole`] fails with `io::ErrorKind::Unsupported`.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RealFs;
 
@@ -148,6 +150,37 @@ impl Fs for RealFs {
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         OpenOptions::new().write(true).open(path)?.set_len(len)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let invalid = |what: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what}: {}", path.display()),
+            )
+        };
+        if len == 0 {
+            return Err(invalid("empty range to punch"));
+        }
+        let start = libc::off_t::try_from(offset).map_err(|_| invalid("offset too large"))?;
+        let length = libc::off_t::try_from(len).map_err(|_| invalid("length too large"))?;
+        start
+            .checked_add(length)
+            .ok_or_else(|| invalid("range past the largest file offset"))?;
+        let file = OpenOptions::new().write(true).open(path)?;
+        let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+        // SAFETY: `file` owns the descriptor and outlives the call; fallocate reads no memory.
+        let rc = unsafe { libc::fallocate(file.as_raw_fd(), mode, start, length) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::EOPNOTSUPP | libc::ENOSYS) => Err(super::punch_unsupported(path)),
+            _ => Err(error),
+        }
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {

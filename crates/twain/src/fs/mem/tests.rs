@@ -1,5 +1,6 @@
 //! Unit tests of `mem`.
 
+use super::crash::{SECTOR, SplitMix64, crash_content};
 use super::*;
 
 fn p(s: &str) -> &Path {
@@ -17,6 +18,7 @@ fn content(data: &[u8], synced_len: usize) -> Content {
     Content {
         data: data.to_vec(),
         synced_len,
+        ..Content::default()
     }
 }
 
