@@ -36,16 +36,33 @@ impl Scale {
     }
 }
 
-/// The default workload list.
+/// The default workload list of `--scale small`.
 pub const DEFAULT_WORKLOADS: &str = "fillrandom,readrandom,updatezipf,readrandom,scan";
+
+/// The default workload list of `--scale 1k` and `--scale 100b` (issue 10): a minute
+/// without foreground work after the updates, to see whether space comes back.
+pub const DEFAULT_WORKLOADS_IDLE: &str = "fillrandom,readrandom,updatezipf,idle60,readrandom,scan";
+
+impl Scale {
+    /// The phases run when `--workloads` is not given.
+    pub fn default_workloads(self) -> &'static str {
+        match self {
+            Scale::Small => DEFAULT_WORKLOADS,
+            Scale::OneK | Scale::HundredB => DEFAULT_WORKLOADS_IDLE,
+        }
+    }
+}
 
 /// Workload and measurement options.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Comma-separated phases: fillseq, fillrandom, readrandom, readrandomsame, overwrite,
-    /// updatezipf, seekrandom, scan, deleterandom, ycsb-load, ycsb-a … ycsb-f.
-    #[arg(long, default_value = DEFAULT_WORKLOADS)]
-    pub workloads: String,
+    /// updatezipf, seekrandom, scan, deleterandom, ycsb-load, ycsb-a … ycsb-f, and idleN
+    /// (N seconds without foreground work) [scale: small runs
+    /// fillrandom,readrandom,updatezipf,readrandom,scan; 1k and 100b add idle60 after
+    /// updatezipf].
+    #[arg(long)]
+    pub workloads: Option<String>,
     /// Numbers to start from: small (seconds), 1k (issue 3: 1 M × 1 KiB) or 100b
     /// (issue 3: 2 M × 100 B).
     #[arg(long, value_enum)]
@@ -90,8 +107,8 @@ pub struct BenchArgs {
     /// Print one JSON object per phase instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Draw throughput over time, latency over time (p99 and max per interval) and
-    /// per-phase bars into this SVG file.
+    /// Draw throughput over time, latency over time (p99 and max per interval),
+    /// per-phase bars and space amplification against bytes written into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// No progress display.
@@ -113,8 +130,8 @@ pub struct Plan {
 impl BenchArgs {
     /// Resolves the options, filling what is not given from `scale` (or `default_scale`).
     pub fn plan(&self, default_scale: Scale) -> BenchResult<Plan> {
-        let (num, vsize, reads, overwrites_per_key, scans) =
-            self.scale.unwrap_or(default_scale).numbers();
+        let scale = self.scale.unwrap_or(default_scale);
+        let (num, vsize, reads, overwrites_per_key, scans) = scale.numbers();
         let value_dist = match &self.value_size {
             Some(s) => ValueDist::parse(s)?,
             None => ValueDist::Fixed(vsize),
@@ -158,7 +175,12 @@ impl BenchArgs {
             Progress::Lines
         };
         Ok(Plan {
-            phases: parse_workloads(&self.workloads, &counts)?,
+            phases: parse_workloads(
+                self.workloads
+                    .as_deref()
+                    .unwrap_or(scale.default_workloads()),
+                &counts,
+            )?,
             run: RunConfig {
                 num,
                 value_dist,
@@ -215,4 +237,36 @@ pub fn command_line() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct A {
+        #[command(flatten)]
+        b: BenchArgs,
+    }
+
+    fn phases(argv: &[&str], default: Scale) -> Vec<String> {
+        let args = A::parse_from(["bench"].iter().chain(argv)).b;
+        let plan = args.plan(default).unwrap();
+        plan.phases.into_iter().map(|p| p.name).collect()
+    }
+
+    #[test]
+    fn large_scales_idle_after_the_updates() {
+        let idle = "fillrandom,readrandom,updatezipf,idle60,readrandom,scan";
+        assert_eq!(phases(&["--scale", "1k"], Scale::Small).join(","), idle);
+        assert_eq!(phases(&["--scale", "100b"], Scale::Small).join(","), idle);
+        assert_eq!(phases(&[], Scale::OneK).join(","), idle);
+        assert_eq!(phases(&[], Scale::Small).join(","), DEFAULT_WORKLOADS);
+        let given = phases(
+            &["--scale", "1k", "--workloads", "fillrandom,idle5"],
+            Scale::Small,
+        );
+        assert_eq!(given, ["fillrandom", "idle5"]);
+    }
 }

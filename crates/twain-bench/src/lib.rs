@@ -9,6 +9,7 @@
 //! - [`runner::Runner`]: runs phases on an engine with worker threads, a one-second
 //!   throughput sampler and a progress bar, and measures each phase.
 //! - [`timeline`]: latency over time, per interval of a phase, bounded.
+//! - [`space`]: space amplification over time, sampled while phases run.
 //! - [`report`], [`plot`]: the table, JSON lines and the SVG plot.
 //! - [`args::BenchArgs`]: the command-line options both binaries share.
 #![deny(missing_docs)]
@@ -23,6 +24,7 @@ pub mod measure;
 pub mod plot;
 pub mod report;
 pub mod runner;
+pub mod space;
 pub mod timeline;
 mod twain_engine;
 pub mod values;

@@ -5,6 +5,8 @@ use crate::error::{BenchError, BenchResult};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// The I/O counters of `/proc/self/io` (whole process, every thread).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -90,6 +92,29 @@ fn parse_stat_cpu_ticks(text: &str) -> u64 {
             .unwrap_or(0)
     };
     get(14) + get(15)
+}
+
+/// Sleeps for `duration` with no foreground work and returns the process's CPU time
+/// (user + system, every thread) over its last `window` (the whole of it if shorter), in
+/// percent of one core: ≈ 0 when no background thread was busy. Sleeps in short steps
+/// and returns early, with the CPU use measured so far, once `stop` is set.
+pub fn idle_for(duration: Duration, window: Duration, stop: &AtomicBool) -> BenchResult<f64> {
+    let start = Instant::now();
+    let window_start = duration.saturating_sub(window);
+    let sleep_until = |until: Duration| {
+        while !stop.load(Ordering::Relaxed) {
+            let elapsed = start.elapsed();
+            if elapsed >= until {
+                break;
+            }
+            std::thread::sleep((until - elapsed).min(Duration::from_millis(100)));
+        }
+    };
+    sleep_until(window_start);
+    let (cpu0, t0) = (process_cpu_secs()?, Instant::now());
+    sleep_until(duration);
+    let (cpu, secs) = (process_cpu_secs()? - cpu0, t0.elapsed().as_secs_f64());
+    Ok(if secs > 0.0 { cpu / secs * 100.0 } else { 0.0 })
 }
 
 /// The machine's one-minute load average (0 if unreadable): how busy the shared machine
@@ -207,6 +232,27 @@ mod tests {
         assert_eq!(parse_stat_cpu_ticks(line), 300);
         assert!(process_cpu_secs().unwrap() >= 0.0);
         assert!(load_average() >= 0.0);
+    }
+
+    #[test]
+    fn idle_measures_cpu_over_its_last_window() {
+        let stop = AtomicBool::new(false);
+        let began = Instant::now();
+        let pct = idle_for(
+            Duration::from_millis(400),
+            Duration::from_millis(200),
+            &stop,
+        )
+        .unwrap();
+        assert!(began.elapsed() >= Duration::from_millis(400));
+        assert!(pct.is_finite() && pct >= 0.0, "{pct}");
+        stop.store(true, Ordering::Relaxed);
+        let began = Instant::now();
+        idle_for(Duration::from_secs(60), Duration::from_secs(5), &stop).unwrap();
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "stop ends it early"
+        );
     }
 
     #[test]

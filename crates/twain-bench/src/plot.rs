@@ -1,8 +1,9 @@
-//! The plot: throughput over time (top), latency over time (middle) and ops/s per phase
-//! (bottom), as SVG.
+//! The plot: throughput over time, latency over time, ops/s per phase and space
+//! amplification against bytes written (top to bottom), as SVG.
 
 use crate::error::{BenchError, BenchResult};
 use crate::report::PhaseResult;
+use crate::space::{engine_series, phase_starts};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -16,7 +17,9 @@ fn perr(e: impl std::fmt::Display) -> BenchError {
 /// Top: the one-second throughput samples against seconds since the engine's run began,
 /// one colour per phase when there is one engine, one per engine otherwise. Middle: the
 /// p99 (lines) and maximum (dots) latency of each interval of [`crate::timeline`], same
-/// axis and colours, log scale. Bottom: ops/s of each phase, one bar per engine.
+/// axis and colours, log scale. Third: ops/s of each phase, one bar per engine. Bottom:
+/// space amplification (du / live bytes) against the user bytes written since the run
+/// began, one line per engine, phase starts marked by dashed lines.
 pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()> {
     let mut engines: Vec<&str> = Vec::new();
     for r in results {
@@ -51,11 +54,12 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
         }
     };
 
-    let base = SVGBackend::new(path, (1100, 1200)).into_drawing_area();
+    let base = SVGBackend::new(path, (1100, 1620)).into_drawing_area();
     base.fill(&WHITE).map_err(perr)?;
     let root = base.titled(title, ("sans-serif", 18)).map_err(perr)?;
     let (top, rest) = root.split_vertically(400);
-    let (middle, bottom) = rest.split_vertically(400);
+    let (middle, rest) = rest.split_vertically(400);
+    let (bottom, space) = rest.split_vertically(400);
 
     // Throughput over time.
     let t_max = results
@@ -171,7 +175,91 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
         base.draw(&Text::new(name.to_string(), (x, y), style.clone()))
             .map_err(perr)?;
     }
+    space_chart(&space, results, &engines, &color)?;
     base.present().map_err(perr)?;
+    Ok(())
+}
+
+/// The space chart: each engine's space amplification against the user bytes (GB)
+/// written since its run began, with the first engine's phase starts as dashed lines.
+fn space_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    results: &[PhaseResult],
+    engines: &[&str],
+    color: &dyn Fn(usize) -> RGBAColor,
+) -> BenchResult<()> {
+    let gb = |b: u64| b as f64 / 1e9;
+    let series: Vec<Vec<(f64, f64)>> = engines
+        .iter()
+        .map(|e| {
+            engine_series(results, e)
+                .into_iter()
+                .map(|(x, y)| (gb(x), y))
+                .collect()
+        })
+        .collect();
+    let x_max = series
+        .iter()
+        .flatten()
+        .map(|p| p.0)
+        .fold(0.0, f64::max)
+        .max(1e-6)
+        * 1.02;
+    let y_max = series.iter().flatten().map(|p| p.1).fold(1.5, f64::max) * 1.1;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "space amplification (du / live key+value bytes) against bytes written",
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .x_desc("user bytes written, GB")
+        .y_desc("space amp")
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .draw()
+        .map_err(perr)?;
+    let dash = BLACK.mix(0.4);
+    let label = TextStyle::from(("sans-serif", 11)).pos(Pos::new(HPos::Left, VPos::Top));
+    let starts = engines
+        .first()
+        .map(|e| phase_starts(results, e))
+        .unwrap_or_default();
+    for (k, (at, name)) in starts.iter().enumerate() {
+        let x = gb(*at);
+        let dashes = (0..40).map(|i| {
+            let y0 = y_max * i as f64 / 40.0;
+            PathElement::new(vec![(x, y0), (x, y0 + y_max / 80.0)], dash.stroke_width(1))
+        });
+        chart.draw_series(dashes).map_err(perr)?;
+        // Phases that write nothing start where the previous one ended: stagger names.
+        let y = y_max * (0.97 - 0.05 * (k % 6) as f64);
+        chart
+            .draw_series([Text::new(name.clone(), (x, y), label.clone())])
+            .map_err(perr)?;
+    }
+    for (ei, (engine, points)) in engines.iter().zip(series).enumerate() {
+        let c = color(ei);
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 2, c.filled())))
+            .map_err(perr)?;
+        chart
+            .draw_series(LineSeries::new(points, c.stroke_width(2)))
+            .map_err(perr)?
+            .label(engine.to_string())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(perr)?;
     Ok(())
 }
 

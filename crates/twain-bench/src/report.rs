@@ -1,5 +1,6 @@
 //! Per-phase results, the readable table and JSON lines.
 
+use crate::space::SpaceSample;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -123,6 +124,15 @@ pub struct PhaseResult {
     /// p99 and maximum latency per interval of the phase (see [`crate::timeline`]).
     #[serde(default)]
     pub latency_over_time: LatencySeries,
+    /// Space over the phase: a sample about each second and one at its end (see
+    /// [`crate::space`]). Empty in runs written before it existed.
+    #[serde(default)]
+    pub space_over_time: Vec<SpaceSample>,
+    /// For an idle phase: the process's CPU time (all threads) over the last 5 s of the
+    /// phase, in percent of one core (≈ 0 means no engine thread was busy). `None` for
+    /// other phases.
+    #[serde(default)]
+    pub idle_cpu_pct: Option<f64>,
 }
 
 /// Latency over time: the operations that completed in each interval of a phase, from its

@@ -5,8 +5,9 @@
 use crate::engine::{Engine, EngineCounters};
 use crate::error::{BenchError, BenchResult};
 use crate::keys::{KEY_LEN, key_bytes, splitmix64};
-use crate::measure::{Latencies, ProcIo, dir_bytes, load_average, process_cpu_secs};
+use crate::measure::{Latencies, ProcIo, dir_bytes, idle_for, load_average, process_cpu_secs};
 use crate::report::{LatencySeries, PhaseResult, ratio};
+use crate::space::SpaceSample;
 use crate::timeline::{IntervalRecorder, Timeline};
 use crate::values::{ValueDist, ValueSource};
 use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
@@ -94,13 +95,25 @@ impl LiveSet {
         self.bytes.fetch_add(size(new), Ordering::Relaxed);
         self.bytes.fetch_sub(size(old), Ordering::Relaxed);
     }
+
+    /// Key + value bytes of the live keys now: the divisor of every space amplification.
+    fn live_bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
 }
+
+/// How long the end of an idle phase over which its CPU use is measured lasts.
+const IDLE_CPU_WINDOW: Duration = Duration::from_secs(5);
 
 /// What the threads of a running phase share.
 #[derive(Debug)]
 struct Shared {
     /// Operations completed so far (reported in batches).
     done: AtomicU64,
+    /// Key + value bytes they wrote (reported with `done`).
+    written: AtomicU64,
+    /// Space sampled about each second.
+    space: Mutex<Vec<SpaceSample>>,
     /// Set to end the phase early (after an error).
     stop: AtomicBool,
     /// When the phase began.
@@ -187,52 +200,66 @@ impl Runner {
         let start_secs = self.started.elapsed().as_secs_f64();
         let shared = Shared {
             done: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            space: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             start: Instant::now(),
             timeline: Mutex::new(Timeline::default()),
         };
-        let (done, stop, start) = (&shared.done, &shared.stop, shared.start);
+        let (stop, start) = (&shared.stop, shared.start);
 
-        let (tallies, secs): (Vec<Tally>, f64) = std::thread::scope(|s| {
-            let reporter = s.spawn(|| self.report_progress(phase, done, stop, &samples));
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    let (shared, first_error) = (&shared, &first_error);
-                    let this = &*self;
-                    s.spawn(move || {
-                        let mut tally = Tally::default();
-                        if let Err(e) = this.worker(engine, phase, t, &mut tally, shared) {
-                            shared.stop.store(true, Ordering::Relaxed);
-                            first_error
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .get_or_insert(e);
-                        }
-                        tally
+        let (tallies, secs, idle_cpu_pct): (Vec<Tally>, f64, Option<f64>) =
+            std::thread::scope(|s| {
+                let reporter = s.spawn(|| self.report_progress(engine, phase, &shared, &samples));
+                let workers: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let (shared, first_error) = (&shared, &first_error);
+                        let this = &*self;
+                        s.spawn(move || {
+                            let mut tally = Tally::default();
+                            if let Err(e) = this.worker(engine, phase, t, &mut tally, shared) {
+                                shared.stop.store(true, Ordering::Relaxed);
+                                first_error
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .get_or_insert(e);
+                            }
+                            tally
+                        })
                     })
-                })
-                .collect();
-            let tallies = workers
-                .into_iter()
-                .map(|w| {
-                    w.join().unwrap_or_else(|_| {
+                    .collect();
+                // An idle phase has no operations: its workers end at once, and it lasts
+                // as long as this sleep.
+                let idle = phase.kind.idle_secs().map(|secs| {
+                    idle_for(Duration::from_secs(secs), IDLE_CPU_WINDOW, stop).unwrap_or_else(|e| {
                         first_error
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
-                            .get_or_insert(BenchError::engine(
-                                engine.name(),
-                                "a benchmark thread panicked",
-                            ));
-                        Tally::default()
+                            .get_or_insert(e);
+                        0.0
                     })
-                })
-                .collect();
-            // The phase ends when the last worker does, not when the reporter wakes up.
-            let secs = start.elapsed().as_secs_f64();
-            stop.store(true, Ordering::Relaxed);
-            let _ = reporter.join();
-            (tallies, secs)
-        });
+                });
+                let tallies = workers
+                    .into_iter()
+                    .map(|w| {
+                        w.join().unwrap_or_else(|_| {
+                            first_error
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .get_or_insert(BenchError::engine(
+                                    engine.name(),
+                                    "a benchmark thread panicked",
+                                ));
+                            Tally::default()
+                        })
+                    })
+                    .collect();
+                // The phase ends when the last worker does, not when the reporter wakes up.
+                let secs = start.elapsed().as_secs_f64();
+                stop.store(true, Ordering::Relaxed);
+                let _ = reporter.join();
+                (tallies, secs, idle)
+            });
         if let Some(e) = first_error
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
@@ -266,6 +293,19 @@ impl Runner {
             engine, phase, index, start_secs, secs, total, io, eng, db_bytes, throughput,
         );
         r.latency_over_time = latency_over_time;
+        let mut space = shared
+            .space
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Taken after the last throughput and space samples (and after `--settle`).
+        space.push(SpaceSample {
+            secs: start.elapsed().as_secs_f64(),
+            user_bytes: self.cum_user,
+            db_bytes,
+            live_bytes: r.live_bytes,
+        });
+        r.space_over_time = space;
+        r.idle_cpu_pct = idle_cpu_pct;
         r.cpu_secs = cpu;
         r.cpu_us_per_op = if r.ops > 0 {
             cpu * 1e6 / r.ops as f64
@@ -300,7 +340,7 @@ impl Runner {
             _ => None,
         };
         let live_keys = self.live.keys.load(Ordering::Relaxed);
-        let live_bytes = self.live.bytes.load(Ordering::Relaxed);
+        let live_bytes = self.live.live_bytes();
         let per_sec = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let min_sample = throughput.iter().copied().reduce(f64::min);
         let stalls = eng.stalls.clone();
@@ -366,6 +406,8 @@ impl Runner {
             throughput,
             stalls,
             latency_over_time: LatencySeries::default(),
+            space_over_time: Vec::new(),
+            idle_cpu_pct: None,
         }
     }
 
@@ -394,7 +436,7 @@ impl Runner {
         shared: &Shared,
         over_time: &mut IntervalRecorder<'_>,
     ) -> BenchResult<()> {
-        let (done, stop) = (&shared.done, &shared.stop);
+        let (done, written, stop) = (&shared.done, &shared.written, &shared.stop);
         let seed = splitmix64(self.cfg.seed ^ splitmix64(phase.seed_tag) ^ (t as u64) << 48);
         let mut ops = OpGen::new(
             phase.kind,
@@ -404,10 +446,13 @@ impl Runner {
         );
         let step = self.cfg.threads as u64;
         let mut unreported = 0u64;
+        let mut reported_bytes = 0u64;
         let mut i = t as u64;
         while i < phase.ops {
             if unreported == 64 {
                 done.fetch_add(unreported, Ordering::Relaxed);
+                written.fetch_add(tally.written - reported_bytes, Ordering::Relaxed);
+                reported_bytes = tally.written;
                 unreported = 0;
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -453,6 +498,7 @@ impl Runner {
                     self.live.set(k, Some(value.len()));
                     tally.written += (KEY_LEN + value.len()) as u64;
                 }
+                Op::Pause => {}
             }
             let ended = Instant::now();
             let nanos = ended.duration_since(began).as_nanos() as u64;
@@ -463,17 +509,31 @@ impl Runner {
             i += step;
         }
         done.fetch_add(unreported, Ordering::Relaxed);
+        written.fetch_add(tally.written - reported_bytes, Ordering::Relaxed);
         Ok(())
     }
 
-    /// Samples throughput each second until `stop`, and shows progress.
+    /// The database's space now, `secs` into the phase. A directory that cannot be
+    /// listed gives no sample (the phase end measures it again and reports the error).
+    fn space_sample(&self, engine: &dyn Engine, shared: &Shared) -> Option<SpaceSample> {
+        let written = shared.written.load(Ordering::Relaxed);
+        Some(SpaceSample {
+            secs: shared.start.elapsed().as_secs_f64(),
+            user_bytes: self.cum_user + written,
+            db_bytes: dir_bytes(engine.dir()).ok()?,
+            live_bytes: self.live.live_bytes(),
+        })
+    }
+
+    /// Samples throughput and space each second until `stop`, and shows progress.
     fn report_progress(
         &self,
+        engine: &dyn Engine,
         phase: &PhaseSpec,
-        done: &AtomicU64,
-        stop: &AtomicBool,
+        shared: &Shared,
         samples: &Mutex<Vec<f64>>,
     ) {
+        let (done, stop) = (&shared.done, &shared.stop);
         let bar = match self.cfg.progress {
             Progress::Bar => {
                 let bar = ProgressBar::with_draw_target(
@@ -525,6 +585,13 @@ impl Runner {
                 }
                 last_ops = ops;
                 last_sample = now;
+                if let Some(sample) = self.space_sample(engine, shared) {
+                    shared
+                        .space
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(sample);
+                }
             }
         }
         if let Some(bar) = bar {

@@ -76,7 +76,13 @@ pub enum PhaseKind {
     YcsbLoad,
     /// A YCSB run phase of `ycsb_ops` operations.
     Ycsb(YcsbMix),
+    /// `idleN`: no foreground work for N seconds (background work goes on); its result
+    /// has the space at its end and the process's CPU use over its last 5 s.
+    Idle(u64),
 }
+
+/// The longest idle phase, in seconds (one hour).
+pub const MAX_IDLE_SECS: u64 = 3600;
 
 /// Every workload name accepted by [`parse_workloads`].
 pub const WORKLOAD_NAMES: &[&str] = &[
@@ -96,6 +102,7 @@ pub const WORKLOAD_NAMES: &[&str] = &[
     "ycsb-d",
     "ycsb-e",
     "ycsb-f",
+    "idle60",
 ];
 
 impl PhaseKind {
@@ -112,6 +119,7 @@ impl PhaseKind {
             "scan" => PhaseKind::Scan,
             "deleterandom" => PhaseKind::DeleteRandom,
             "ycsb-load" => PhaseKind::YcsbLoad,
+            other if other.starts_with("idle") => PhaseKind::Idle(parse_idle(other)?),
             other => {
                 let mix = other
                     .strip_prefix("ycsb-")
@@ -137,9 +145,18 @@ impl PhaseKind {
             PhaseKind::ReadRandom
             | PhaseKind::ReadRandomSame
             | PhaseKind::SeekRandom
-            | PhaseKind::Scan => false,
+            | PhaseKind::Scan
+            | PhaseKind::Idle(_) => false,
             PhaseKind::Ycsb(m) => m.update + m.insert + m.rmw > 0,
             _ => true,
+        }
+    }
+
+    /// The idle phase's seconds (`None` for other phases).
+    pub fn idle_secs(&self) -> Option<u64> {
+        match self {
+            PhaseKind::Idle(secs) => Some(*secs),
+            _ => None,
         }
     }
 
@@ -149,6 +166,21 @@ impl PhaseKind {
             self,
             PhaseKind::FillSeq | PhaseKind::FillRandom | PhaseKind::YcsbLoad
         )
+    }
+}
+
+/// The seconds of an `idleN` phase name: `idle` alone is 60 s; N is 1 to
+/// [`MAX_IDLE_SECS`].
+fn parse_idle(name: &str) -> BenchResult<u64> {
+    let digits = name.strip_prefix("idle").unwrap_or(name);
+    if digits.is_empty() {
+        return Ok(60);
+    }
+    match digits.parse::<u64>() {
+        Ok(secs) if (1..=MAX_IDLE_SECS).contains(&secs) => Ok(secs),
+        _ => Err(BenchError::InvalidArgument(format!(
+            "workload {name:?}: an idle phase is idleN with N seconds, 1 to {MAX_IDLE_SECS}"
+        ))),
     }
 }
 
@@ -201,6 +233,7 @@ pub fn parse_workloads(list: &str, counts: &Counts) -> BenchResult<Vec<PhaseSpec
             PhaseKind::Scan => counts.scans,
             PhaseKind::DeleteRandom => counts.deletes.min(counts.num),
             PhaseKind::Ycsb(_) => counts.ycsb_ops,
+            PhaseKind::Idle(_) => 0,
         };
         let seed_tag = i as u64 + 1;
         if kind == PhaseKind::ReadRandomSame {
@@ -253,6 +286,8 @@ pub enum Op {
     Scan(u64, usize),
     /// Read the key, then put a new value.
     ReadModifyWrite(u64),
+    /// Nothing: what an idle phase issues (it has no operations, so none is ever run).
+    Pause,
 }
 
 /// The key space shared by all phases and threads: `0..num` plus keys inserted by YCSB
@@ -353,6 +388,7 @@ impl OpGen {
             PhaseKind::Scan => Op::Scan(self.rng.random_range(0..n), self.scan_length),
             PhaseKind::DeleteRandom => Op::Delete(keys.delete_order.apply(i % n)),
             PhaseKind::Ycsb(m) => self.ycsb_op(m, keys),
+            PhaseKind::Idle(_) => Op::Pause,
         }
     }
 
@@ -428,6 +464,29 @@ mod tests {
         assert!(parse_workloads("fillrandom,nope", &counts()).is_err());
         assert!(parse_workloads("ycsb-g", &counts()).is_err());
         assert!(parse_workloads("", &counts()).is_err());
+    }
+
+    #[test]
+    fn idle_phases_parse_with_their_seconds() {
+        let p = parse_workloads("updatezipf,idle60,idle,idle5", &counts()).unwrap();
+        let kinds: Vec<PhaseKind> = p.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                PhaseKind::UpdateZipf,
+                PhaseKind::Idle(60),
+                PhaseKind::Idle(60),
+                PhaseKind::Idle(5)
+            ]
+        );
+        assert_eq!(p[1].name, "idle60");
+        assert_eq!(p[1].ops, 0, "an idle phase issues no operations");
+        assert_eq!(p[3].kind.idle_secs(), Some(5));
+        assert_eq!(p[0].kind.idle_secs(), None);
+        assert!(!p[1].kind.writes());
+        for bad in ["idle0", "idlex", "idle-5", "idle3601"] {
+            assert!(parse_workloads(bad, &counts()).is_err(), "{bad}");
+        }
     }
 
     #[test]
