@@ -4,6 +4,7 @@
 
 mod fjall_engine;
 mod rocks;
+mod space_targets;
 
 use clap::Parser;
 use std::io::Write;
@@ -177,6 +178,8 @@ fn run(cli: Cli) -> BenchResult<()> {
     println!("\n{}", comparison(&all, &engines));
     println!("{}", targets(&all));
     println!("{}", tail_targets(&all));
+    println!("{}", space_targets::whole_run(&all, &engines));
+    println!("{}", space_targets::targets(&all));
     if let Some(plot) = &cli.bench.plot {
         let title = format!(
             "{}: {} keys, values {} B",
@@ -217,7 +220,7 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
     let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
     let has_twain = engines.iter().any(|e| e == "twain");
     type Metric = fn(&PhaseResult) -> Option<f64>;
-    let sections: [(&str, Metric, usize, bool); 11] = [
+    let sections: [(&str, Metric, usize, bool); 12] = [
         ("ops/s", |r| Some(r.ops_per_sec), 0, true),
         (
             "CPU us per op (all threads; less sensitive to a busy machine)",
@@ -261,6 +264,12 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
         (
             "space amplification at phase end (du / live key+value bytes)",
             |r| r.space_amp,
+            2,
+            false,
+        ),
+        (
+            "idle CPU, % of one core over the last 5 s of an idle phase (all threads)",
+            |r| r.idle_cpu_pct,
             2,
             false,
         ),

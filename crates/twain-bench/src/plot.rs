@@ -224,7 +224,7 @@ fn space_chart<DB: DrawingBackend>(
         .draw()
         .map_err(perr)?;
     let dash = BLACK.mix(0.4);
-    let label = TextStyle::from(("sans-serif", 11)).pos(Pos::new(HPos::Left, VPos::Top));
+    let label = TextStyle::from(("sans-serif", 11));
     let starts = engines
         .first()
         .map(|e| phase_starts(results, e))
@@ -236,10 +236,18 @@ fn space_chart<DB: DrawingBackend>(
             PathElement::new(vec![(x, y0), (x, y0 + y_max / 80.0)], dash.stroke_width(1))
         });
         chart.draw_series(dashes).map_err(perr)?;
-        // Phases that write nothing start where the previous one ended: stagger names.
-        let y = y_max * (0.97 - 0.05 * (k % 6) as f64);
+        // Names sit below space amp 1, where lines rarely go, staggered because phases
+        // that write nothing start where the previous one ended; near the right edge
+        // they end at their line instead of starting there.
+        let y = y_max * (0.02 + 0.045 * (k % 6) as f64);
+        let h = if x > 0.8 * x_max {
+            HPos::Right
+        } else {
+            HPos::Left
+        };
+        let style = label.pos(Pos::new(h, VPos::Bottom));
         chart
-            .draw_series([Text::new(name.clone(), (x, y), label.clone())])
+            .draw_series([Text::new(format!(" {name} "), (x, y), style)])
             .map_err(perr)?;
     }
     for (ei, (engine, points)) in engines.iter().zip(series).enumerate() {
@@ -341,7 +349,7 @@ fn latency_chart<DB: DrawingBackend>(
         .configure_series_labels()
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::UpperLeft)
         .draw()
         .map_err(perr)?;
     Ok(())
