@@ -19,11 +19,12 @@ fn fmt(v: Option<f64>) -> String {
 pub fn whole_run(all: &[PhaseResult], engines: &[String]) -> String {
     let mut head = vec!["whole run".to_string()];
     head.extend(engines.iter().cloned());
-    let net = engines
-        .iter()
-        .map(|e| fmt(whole_run_write_amp_net(all, e)));
+    let net = engines.iter().map(|e| fmt(whole_run_write_amp_net(all, e)));
     let engine_counted = engines.iter().map(|e| {
-        let last = all.iter().filter(|r| &r.engine == e).max_by_key(|r| r.index);
+        let last = all
+            .iter()
+            .filter(|r| &r.engine == e)
+            .max_by_key(|r| r.index);
         fmt(last.and_then(|r| r.cum_write_amp_engine))
     });
     let rows = vec![
@@ -64,11 +65,9 @@ pub fn targets(all: &[PhaseResult]) -> String {
                 let ratio = get(peer, index)
                     .filter(|p| p.ops_per_sec > 0.0)
                     .map(|p| t.ops_per_sec / p.ops_per_sec);
-                add(
-                    format!("{name}: twain/{peer} ops/s >= 2.0"),
-                    ratio,
-                    &|v| v >= 2.0,
-                );
+                add(format!("{name}: twain/{peer} ops/s >= 2.0"), ratio, &|v| {
+                    v >= 2.0
+                });
             }
             add(
                 format!("{name}: twain space amp at its end <= 1.5"),
@@ -97,7 +96,10 @@ pub fn targets(all: &[PhaseResult]) -> String {
         .max_by_key(|r| r.index)
     {
         add(
-            format!("twain space amp at the end of the run ({}) <= 1.2", last.phase),
+            format!(
+                "twain space amp at the end of the run ({}) <= 1.2",
+                last.phase
+            ),
             last.space_amp,
             &|v| v <= 1.2,
         );
