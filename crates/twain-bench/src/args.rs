@@ -116,6 +116,23 @@ pub struct BenchArgs {
     pub quiet: bool,
 }
 
+/// The options alone, parsed from `argv` (its first item is the program name): for
+/// programs and tests that embed no other options.
+pub fn parse_bench_args<I, T>(argv: I) -> BenchResult<BenchArgs>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    #[derive(clap::Parser)]
+    struct Only {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+    <Only as clap::Parser>::try_parse_from(argv)
+        .map(|o| o.args)
+        .map_err(|e| BenchError::InvalidArgument(e.to_string()))
+}
+
 /// A run resolved from [`BenchArgs`].
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -242,16 +259,9 @@ pub fn command_line() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct A {
-        #[command(flatten)]
-        b: BenchArgs,
-    }
 
     fn phases(argv: &[&str], default: Scale) -> Vec<String> {
-        let args = A::parse_from(["bench"].iter().chain(argv)).b;
+        let args = parse_bench_args(["bench"].iter().chain(argv)).unwrap();
         let plan = args.plan(default).unwrap();
         plan.phases.into_iter().map(|p| p.name).collect()
     }

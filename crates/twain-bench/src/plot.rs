@@ -4,6 +4,7 @@
 use crate::error::{BenchError, BenchResult};
 use crate::report::PhaseResult;
 use crate::space::{engine_series, phase_starts};
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -111,13 +112,7 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
             labelled.push(key);
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(perr)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
 
     latency_chart(&middle, results, t_max, &key_of)?;
 
@@ -161,12 +156,7 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
         }
     }
     if engines.len() > 1 {
-        bars.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(perr)?;
+        legend(&mut bars, SeriesLabelPosition::UpperRight)?;
     }
     let style = TextStyle::from(("sans-serif", 12)).pos(Pos::new(HPos::Center, VPos::Top));
     for (pos, (_, name)) in phases.iter().enumerate() {
@@ -178,6 +168,20 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
     space_chart(&space, results, &engines, &color)?;
     base.present().map_err(perr)?;
     Ok(())
+}
+
+/// Draws the legend of `chart`'s labelled series at `pos`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+) -> BenchResult<()> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(pos)
+        .draw()
+        .map_err(perr)
 }
 
 /// The space chart: each engine's space amplification against the user bytes (GB)
@@ -261,13 +265,7 @@ fn space_chart<DB: DrawingBackend>(
             .label(engine.to_string())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(perr)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
@@ -345,12 +343,6 @@ fn latency_chart<DB: DrawingBackend>(
             }
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(perr)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     Ok(())
 }

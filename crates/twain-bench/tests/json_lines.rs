@@ -1,7 +1,7 @@
 //! `--json` lines carry issue 3's schema, issue 20's tail latencies, stall counters and
 //! latency over time, and parse back.
 
-use twain_bench::args::{BenchArgs, Scale};
+use twain_bench::args::{Scale, parse_bench_args};
 use twain_bench::report::parse_json_lines;
 use twain_bench::runner::Runner;
 use twain_bench::{PhaseResult, TwainEngine};
@@ -64,13 +64,7 @@ pub fn check_schema(line: &str) {
 
 #[test]
 fn json_lines_carry_the_schema_and_round_trip() {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct A {
-        #[command(flatten)]
-        b: BenchArgs,
-    }
-    let args = A::parse_from([
+    let args = parse_bench_args([
         "bench",
         "--quiet",
         "--num",
@@ -82,7 +76,7 @@ fn json_lines_carry_the_schema_and_round_trip() {
         "--workloads",
         "fillrandom,readrandom,scan",
     ])
-    .b;
+    .unwrap();
     let plan = args.plan(Scale::Small).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let engine = TwainEngine::open(dir.path(), twain::Options::default(), false).unwrap();

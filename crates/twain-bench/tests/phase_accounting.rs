@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use twain_bench::args::{BenchArgs, Scale};
+use twain_bench::args::{BenchArgs, Scale, parse_bench_args};
 use twain_bench::runner::Runner;
 use twain_bench::{BenchResult, Engine, EngineCounters, PhaseResult, TwainEngine};
 
@@ -53,15 +53,9 @@ impl Engine for Model {
 }
 
 fn args(extra: &[&str]) -> BenchArgs {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct A {
-        #[command(flatten)]
-        b: BenchArgs,
-    }
     let mut argv = vec!["bench", "--quiet"];
     argv.extend_from_slice(extra);
-    A::parse_from(argv).b
+    parse_bench_args(argv).unwrap()
 }
 
 fn run(engine: &dyn Engine, extra: &[&str]) -> Vec<PhaseResult> {

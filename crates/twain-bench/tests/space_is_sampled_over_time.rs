@@ -1,7 +1,7 @@
 //! While phases run, space is sampled against cumulative bytes written, an idle phase
 //! reports its CPU use, the series survive the JSON lines, and the plot draws them.
 
-use twain_bench::args::{BenchArgs, Scale};
+use twain_bench::args::{Scale, parse_bench_args};
 use twain_bench::report::parse_json_lines;
 use twain_bench::runner::Runner;
 use twain_bench::space::engine_series;
@@ -9,13 +9,7 @@ use twain_bench::{PhaseResult, TwainEngine};
 
 #[test]
 fn space_series_idle_cpu_and_plot() {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct A {
-        #[command(flatten)]
-        b: BenchArgs,
-    }
-    let args = A::parse_from([
+    let args = parse_bench_args([
         "bench",
         "--quiet",
         "--num",
@@ -27,7 +21,7 @@ fn space_series_idle_cpu_and_plot() {
         "--workloads",
         "fillrandom,updatezipf,idle2,readrandom",
     ])
-    .b;
+    .unwrap();
     let plan = args.plan(Scale::Small).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let options = twain::Options {

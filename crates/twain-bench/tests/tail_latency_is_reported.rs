@@ -2,18 +2,12 @@
 //! and a latency-over-time series that accounts for each operation; the table shows the
 //! maximum and one column per stall counter, and the plot draws latency over time.
 
-use twain_bench::args::{BenchArgs, Scale};
+use twain_bench::args::{Scale, parse_bench_args};
 use twain_bench::runner::Runner;
 use twain_bench::{PhaseResult, TwainEngine, report};
 
 fn run(dir: &std::path::Path) -> Vec<PhaseResult> {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct A {
-        #[command(flatten)]
-        b: BenchArgs,
-    }
-    let args = A::parse_from([
+    let args = parse_bench_args([
         "bench",
         "--quiet",
         "--num",
@@ -25,7 +19,7 @@ fn run(dir: &std::path::Path) -> Vec<PhaseResult> {
         "--workloads",
         "fillrandom,readrandom,overwrite",
     ])
-    .b;
+    .unwrap();
     let plan = args.plan(Scale::Small).unwrap();
     let engine = TwainEngine::open(dir, twain::Options::default(), false).unwrap();
     Runner::new(plan.run.clone(), &plan.phases)
