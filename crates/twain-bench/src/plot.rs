@@ -265,7 +265,7 @@ fn space_chart<DB: DrawingBackend>(
             .label(engine.to_string())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     Ok(())
 }
 
@@ -343,6 +343,6 @@ fn latency_chart<DB: DrawingBackend>(
             }
         }
     }
-    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
