@@ -102,6 +102,10 @@ impl LiveSet {
     }
 }
 
+/// What the threads of a phase return: their tallies, the phase's seconds and, for an
+/// idle phase, its CPU use over [`IDLE_CPU_WINDOW`].
+type Ran = (Vec<Tally>, f64, Option<f64>);
+
 /// How long the end of an idle phase over which its CPU use is measured lasts.
 const IDLE_CPU_WINDOW: Duration = Duration::from_secs(5);
 
@@ -208,58 +212,57 @@ impl Runner {
         };
         let (stop, start) = (&shared.stop, shared.start);
 
-        let (tallies, secs, idle_cpu_pct): (Vec<Tally>, f64, Option<f64>) =
-            std::thread::scope(|s| {
-                let reporter = s.spawn(|| self.report_progress(engine, phase, &shared, &samples));
-                let workers: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let (shared, first_error) = (&shared, &first_error);
-                        let this = &*self;
-                        s.spawn(move || {
-                            let mut tally = Tally::default();
-                            if let Err(e) = this.worker(engine, phase, t, &mut tally, shared) {
-                                shared.stop.store(true, Ordering::Relaxed);
-                                first_error
-                                    .lock()
-                                    .unwrap_or_else(PoisonError::into_inner)
-                                    .get_or_insert(e);
-                            }
-                            tally
-                        })
-                    })
-                    .collect();
-                // An idle phase has no operations: its workers end at once, and it lasts
-                // as long as this sleep.
-                let idle = phase.kind.idle_secs().map(|secs| {
-                    idle_for(Duration::from_secs(secs), IDLE_CPU_WINDOW, stop).unwrap_or_else(|e| {
-                        first_error
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get_or_insert(e);
-                        0.0
-                    })
-                });
-                let tallies = workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join().unwrap_or_else(|_| {
+        let (tallies, secs, idle_cpu_pct): Ran = std::thread::scope(|s| {
+            let reporter = s.spawn(|| self.report_progress(engine, phase, &shared, &samples));
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (shared, first_error) = (&shared, &first_error);
+                    let this = &*self;
+                    s.spawn(move || {
+                        let mut tally = Tally::default();
+                        if let Err(e) = this.worker(engine, phase, t, &mut tally, shared) {
+                            shared.stop.store(true, Ordering::Relaxed);
                             first_error
                                 .lock()
                                 .unwrap_or_else(PoisonError::into_inner)
-                                .get_or_insert(BenchError::engine(
-                                    engine.name(),
-                                    "a benchmark thread panicked",
-                                ));
-                            Tally::default()
-                        })
+                                .get_or_insert(e);
+                        }
+                        tally
                     })
-                    .collect();
-                // The phase ends when the last worker does, not when the reporter wakes up.
-                let secs = start.elapsed().as_secs_f64();
-                stop.store(true, Ordering::Relaxed);
-                let _ = reporter.join();
-                (tallies, secs, idle)
+                })
+                .collect();
+            // An idle phase has no operations: its workers end at once, and it lasts
+            // as long as this sleep.
+            let idle = phase.kind.idle_secs().map(|secs| {
+                idle_for(Duration::from_secs(secs), IDLE_CPU_WINDOW, stop).unwrap_or_else(|e| {
+                    first_error
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get_or_insert(e);
+                    0.0
+                })
             });
+            let tallies = workers
+                .into_iter()
+                .map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        first_error
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert(BenchError::engine(
+                                engine.name(),
+                                "a benchmark thread panicked",
+                            ));
+                        Tally::default()
+                    })
+                })
+                .collect();
+            // The phase ends when the last worker does, not when the reporter wakes up.
+            let secs = start.elapsed().as_secs_f64();
+            stop.store(true, Ordering::Relaxed);
+            let _ = reporter.join();
+            (tallies, secs, idle)
+        });
         if let Some(e) = first_error
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
