@@ -83,7 +83,7 @@ pub fn targets(all: &[PhaseResult]) -> String {
             );
             add(
                 format!(
-                    "{name} #{index}: twain idle CPU ~0 (% of a core, last 5 s; <= {IDLE_CPU_PCT_MAX})"
+                    "{name} #{index}: twain idle CPU ~0 (% of a core, last <= 5 s; <= {IDLE_CPU_PCT_MAX})"
                 ),
                 t.idle_cpu_pct,
                 &|v| v <= IDLE_CPU_PCT_MAX,
