@@ -3,7 +3,7 @@
 mod ranges;
 
 use ranges::range_of;
-pub use ranges::{GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange};
+pub use ranges::{GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange, SPACE_AMP_TARGET_RANGE};
 
 use crate::fs::{Fs, RealFs};
 use crate::{Error, Result};
@@ -138,6 +138,12 @@ pub struct Options {
     /// Bytes per second value GC may read plus write (0: unlimited), so that foreground
     /// latency stays bounded. Range: 0, or 1 MiB ..= 1 TiB. Default: 0.
     pub gc_bytes_per_sec: u64,
+    /// The space amplification (allocated disk bytes / live bytes) the background keeps
+    /// to: value GC and garbage compaction get more of the machine as the figure nears it
+    /// and back off below it (see `docs/architecture.md`, "The space target");
+    /// `Stats::space_target` says whether it is met, being worked on, or out of reach.
+    /// `gc_bytes_per_sec` stays a ceiling. Range: 1.1 ..= 10. Default: 1.3.
+    pub space_amp_target: f64,
     /// Called at every step of a value GC run (tests use it to pause GC at a step).
     pub gc_listener: Option<GcListener>,
 }
@@ -169,6 +175,7 @@ impl Default for Options {
             gc_mode: GcMode::DropRecords,
             gc_threshold: 0.5,
             gc_bytes_per_sec: 0,
+            space_amp_target: 1.3,
             gc_listener: None,
         }
     }
@@ -201,6 +208,7 @@ impl std::fmt::Debug for Options {
             .field("gc_mode", &self.gc_mode)
             .field("gc_threshold", &self.gc_threshold)
             .field("gc_bytes_per_sec", &self.gc_bytes_per_sec)
+            .field("space_amp_target", &self.space_amp_target)
             .field("gc_listener", &self.gc_listener.is_some())
             .finish()
     }
@@ -278,6 +286,13 @@ impl Options {
                 })?;
                 ranges::check_gc_threshold(t)?;
                 self.gc_threshold = t;
+            }
+            "space_amp_target" => {
+                let t = value.trim().parse::<f64>().map_err(|_| {
+                    Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
+                })?;
+                ranges::check_space_amp_target(t)?;
+                self.space_amp_target = t;
             }
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));

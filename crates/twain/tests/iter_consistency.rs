@@ -6,8 +6,8 @@
 mod dbutil;
 
 use dbutil::{
-    Model, Rng, assert_layered, assert_pairs_eq, collect, key, layered_db, model_prefix,
-    model_range, small_opts, value,
+    BACKGROUND_DEADLINE, Model, Rng, assert_layered, assert_pairs_eq, collect, key, layered_db,
+    model_prefix, model_range, small_opts, value, wait_until,
 };
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -183,7 +183,12 @@ fn obsolete_tables_stay_readable_until_the_last_iterator_lets_go() {
     got.extend(collect(half));
     assert_pairs_eq(&got, &want, "half-consumed pinned iterator");
 
-    // Both iterators are gone: the obsolete tables are removed, only live ones remain.
+    // Both iterators are gone: the obsolete tables are removed, only live ones remain,
+    // once the background's readers of the old version let go too (the live-data pass
+    // holds a version while it walks the keys).
+    wait_until(BACKGROUND_DEADLINE, || {
+        old_tables.is_disjoint(&sst_files(dir.path()))
+    });
     let live: usize = db.stats().unwrap().levels.iter().map(|l| l.files).sum();
     let now = sst_files(dir.path());
     assert!(

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 use twain::fs::{Fs, MemFs};
-use twain::{Db, Error, GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange, Options};
+use twain::{
+    Db, Error, GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange, Options, SPACE_AMP_TARGET_RANGE,
+};
 
 /// `set(name, value)` fails with an `InvalidArgument` that names the option, the value and
 /// the range, and leaves the options unchanged.
@@ -260,8 +262,13 @@ fn readme_limits_table_shows_every_range() {
         let want = row(r.name, &r.describe());
         assert!(readme.contains(&want), "README lacks the row {want:?}");
     }
-    let want = row("gc_threshold", GC_THRESHOLD_RANGE);
-    assert!(readme.contains(&want), "README lacks the row {want:?}");
+    for (name, range) in [
+        ("gc_threshold", GC_THRESHOLD_RANGE),
+        ("space_amp_target", SPACE_AMP_TARGET_RANGE),
+    ] {
+        let want = row(name, range);
+        assert!(readme.contains(&want), "README lacks the row {want:?}");
+    }
 }
 
 #[test]
@@ -290,4 +297,42 @@ fn every_option_doc_states_its_range() {
     }
     let want = format!("Range: {GC_THRESHOLD_RANGE}");
     assert!(doc_of("gc_threshold").contains(&want));
+    let want = format!("Range: {SPACE_AMP_TARGET_RANGE}");
+    assert!(doc_of("space_amp_target").contains(&want));
+}
+
+#[test]
+fn space_amp_target_is_between_1_1_and_10() {
+    for ok in [1.1, 1.3, 10.0] {
+        let o = Options {
+            space_amp_target: ok,
+            ..Options::default()
+        };
+        o.validate().unwrap();
+        let mut o = Options::default();
+        o.set("space_amp_target", &ok.to_string()).unwrap();
+        assert_eq!(o.space_amp_target, ok);
+    }
+    for bad in [1.0, 1.09, 10.5, 0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let o = Options {
+            space_amp_target: bad,
+            ..Options::default()
+        };
+        let err = o.validate().unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains(SPACE_AMP_TARGET_RANGE)),
+            "{bad}: {err:?}"
+        );
+        let err = Options::default()
+            .set("space_amp_target", &bad.to_string())
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("space_amp_target")),
+            "{bad}: {err:?}"
+        );
+    }
+    let err = Options::default()
+        .set("space_amp_target", "lots")
+        .unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument(m) if m.contains("not a number")));
 }

@@ -186,6 +186,25 @@ fn engine(s: &Stats, out: &mut String) {
             s.space_amplification()
                 .map_or_else(String::new, |a| format!("{a:.2}")),
         ),
+        ("space_amp_target", format!("{:.2}", s.space_amp_target)),
+        (
+            // met, reclaiming, or at_floor (nothing left to reclaim); empty: nothing live.
+            "space_target",
+            match s.space_target() {
+                twain::SpaceTarget::Unknown => String::new(),
+                twain::SpaceTarget::Met => "met".to_string(),
+                twain::SpaceTarget::Reclaiming => "reclaiming".to_string(),
+                twain::SpaceTarget::AtFloor { .. } => "at_floor".to_string(),
+            },
+        ),
+        (
+            "space_floor",
+            s.space_floor()
+                .map_or_else(String::new, |a| format!("{a:.2}")),
+        ),
+        ("reclaimable_log_bytes", s.reclaimable_log_bytes.to_string()),
+        ("garbage_compactions", s.garbage_compactions.to_string()),
+        ("logs_sealed_for_gc", s.logs_sealed_for_gc.to_string()),
         ("total_user_ops", s.totals.user_ops.to_string()),
         (
             "total_user_bytes_written",

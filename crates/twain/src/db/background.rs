@@ -1,7 +1,7 @@
 //! Background threads: one flushes frozen memtables, `compaction_threads` run
 //! compactions. They sleep on one condition variable that every state change signals.
 
-use super::{DbInner, SuperVersion, compact, flush, lock};
+use super::{DbInner, SuperVersion, compact, flush, lock, pacing, value_gc};
 use crate::Result;
 use crate::compaction::picker::{self, LevelShape};
 use crate::error::IoContext;
@@ -30,6 +30,18 @@ pub(crate) struct BgState {
     /// The newest value file when the last garbage compaction was picked (or when the
     /// compaction threads first looked): 0 before that.
     pub garbage_log: u64,
+}
+
+impl BgState {
+    /// Whether no user operation came for `IDLE_WAIT`, given the operations counted so
+    /// far (`Counters::user_ops`).
+    pub fn foreground_quiet(&mut self, ops: u64) -> bool {
+        if ops != self.seen_ops || self.ops_seen_at.is_none() {
+            self.seen_ops = ops;
+            self.ops_seen_at = Some(Instant::now());
+        }
+        self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)
+    }
 }
 
 /// The background machinery of one database.
@@ -90,7 +102,10 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
 }
 
 /// Runs value GC whenever a flush or compaction changed something (they signal the
-/// condition variable) and at least once a second, until shutdown. Files that had to be
+/// condition variable) and at least once a second, until shutdown, paced by the space
+/// target (`pacing`): each wake-up and each run take the plan for the figure now, seal
+/// the active log when the plan allows and it is worth it, collect the files under the
+/// plan's threshold, and rest after each run as the plan's duty says. Files that had to be
 /// skipped are left alone until the next wake-up.
 fn gc_loop(inner: &DbInner) {
     loop {
@@ -107,21 +122,59 @@ fn gc_loop(inner: &DbInner) {
         if inner.has_bg_error.load(Ordering::Acquire) {
             continue;
         }
-        let mut skip = std::collections::HashSet::new();
-        loop {
-            match super::value_gc::run_once(inner, &mut skip, inner.opts.gc_threshold) {
-                Ok(super::value_gc::RunOutcome::Idle) => break,
-                Ok(_) if shutting_down(inner) => break,
-                Ok(_) => continue,
-                // Damaged files are set aside by the run itself; corruption never makes
-                // the database read-only. I/O errors do.
-                Err(e) if e.is_corruption() => break,
-                Err(e) => {
-                    inner.set_bg_error(e);
-                    break;
-                }
+        if let Err(e) = gc_round(inner) {
+            // Damaged files are set aside by the run itself; corruption never makes the
+            // database read-only. I/O errors do.
+            if !e.is_corruption() {
+                inner.set_bg_error(e);
             }
         }
+    }
+}
+
+/// One wake-up of the GC thread.
+fn gc_round(inner: &DbInner) -> Result<()> {
+    let mut skip = HashSet::new();
+    let (mut plan, quiet) = pacing::plan_now(inner);
+    if plan.seal_active {
+        let threshold = plan.gc_threshold;
+        // Under load only a log at least half full is sealed early: sealing costs a new
+        // file and a memtable flush, and a full log rolls by itself.
+        let min_len = if quiet {
+            0
+        } else {
+            inner.opts.value_file_size / 2
+        };
+        // The seal freezes the memtable; the flush thread records the sealed file, and
+        // its signal wakes this thread again to collect it.
+        value_gc::seal_active_if_worth(inner, threshold, min_len)?;
+    }
+    loop {
+        let started = Instant::now();
+        match value_gc::run_once(inner, &mut skip, plan.gc_threshold)? {
+            value_gc::RunOutcome::Idle => return Ok(()),
+            _ if shutting_down(inner) => return Ok(()),
+            value_gc::RunOutcome::Collected(_) => {
+                rest(inner, pacing::rest_after(started.elapsed(), plan.gc_duty));
+                plan = pacing::plan_now(inner).0;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Sleeps `d`, or until shutdown.
+fn rest(inner: &DbInner, d: Duration) {
+    let until = Instant::now() + d;
+    let mut st = lock(&inner.bg.state);
+    while !st.shutting_down {
+        let Some(left) = until.checked_duration_since(Instant::now()) else {
+            return;
+        };
+        if left.is_zero() {
+            return;
+        }
+        st = inner.bg.wait(st, left);
     }
 }
 
@@ -281,14 +334,16 @@ fn compaction_loop(inner: &DbInner) {
     }
 }
 
-/// A garbage compaction (`picker::pick_garbage`), with background GC enabled, when no size
-/// compaction is due, no memtable waits for its flush, and either the foreground has been
-/// quiet (no user operation) for `IDLE_WAIT` or the log has rolled to a new value file since
-/// the last garbage compaction (or since the threads started). Under a write load that is
-/// at most one garbage compaction per value file written (table bytes are small beside the
-/// value bytes of a file), so the foreground keeps the machine; once it is quiet, they run
-/// back to back until no table shadows another, within a bounded number of steps (each
-/// removes an overlap).
+/// A garbage compaction (`picker::pick_garbage`), with background GC enabled, when the
+/// space target's plan allows them (`pacing`: the figure near or above the target, or the
+/// foreground quiet and the figure above the idle target), no size compaction is due, no
+/// memtable waits for its flush, some garbage hides behind shadowed versions (per the
+/// newest live-data pass), and either the foreground is quiet or the log has rolled to a
+/// new value file since the last garbage compaction. Under a write load that is at most one
+/// garbage compaction per value file written (table bytes are small beside the value bytes
+/// of a file), so the foreground keeps the machine; once it is quiet, they run back to back
+/// until no table shadows another, within a bounded number of steps (each removes an
+/// overlap).
 fn garbage_pick(
     inner: &DbInner,
     st: &mut BgState,
@@ -297,12 +352,7 @@ fn garbage_pick(
     if !inner.opts.gc_enabled {
         return None;
     }
-    let ops = inner.counters.user_ops.load(Ordering::Relaxed);
-    if ops != st.seen_ops || st.ops_seen_at.is_none() {
-        st.seen_ops = ops;
-        st.ops_seen_at = Some(Instant::now());
-    }
-    let quiet = st.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT);
+    let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));
     let newest = state.value_files.keys().next_back().copied().unwrap_or(0);
     if st.garbage_log == 0 {
         st.garbage_log = newest;
@@ -311,7 +361,17 @@ fn garbage_pick(
         return None;
     }
     let sv = inner.super_version();
-    if !sv.imms.is_empty() || !garbage_worth_compacting(inner, &sv.version) {
+    if !sv.imms.is_empty() || !shadowed_garbage(inner, &sv.version) {
+        return None;
+    }
+    let amp = pacing::current_amp(inner).unwrap_or(None);
+    let plan = pacing::plan(
+        amp,
+        inner.opts.space_amp_target,
+        quiet,
+        inner.opts.gc_threshold,
+    );
+    if !plan.garbage_compactions {
         return None;
     }
     let task = picker::pick_garbage(state, &st.busy_tables)?;
@@ -319,25 +379,14 @@ fn garbage_pick(
     Some(task)
 }
 
-/// The share of separated bytes that must be shadowed garbage (`space::shadowed_bytes`,
-/// from the newest live-data pass) before background garbage compactions run: below it,
-/// merging the upper levels down would rewrite tables for little space. (A stand-in until
-/// the space target paces this work.)
-const GARBAGE_COMPACTION_MIN_SHARE: f64 = 0.1;
-
-/// Whether enough garbage hides behind shadowed versions to compact for it. Without a
-/// successful live-data pass nothing is known, and nothing is compacted for garbage.
-fn garbage_worth_compacting(inner: &DbInner, version: &crate::version::Version) -> bool {
+/// Whether any garbage hides behind shadowed versions (per the newest live-data pass), so
+/// that a garbage compaction can make it collectable. Without a successful pass nothing
+/// is known, and nothing is compacted for garbage.
+fn shadowed_garbage(inner: &DbInner, version: &crate::version::Version) -> bool {
     let Some(live) = inner.live_cache.last().and_then(|p| p.outcome.ok()) else {
         return false;
     };
-    let separated: u64 = version
-        .value_files
-        .values()
-        .map(|f| f.separated_bytes())
-        .sum();
-    let shadowed = super::space::shadowed_bytes(&version.state, version, &live);
-    shadowed > 0 && shadowed as f64 >= GARBAGE_COMPACTION_MIN_SHARE * separated as f64
+    super::space::shadowed_bytes(&version.state, version, &live) > 0
 }
 
 /// Whether the database is closing (long jobs check it and stop early).

@@ -30,6 +30,9 @@ enum Outcome {
 
 /// Runs one compaction task and installs its result.
 pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
+    if task.reason == crate::compaction::picker::GARBAGE {
+        Counters::add(&inner.counters.garbage_compactions, 1);
+    }
     if task.trivial_move {
         return trivial_move(inner, task);
     }

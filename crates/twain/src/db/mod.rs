@@ -8,6 +8,7 @@ mod flush;
 mod iter;
 pub(crate) mod listing;
 mod open;
+mod pacing;
 pub(crate) mod read;
 mod snapshot;
 mod space;

@@ -272,6 +272,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         })
         .collect();
     let mut value_files = Vec::new();
+    let mut log_garbage = 0u64;
     for (&number, state) in &version.state.value_files {
         let Some(file) = version.value_files.get(&number) else {
             continue;
@@ -280,6 +281,13 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
         dropped += state.dropped_bytes.min(separated);
+        if state.sealed.is_none() {
+            let header = crate::format::file_header::FILE_HEADER_LEN as u64;
+            log_garbage += file
+                .total_bytes()
+                .saturating_sub(separated)
+                .saturating_sub(header);
+        }
         value_files.push(ValueFileStats {
             number,
             epoch: file.epoch(),
@@ -299,6 +307,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         mem_entries += m.len();
         mem_bytes += m.approximate_bytes() as u64;
     }
+    let disk = super::space::disk_usage(inner)?;
     Ok(Stats {
         totals,
         user_bytes_written: Counters::get(&c.user_bytes),
@@ -339,7 +348,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         block_cache_misses: inner.cache.misses(),
         levels,
         value_files,
-        disk: super::space::disk_usage(inner)?,
+        disk,
         memtable_entries: mem_entries,
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
@@ -356,5 +365,9 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         reclaimable_shadowed_bytes: shadowed,
         gc_corrupt_dead_records: Counters::get(&c.gc_corrupt_dead_records),
         gc_files_set_aside: Counters::get(&c.gc_files_set_aside),
+        reclaimable_log_bytes: log_garbage,
+        space_amp_target: inner.opts.space_amp_target,
+        garbage_compactions: Counters::get(&c.garbage_compactions),
+        logs_sealed_for_gc: Counters::get(&c.logs_sealed_for_gc),
     })
 }

@@ -5,7 +5,8 @@
 //! The pass reads every table, so `stats` never makes it: it reads the [`LiveCache`],
 //! which the background thread of [`refresh_loop`] keeps fresh. That thread makes a pass
 //! when the version changed since the last one (a flush, compaction, value GC or log roll
-//! installed a new one), at most once per version and, after a pass that took `d`, not
+//! installed a new one) or writes came since (they may sit in the memtable for long), and,
+//! after a pass that took `d`, not
 //! before `PACING × d` from that pass's start: passes take at most `1 / PACING` of one core.
 //! [`refresh`] makes one on demand (`Db::refresh_live_bytes`, and the end of `Db::gc` and
 //! `Db::compact_range`).
@@ -191,12 +192,13 @@ impl LiveCache {
         }
     }
 
-    fn due(&self, now: Instant) -> Due {
+    /// Whether a pass is due at `now`, with `seq` the visible sequence number.
+    fn due(&self, now: Instant, seq: SeqNo) -> Due {
         let last = lock(&self.last);
         let Some(l) = last.as_ref() else {
             return Due::Now;
         };
-        if l.generation == self.generation() {
+        if l.generation == self.generation() && l.seq >= seq {
             return Due::No;
         }
         let allowed = l.started + l.took * PACING;
@@ -249,7 +251,8 @@ pub(crate) fn refresh(inner: &DbInner) -> Result<Arc<LiveData>> {
     pass(inner)?.ok_or_else(|| Error::ReadOnly("the database is closing".to_string()))
 }
 
-/// The background thread: a pass whenever the version changed since the last one, paced
+/// The background thread: a pass whenever the version changed or writes came since the
+/// last one (writes that stay in the memtable change no version), paced
 /// (see the module docs), until shutdown. A failed pass is cached like a good one (stats
 /// say why) and retried at the next version.
 pub(crate) fn refresh_loop(inner: &DbInner) {
@@ -259,7 +262,8 @@ pub(crate) fn refresh_loop(inner: &DbInner) {
             if st.shutting_down {
                 return;
             }
-            let wait = match inner.live_cache.due(Instant::now()) {
+            let seq = inner.visible_seq.load(Ordering::Acquire);
+            let wait = match inner.live_cache.due(Instant::now(), seq) {
                 Due::Now => None,
                 Due::After(d) => Some(d.min(IDLE_WAIT)),
                 Due::No => Some(IDLE_WAIT),
@@ -341,20 +345,25 @@ mod tests {
     fn a_pass_is_due_once_per_version_and_paced_by_the_last_ones_cost() {
         let cache = LiveCache::default();
         let now = Instant::now();
-        assert!(matches!(cache.due(now), Due::Now), "no pass yet");
+        assert!(matches!(cache.due(now, 0), Due::Now), "no pass yet");
         cache.store(pass_at(0, now, Duration::from_secs(1)));
-        assert!(matches!(cache.due(now), Due::No), "same version");
+        assert!(matches!(cache.due(now, 0), Due::No), "same version");
         cache.version_changed();
         // A pass that took 1 s allows the next 10 s after its start.
-        match cache.due(now + Duration::from_secs(4)) {
+        match cache.due(now + Duration::from_secs(4), 0) {
             Due::After(d) => assert_eq!(d, Duration::from_secs(6)),
             _ => panic!("the pass must wait"),
         }
-        assert!(matches!(cache.due(now + Duration::from_secs(10)), Due::Now));
+        assert!(matches!(
+            cache.due(now + Duration::from_secs(10), 0),
+            Due::Now
+        ));
         // An older state never replaces a newer one.
         cache.store(pass_at(1, now, Duration::ZERO));
         cache.store(pass_at(0, now, Duration::ZERO));
         assert_eq!(cache.last().map(|p| p.generation), Some(1));
-        assert!(matches!(cache.due(now), Due::No));
+        assert!(matches!(cache.due(now, 0), Due::No));
+        // Writes since the pass (in the memtable: no new version) make one due too.
+        assert!(matches!(cache.due(now, 5), Due::Now));
     }
 }

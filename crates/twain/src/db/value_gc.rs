@@ -6,6 +6,7 @@
 //! time (`DbInner::gc_lock`).
 
 use super::{DbInner, SuperVersion, lock};
+use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
 use crate::gc::{
     FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, emit, pick,
@@ -124,6 +125,52 @@ pub(crate) fn run_all(inner: &DbInner, threshold: f64, pinned: &mut HashSet<u64>
 /// most about 1.1 times the live bytes plus the active file.
 pub(crate) const COMPLETE_GC_THRESHOLD: f64 = 0.9;
 
+/// Whether the active value file `log` is worth sealing for GC: at least `min_len` bytes
+/// and a file block written after its header, and less than `threshold` of what it holds
+/// live separated data. Inline entries and dead separated entries are garbage once
+/// flushed (the seal freezes the memtable, whose flush records the sealed file). Dead
+/// means dropped, or (per the newest live-data pass) no newest version points at it: the
+/// flush of the sealed file's memtable drops the versions it shadows. A pass older than
+/// the newest writes undercounts them: at worst a log is sealed a little early.
+pub(crate) fn worth_sealing(
+    inner: &DbInner,
+    log: &ValueFile,
+    threshold: f64,
+    min_len: u64,
+) -> bool {
+    let written = log.total_bytes();
+    if written < min_len.max(FILE_HEADER_LEN as u64 + SEAL_MIN_BYTES) {
+        return false;
+    }
+    let dropped = inner
+        .super_version()
+        .version
+        .state
+        .value_files
+        .get(&log.number())
+        .map_or(0, |f| f.dropped_bytes);
+    let mut live = log.separated_bytes().saturating_sub(dropped);
+    if let Some(pass) = inner.live_cache.last().and_then(|p| p.outcome.ok()) {
+        live = live.min(pass.separated.get(&log.number()).copied().unwrap_or(0));
+    }
+    (live as f64) < threshold * written as f64
+}
+
+/// Seals the active value file if [`worth_sealing`] says so (see `write::seal_active`);
+/// returns whether it did.
+pub(crate) fn seal_active_if_worth(inner: &DbInner, threshold: f64, min_len: u64) -> Result<bool> {
+    let sealed =
+        super::write::seal_active(inner, |log| worth_sealing(inner, log, threshold, min_len))?;
+    if sealed {
+        Counters::add(&inner.counters.logs_sealed_for_gc, 1);
+    }
+    Ok(sealed)
+}
+
+/// A log holding less than this after its header is never sealed for GC: too little to
+/// gain for a new file and a memtable flush.
+const SEAL_MIN_BYTES: u64 = 4096;
+
 /// Rounds of a complete GC at most: a round's collection (lsm-lookup mode relocates into
 /// the log) can leave new garbage for the next, but never without bound.
 const COMPLETE_GC_ROUNDS: usize = 4;
@@ -145,18 +192,7 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
     for _ in 0..COMPLETE_GC_ROUNDS {
         super::flush::flush_all(inner)?;
         report.garbage_compactions += super::compact::garbage_compact_all(inner)?;
-        let sealed = super::write::seal_active(inner, |log| {
-            let dropped = inner
-                .super_version()
-                .version
-                .state
-                .value_files
-                .get(&log.number())
-                .map_or(0, |f| f.dropped_bytes);
-            let separated = log.separated_bytes();
-            separated > 0
-                && (separated.saturating_sub(dropped) as f64) < threshold * separated as f64
-        })?;
+        let sealed = seal_active_if_worth(inner, threshold, 0)?;
         if sealed {
             report.logs_sealed += 1;
             // The flush records the sealed file in the manifest: GC can pick it.

@@ -86,7 +86,8 @@ const fn range(name: &'static str, min: u64, max: u64) -> OptionRange {
 }
 
 /// Every numeric option's range, in the order of the fields of [`Options`].
-/// `gc_threshold`, a fraction, is the one numeric option not listed: it must be in `(0, 1]`.
+/// `gc_threshold` and `space_amp_target`, fractional, are not listed: see
+/// [`GC_THRESHOLD_RANGE`] and [`SPACE_AMP_TARGET_RANGE`].
 pub const OPTION_RANGES: &[OptionRange] = &[
     // Above the largest key plus the largest value, every entry stays inline anyway.
     range(
@@ -139,6 +140,10 @@ pub(crate) fn range_of(name: &str) -> Option<&'static OptionRange> {
 /// How `gc_threshold`'s range is shown.
 pub const GC_THRESHOLD_RANGE: &str = "(0, 1]";
 
+/// How `space_amp_target`'s range is shown. Below 1.1 no background work could keep to it:
+/// value GC leaves files up to a tenth dead (a complete GC ends at about 1.1).
+pub const SPACE_AMP_TARGET_RANGE: &str = "1.1 ..= 10";
+
 impl Options {
     /// The value of the numeric option `name` (as listed in [`OPTION_RANGES`]).
     fn numeric(&self, name: &str) -> Option<u64> {
@@ -174,6 +179,7 @@ impl Options {
             }
         }
         check_gc_threshold(self.gc_threshold)?;
+        check_space_amp_target(self.space_amp_target)?;
         let bad = |what: String| Err(Error::InvalidArgument(format!("options {what}")));
         if !(self.l0_compaction_trigger <= self.l0_slowdown_trigger
             && self.l0_slowdown_trigger <= self.l0_stop_trigger)
@@ -205,6 +211,16 @@ pub(super) fn check_gc_threshold(t: f64) -> Result<()> {
     }
     Err(Error::InvalidArgument(format!(
         "option gc_threshold = {t} is out of range: allowed {GC_THRESHOLD_RANGE}"
+    )))
+}
+
+/// Fails unless `t` is in `1.1 ..= 10` (NaN is not).
+pub(super) fn check_space_amp_target(t: f64) -> Result<()> {
+    if (1.1..=10.0).contains(&t) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "option space_amp_target = {t} is out of range: allowed {SPACE_AMP_TARGET_RANGE}"
     )))
 }
 

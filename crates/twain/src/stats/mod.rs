@@ -44,6 +44,8 @@ pub(crate) struct Counters {
     pub handle_fixups: AtomicU64,
     pub gc_corrupt_dead_records: AtomicU64,
     pub gc_files_set_aside: AtomicU64,
+    pub garbage_compactions: AtomicU64,
+    pub logs_sealed_for_gc: AtomicU64,
 }
 
 impl Counters {
@@ -112,6 +114,39 @@ impl DiskUsage {
 
 /// A snapshot of the database's statistics, from [`Db::stats`](crate::Db::stats).
 ///
+/// How the space amplification stands against `Options::space_amp_target`
+/// ([`Stats::space_target`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SpaceTarget {
+    /// Nothing is live: the ratio means nothing.
+    Unknown,
+    /// At or under the target.
+    Met,
+    /// Over the target, with enough bytes the engine knows it can reclaim to meet it: the
+    /// background is working on it (or `Db::gc` will).
+    Reclaiming,
+    /// Over the target, and freeing every byte known reclaimable would not meet it: what
+    /// stays is overhead no GC frees, large beside small live data. `floor` is
+    /// [`Stats::space_floor`].
+    AtFloor {
+        /// The space amplification the engine cannot go below.
+        floor: f64,
+    },
+}
+
+impl std::fmt::Display for SpaceTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpaceTarget::Unknown => write!(f, "unknown (nothing live)"),
+            SpaceTarget::Met => write!(f, "met"),
+            SpaceTarget::Reclaiming => write!(f, "over, reclaiming"),
+            SpaceTarget::AtFloor { floor } => {
+                write!(f, "out of reach: the floor is {floor:.2}")
+            }
+        }
+    }
+}
+
 /// The counters at the top level count since this open; [`Stats::totals`] holds the
 /// cumulative ones since the database was created.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,7 +251,7 @@ pub struct Stats {
     /// and tombstones count nothing whether or not compaction has dropped them yet;
     /// versions that only a snapshot still sees do not count. It reads every table, so
     /// `stats` does not make it: a background thread does, after each new version (a
-    /// flush, compaction, value GC or log roll), at most once per version and paced to at
+    /// flush, compaction, value GC or log roll) or new writes, paced to at
     /// most a tenth of one core (after a pass that took `d`, the next starts no sooner
     /// than `10 × d` after it). So the figure is as old as [`Stats::live_bytes_age`] and
     /// misses the writes since ([`Stats::live_bytes_writes_behind`]) and the versions
@@ -253,6 +288,20 @@ pub struct Stats {
     /// them. Separated bytes not dropped (now) minus those the live versions of the pass
     /// behind [`Stats::live_bytes`] reference (as old as that pass).
     pub reclaimable_shadowed_bytes: u64,
+    /// Bytes of the value files the log still writes to (not sealed yet) that hold no
+    /// separated value: inline entries and framing, garbage once their memtable is flushed
+    /// (the tables hold them). Sealing the log (`Db::gc`, or the background under the
+    /// space target) makes them reclaimable. Dead separated bytes there are counted in the
+    /// two figures above.
+    pub reclaimable_log_bytes: u64,
+    /// `Options::space_amp_target`.
+    pub space_amp_target: f64,
+    /// Garbage compactions run since this open (compactions picked to turn shadowed
+    /// versions into drop records, not for the shape of the tree).
+    pub garbage_compactions: u64,
+    /// Active value files sealed early for value GC since this open (by `Db::gc` or the
+    /// background under the space target).
+    pub logs_sealed_for_gc: u64,
     /// Dead records value GC could not read (damaged) and left behind, as it would have.
     pub gc_corrupt_dead_records: u64,
     /// Value files value GC set aside since the database was opened: damaged where a live
@@ -307,6 +356,33 @@ impl Stats {
         match self.live_bytes {
             0 => None,
             live => Some(self.disk.total() as f64 / live as f64),
+        }
+    }
+
+    /// The space amplification if every byte the engine knows to be reclaimable were
+    /// freed: (disk bytes − [`Stats::reclaimable_bytes`] − [`Stats::reclaimable_log_bytes`])
+    /// / live bytes, at least 1; `None` when nothing is live. What stays is the live data
+    /// and the overhead no GC frees (tables' indexes and filters, the manifest, file
+    /// headers and partly filled blocks), which dominates when the live data is small.
+    pub fn space_floor(&self) -> Option<f64> {
+        let gone = self.reclaimable_bytes() + self.reclaimable_log_bytes;
+        match self.live_bytes {
+            0 => None,
+            live => Some(self.disk.total().saturating_sub(gone).max(live) as f64 / live as f64),
+        }
+    }
+
+    /// How the space amplification stands against [`Stats::space_amp_target`].
+    pub fn space_target(&self) -> SpaceTarget {
+        let Some(amp) = self.space_amplification() else {
+            return SpaceTarget::Unknown;
+        };
+        if amp <= self.space_amp_target {
+            return SpaceTarget::Met;
+        }
+        match self.space_floor() {
+            Some(floor) if floor > self.space_amp_target => SpaceTarget::AtFloor { floor },
+            _ => SpaceTarget::Reclaiming,
         }
     }
 

@@ -135,6 +135,18 @@ impl Stats {
         o.raw("value_files", &format!("[{}]", files.join(",")));
         o.num("gc_corrupt_dead_records", self.gc_corrupt_dead_records);
         o.num("gc_files_set_aside", self.gc_files_set_aside);
+        o.num("reclaimable_log_bytes", self.reclaimable_log_bytes);
+        o.float("space_amp_target", self.space_amp_target);
+        match self.space_floor() {
+            Some(f) => o.float("space_floor", f),
+            None => o.raw("space_floor", "null"),
+        }
+        o.raw(
+            "space_target",
+            &json_string(&self.space_target().to_string()),
+        );
+        o.num("garbage_compactions", self.garbage_compactions);
+        o.num("logs_sealed_for_gc", self.logs_sealed_for_gc);
         o.finish()
     }
 
@@ -286,10 +298,27 @@ impl Stats {
             mb(self.reclaimable_dropped_bytes),
             mb(self.reclaimable_shadowed_bytes)
         ));
+        if self.reclaimable_log_bytes > 0 {
+            line(format!(
+                "log garbage      {:.1} MiB in the unsealed log (inline entries, reclaimable once sealed)",
+                mb(self.reclaimable_log_bytes)
+            ));
+        }
         line(format!(
             "amplification    write {:.2} (since open {:.2}), space {space} (disk / live)",
             self.write_amplification(),
             self.write_amplification_since_open()
+        ));
+        line(format!(
+            "space target     {:.2}: {}{}; {} garbage compactions, {} logs sealed for GC since open",
+            self.space_amp_target,
+            self.space_target(),
+            match self.space_floor() {
+                Some(f) => format!(" (floor {f:.2})"),
+                None => String::new(),
+            },
+            self.garbage_compactions,
+            self.logs_sealed_for_gc
         ));
         line(format!(
             "GC corruption    {} damaged dead records skipped, {} files set aside",

@@ -46,11 +46,12 @@ pub fn options(mode: GcMode, value_file_size: u64) -> Options {
     }
 }
 
-/// Bytes of every file in `dir` (file lengths).
+/// Bytes of every file in `dir` (file lengths). A file the background deletes between
+/// the listing and its metadata counts nothing.
 pub fn dir_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .unwrap()
-        .map(|e| e.unwrap().metadata().unwrap())
+        .filter_map(|e| e.ok()?.metadata().ok())
         .filter(|m| m.is_file())
         .map(|m| m.len())
         .sum()

@@ -1,0 +1,180 @@
+//! The space target (`Options::space_amp_target`): how much of the machine value GC,
+//! garbage compactions and forced log seals get, from how far the space amplification
+//! is from the target.
+//!
+//! The figure is allocated disk bytes over the live bytes of the newest live-data pass
+//! (`space::LiveCache`). Its *pressure* is `(amp - 1) / (target - 1)`: 0 with no
+//! garbage, 1 at the target. [`plan`] (pure) turns pressure into the background's
+//! settings:
+//!
+//! | pressure | GC threshold | GC duty | garbage compactions | seal the active log |
+//! |---|---|---|---|---|
+//! | ≤ ½ | `gc_threshold` | ¼ | no | no |
+//! | ½ … 1 | rises to 0.9 | rises to 1 | from ¾ | no |
+//! | ≥ 1 | 0.9 | 1 | yes | when a tenth of it is dead |
+//!
+//! The *duty* is the share of wall time the GC thread spends collecting: after a run that
+//! took `d` it rests `d × (1/duty − 1)`, so below the target the foreground keeps most of
+//! the machine, and under a write burst that pushes the figure up, GC gets more of it.
+//! `gc_bytes_per_sec` stays a ceiling on top. Once the foreground has been quiet for a
+//! second, the background works as a complete GC would (threshold 0.9, full duty, garbage
+//! compactions, seal) while the figure is above the *idle target*, `1 + (target − 1) / 3`
+//! (1.1 for the default 1.3); then it stops: every step of that work removes garbage, so
+//! it ends.
+
+use super::{DbInner, lock};
+use crate::Result;
+use std::time::Duration;
+
+/// The GC threshold at full pressure: what a complete GC uses.
+const FULL_THRESHOLD: f64 = super::value_gc::COMPLETE_GC_THRESHOLD;
+
+/// The GC duty below half the target's pressure.
+const RESTING_DUTY: f64 = 0.25;
+
+/// What the background may do now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Plan {
+    /// Value files whose live fraction is below this are collected.
+    pub gc_threshold: f64,
+    /// The share of wall time the GC thread may spend collecting (0, 1].
+    pub gc_duty: f64,
+    /// Whether garbage compactions may run.
+    pub garbage_compactions: bool,
+    /// Whether the active value file may be sealed for GC (when a tenth of it is dead).
+    pub seal_active: bool,
+}
+
+/// The settings for space amplification `amp` (`None`: not known yet) under `target`,
+/// with the foreground `quiet` (no user operation for a second) or not.
+pub(crate) fn plan(amp: Option<f64>, target: f64, quiet: bool, gc_threshold: f64) -> Plan {
+    let resting = Plan {
+        gc_threshold,
+        gc_duty: RESTING_DUTY,
+        garbage_compactions: false,
+        seal_active: false,
+    };
+    let Some(amp) = amp else {
+        return resting;
+    };
+    if quiet {
+        if amp <= idle_target(target) {
+            return resting;
+        }
+        return Plan {
+            gc_threshold: gc_threshold.max(FULL_THRESHOLD),
+            gc_duty: 1.0,
+            garbage_compactions: true,
+            seal_active: true,
+        };
+    }
+    let pressure = (amp - 1.0) / (target - 1.0);
+    if pressure <= 0.5 {
+        return resting;
+    }
+    let ramp = ((pressure - 0.5) / 0.5).min(1.0);
+    Plan {
+        gc_threshold: gc_threshold.max(gc_threshold + (FULL_THRESHOLD - gc_threshold) * ramp),
+        gc_duty: RESTING_DUTY + (1.0 - RESTING_DUTY) * ramp,
+        garbage_compactions: pressure >= 0.75,
+        seal_active: pressure >= 1.0,
+    }
+}
+
+/// The figure the background works down to once the foreground is quiet.
+pub(crate) fn idle_target(target: f64) -> f64 {
+    1.0 + (target - 1.0) / 3.0
+}
+
+/// How long the GC thread rests after a run that took `took` at duty `duty`.
+pub(crate) fn rest_after(took: Duration, duty: f64) -> Duration {
+    if duty >= 1.0 {
+        return Duration::ZERO;
+    }
+    took.mul_f64(1.0 / duty.max(RESTING_DUTY) - 1.0)
+}
+
+/// The space amplification now: allocated bytes of the directory over the live bytes of
+/// the newest successful live-data pass; `None` without one, or with nothing live.
+pub(crate) fn current_amp(inner: &DbInner) -> Result<Option<f64>> {
+    let Some(live) = inner.live_cache.last().and_then(|p| p.outcome.ok()) else {
+        return Ok(None);
+    };
+    if live.bytes == 0 {
+        return Ok(None);
+    }
+    let disk = super::space::disk_usage(inner)?.total();
+    Ok(Some(disk as f64 / live.bytes as f64))
+}
+
+/// The plan for now, and whether the foreground is quiet. An unreadable directory listing
+/// leaves the figure unknown (the resting plan).
+pub(crate) fn plan_now(inner: &DbInner) -> (Plan, bool) {
+    let amp = current_amp(inner).unwrap_or(None);
+    let ops = inner
+        .counters
+        .user_ops
+        .load(std::sync::atomic::Ordering::Relaxed);
+    let quiet = lock(&inner.bg.state).foreground_quiet(ops);
+    let plan = plan(
+        amp,
+        inner.opts.space_amp_target,
+        quiet,
+        inner.opts.gc_threshold,
+    );
+    (plan, quiet)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_half_the_pressure_the_background_rests() {
+        for amp in [None, Some(1.0), Some(1.1), Some(1.15)] {
+            let p = plan(amp, 1.3, false, 0.5);
+            assert_eq!(p.gc_threshold, 0.5);
+            assert_eq!(p.gc_duty, RESTING_DUTY);
+            assert!(!p.garbage_compactions && !p.seal_active);
+        }
+    }
+
+    #[test]
+    fn nearing_the_target_gc_gets_more_of_the_machine() {
+        let a = plan(Some(1.2), 1.3, false, 0.5);
+        let b = plan(Some(1.25), 1.3, false, 0.5);
+        let c = plan(Some(1.3), 1.3, false, 0.5);
+        assert!(a.gc_threshold < b.gc_threshold && b.gc_threshold < c.gc_threshold);
+        assert!(a.gc_duty < b.gc_duty && b.gc_duty < c.gc_duty);
+        assert!(!a.garbage_compactions && b.garbage_compactions);
+        assert!(!b.seal_active && c.seal_active);
+        assert_eq!(c.gc_threshold, FULL_THRESHOLD);
+        assert_eq!(c.gc_duty, 1.0);
+        assert_eq!(plan(Some(4.0), 1.3, false, 0.5), c);
+    }
+
+    #[test]
+    fn a_user_threshold_above_the_ramp_is_kept() {
+        let p = plan(Some(1.25), 1.3, false, 0.95);
+        assert_eq!(p.gc_threshold, 0.95);
+    }
+
+    #[test]
+    fn a_quiet_foreground_lets_the_background_finish_down_to_the_idle_target() {
+        assert!((idle_target(1.3) - 1.1).abs() < 1e-9);
+        let busy = plan(Some(1.15), 1.3, true, 0.5);
+        assert!(busy.garbage_compactions && busy.seal_active && busy.gc_duty == 1.0);
+        assert_eq!(busy.gc_threshold, FULL_THRESHOLD);
+        let done = plan(Some(1.09), 1.3, true, 0.5);
+        assert!(!done.garbage_compactions && !done.seal_active);
+        assert_eq!(done.gc_duty, RESTING_DUTY);
+    }
+
+    #[test]
+    fn rest_is_what_the_duty_leaves() {
+        let d = Duration::from_millis(100);
+        assert_eq!(rest_after(d, 1.0), Duration::ZERO);
+        assert_eq!(rest_after(d, 0.25), Duration::from_millis(300));
+        assert_eq!(rest_after(d, 0.5), Duration::from_millis(100));
+    }
+}
