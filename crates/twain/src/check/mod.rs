@@ -235,7 +235,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         };
         let drops = dropped.get(&n).map(|d| d.keys().copied().collect());
         let file = ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, epoch);
-        let found = crate::gc::would_set_aside(fs, &file, sealed.separated_count, drops);
+        let punched = state.punched.get(&n).map_or(&[][..], Vec::as_slice);
+        let found = crate::gc::would_set_aside(fs, &file, punched, sealed.separated_count, drops);
         if let Ok(Some(d)) = found {
             let key = d.key.map(|k| format!("key {}: ", crate::dump::escape(&k)));
             let what = format!("{}{}", key.unwrap_or_default(), d.what);
@@ -437,19 +438,20 @@ fn check_svtable(
     let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
     let mut throttle = crate::gc::Throttle::new(0);
     let none = HashSet::new();
-    let records = match crate::gc::read_records(fs.as_ref(), &file, &mut throttle, &none, false) {
-        Ok(scan) if scan.damage.is_empty() => scan.records,
-        Ok(scan) => {
-            for d in scan.damage {
-                report.problem(path, Some(d.offset), d.what);
+    let records =
+        match crate::gc::read_records(fs.as_ref(), &file, &[], &mut throttle, &none, false) {
+            Ok(scan) if scan.damage.is_empty() => scan.records,
+            Ok(scan) => {
+                for d in scan.damage {
+                    report.problem(path, Some(d.offset), d.what);
+                }
+                return entries;
             }
-            return entries;
-        }
-        Err(e) => {
-            report.problems.push(Finding::from_error(e, path));
-            return entries;
-        }
-    };
+            Err(e) => {
+                report.problems.push(Finding::from_error(e, path));
+                return entries;
+            }
+        };
     let index = match file.svtable() {
         Ok(i) => i,
         Err(e) => {

@@ -279,7 +279,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let separated = file.separated_bytes();
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
-        dropped += state.dropped_bytes.min(separated);
+        dropped += state.unpunched_dropped_bytes().min(separated);
         value_files.push(ValueFileStats {
             number,
             epoch: file.epoch(),
@@ -356,5 +356,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         reclaimable_shadowed_bytes: shadowed,
         gc_corrupt_dead_records: Counters::get(&c.gc_corrupt_dead_records),
         gc_files_set_aside: Counters::get(&c.gc_files_set_aside),
+        gc_punched_bytes: Counters::get(&c.gc_punched_bytes),
+        gc_punch_runs: Counters::get(&c.gc_punch_runs),
+        gc_punch_unsupported: Counters::get(&c.gc_punch_unsupported) > 0,
     })
 }

@@ -44,6 +44,9 @@ pub(crate) struct Counters {
     pub handle_fixups: AtomicU64,
     pub gc_corrupt_dead_records: AtomicU64,
     pub gc_files_set_aside: AtomicU64,
+    pub gc_punch_runs: AtomicU64,
+    pub gc_punched_bytes: AtomicU64,
+    pub gc_punch_unsupported: AtomicU64,
 }
 
 impl Counters {
@@ -258,6 +261,14 @@ pub struct Stats {
     /// Value files value GC set aside since the database was opened: damaged where a live
     /// record may lie (see [`Db::gc_set_aside`](crate::Db::gc_set_aside)).
     pub gc_files_set_aside: u64,
+    /// Bytes value GC freed by punching holes since this open.
+    pub gc_punched_bytes: u64,
+    /// Value GC runs since this open that punched a file's dead runs instead of
+    /// rewriting it.
+    pub gc_punch_runs: u64,
+    /// Whether the file system refused to punch holes since this open: value GC then
+    /// rewrites instead, and does not try punching again until the database is reopened.
+    pub gc_punch_unsupported: bool,
 }
 
 impl Stats {
@@ -297,6 +308,8 @@ impl Stats {
             gc_bytes_written: self.gc_bytes_written,
             gc_files_deleted_unread: self.gc_files_deleted_unread,
             gc_records_relocated: self.gc_records_relocated,
+            gc_punched_bytes: self.gc_punched_bytes,
+            gc_punch_runs: self.gc_punch_runs,
         }
     }
 
