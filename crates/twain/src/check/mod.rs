@@ -193,6 +193,13 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             }
         };
         report.drop_records += set.len() as u64;
+        // Drops of records inside punched runs name entries the scan skipped: together
+        // they must be what the manifest counts as punched.
+        let punched = state
+            .value_files
+            .get(&n)
+            .map_or((0, 0), |f| (f.punched_count, f.punched_record_bytes));
+        let mut unmatched = Vec::new();
         for (&seq, &len) in &set {
             match entries.get(&seq) {
                 Some(&(_, l)) if l == len => {}
@@ -201,12 +208,19 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
                     None,
                     format!("drop of sequence {seq} says {len} bytes, the entry has {l}"),
                 ),
-                None => report.problem(
-                    &path,
-                    None,
-                    format!("drop of sequence {seq} names no separated entry of value file {n}"),
-                ),
+                None => unmatched.push((seq, len)),
             }
+        }
+        let unmatched_bytes: u64 = unmatched.iter().map(|&(_, l)| u64::from(l)).sum();
+        if punched != (0, 0) && punched == (unmatched.len() as u64, unmatched_bytes) {
+            unmatched.clear();
+        }
+        for (seq, _) in unmatched {
+            report.problem(
+                &path,
+                None,
+                format!("drop of sequence {seq} names no separated entry of value file {n}"),
+            );
         }
         let held = set.len() as u64;
         if held < counted {
