@@ -348,6 +348,7 @@ fn is_crash_point(op: OpKind) -> bool {
             | OpKind::Remove
             | OpKind::SyncDir
             | OpKind::Truncate
+            | OpKind::Punch
     )
 }
 

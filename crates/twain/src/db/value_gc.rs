@@ -183,14 +183,16 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
             super::flush::flush_all(inner)?;
         }
         pinned.clear();
-        let mut collected = run_all(inner, threshold, &mut pinned)?;
-        // The space punching frees is part of the result: wait for readers of older
-        // versions to let go; a file whose runs could not be punched is rewritten.
-        crate::gc::wait_for_punches(inner)?;
-        collected += run_all(inner, threshold, &mut pinned)?;
+        let collected = run_all(inner, threshold, &mut pinned)?;
         if collected == 0 && !sealed {
             break;
         }
+    }
+    // The space punching frees is part of the result: wait (boundedly) for readers of
+    // older versions to let go; a file whose runs could not be punched is rewritten.
+    crate::gc::wait_for_punches(inner)?;
+    if inner.gc_punch.rewrite_pending() {
+        run_all(inner, threshold, &mut pinned)?;
     }
     report.collected = runs(&inner.counters).saturating_sub(runs_before);
     report.punched = Counters::get(&inner.counters.gc_punch_runs).saturating_sub(punch_runs_before);

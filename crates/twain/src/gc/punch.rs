@@ -43,7 +43,7 @@ pub(crate) const PUNCH_BLOCK: u64 = ALLOCATION_BLOCK;
 
 /// How long `Db::gc` waits for readers of older versions to let go of the punches it
 /// recorded.
-const COMPLETE_WAIT: Duration = Duration::from_secs(10);
+const COMPLETE_WAIT: Duration = Duration::from_secs(1);
 
 /// Punches recorded in the manifest, waiting for readers of older versions; and whether
 /// the file system can punch at all.
@@ -76,6 +76,11 @@ impl PunchState {
     /// A file whose recorded runs are still allocated because punching failed, if any.
     pub fn take_rewrite(&self) -> Option<u64> {
         lock(&self.rewrite_next).pop_first()
+    }
+
+    /// Whether a file waits for its rewrite in place of a punch.
+    pub fn rewrite_pending(&self) -> bool {
+        !lock(&self.rewrite_next).is_empty()
     }
 
     /// Whether punches wait for readers.
