@@ -95,10 +95,10 @@ pub(crate) fn punch(inner: &DbInner, job: &Job, runs: &[DeadRun]) -> Result<Run>
     let (number, epoch) = (job.file.number(), job.file.epoch());
     let mut versions = lock(&inner.versions);
     let current = Arc::clone(versions.current());
-    if !current
+    if current
         .value_files
         .get(&number)
-        .is_some_and(|f| f.epoch() == epoch)
+        .is_none_or(|f| f.epoch() != epoch)
     {
         // Deleted meanwhile (a compaction left it wholly dead).
         return Ok(Run::NotNow);
