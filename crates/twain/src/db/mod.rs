@@ -11,7 +11,7 @@ mod open;
 pub(crate) mod read;
 mod snapshot;
 mod space;
-mod value_gc;
+pub(crate) mod value_gc;
 pub(crate) mod write;
 
 pub(crate) use compact::finish_table;

@@ -359,12 +359,7 @@ fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> 
     // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
     // keep the SVTable and its drop file (the next open removes them if unnamed).
     let version = versions.log_and_apply(edit)?;
-
-    inner.update_super_version(|sv| SuperVersion {
-        mem: Arc::clone(&sv.mem),
-        imms: sv.imms.clone(),
-        version,
-    });
+    publish_version(inner, version);
     drop(versions);
     match out.summary {
         Some(_) => {
@@ -385,6 +380,16 @@ fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> 
     drop(drops);
     Counters::add(&inner.counters.gc_bytes_written, written);
     Ok(true)
+}
+
+/// Publishes `version`, just installed by a value GC edit, to readers.
+/// REQUIRES: the caller holds `versions`.
+pub(crate) fn publish_version(inner: &DbInner, version: Arc<crate::version::Version>) {
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
 }
 
 /// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the

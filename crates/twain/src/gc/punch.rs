@@ -24,7 +24,7 @@
 
 use super::punch_plan::DeadRun;
 use super::{Job, Run};
-use crate::db::{DbInner, SuperVersion, lock};
+use crate::db::{DbInner, lock};
 use crate::error::IoContext;
 use crate::format::manifest::{PunchDelta, VersionEdit};
 use crate::fs::ALLOCATION_BLOCK;
@@ -123,11 +123,7 @@ pub(crate) fn punch(inner: &DbInner, job: &Job, runs: &[DeadRun]) -> Result<Run>
     };
     // IMPORTANT: the runs are durable in the manifest before any hole is punched.
     let version = versions.log_and_apply(edit)?;
-    inner.update_super_version(|sv| SuperVersion {
-        mem: Arc::clone(&sv.mem),
-        imms: sv.imms.clone(),
-        version,
-    });
+    crate::db::value_gc::publish_version(inner, version);
     drop(versions);
     lock(&inner.gc_punch.pending).push_back(Pending {
         guard,
