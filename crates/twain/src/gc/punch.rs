@@ -4,8 +4,8 @@
 //!
 //! Order, for crash safety: the manifest edit that records the runs (tag 12) is synced
 //! first, the holes are punched after. A crash between them leaves runs recorded but still
-//! allocated: every sequential reader skips them alike, and the file's next rewrite frees
-//! them. The other order could leave a punched range no reader knows of, which reads as
+//! allocated: every sequential reader skips them alike, and the first GC run after the next
+//! open punches every recorded run again. The other order could leave a punched range no reader knows of, which reads as
 //! zeros: damage.
 //!
 //! No reader may meet a hole: every record in a run is in the file's drop set, so no
@@ -50,6 +50,8 @@ const COMPLETE_WAIT: Duration = Duration::from_secs(1);
 #[derive(Debug, Default)]
 pub(crate) struct PunchState {
     pending: Mutex<VecDeque<Pending>>,
+    /// Whether the runs the manifest recorded before this open were queued again.
+    resumed: AtomicBool,
     unsupported: AtomicBool,
     /// Files whose recorded runs could not be punched: GC rewrites them next.
     rewrite_next: Mutex<BTreeSet<u64>>,
@@ -65,6 +67,8 @@ struct Pending {
     path: PathBuf,
     /// Whole-block ranges `[from, to)` to punch.
     holes: Vec<(u64, u64)>,
+    /// Whether the holes count as newly punched (not when punched again after an open).
+    count: bool,
 }
 
 impl PunchState {
@@ -131,14 +135,20 @@ pub(crate) fn punch(inner: &DbInner, job: &Job, runs: &[DeadRun]) -> Result<Run>
         epoch,
         path: job.file.path().to_path_buf(),
         holes,
+        count: true,
     });
     Counters::add(&inner.counters.gc_punch_runs, 1);
     Ok(Run::Punched)
 }
 
 /// Punches the waiting holes whose older versions are gone, in the order they were
-/// recorded. REQUIRES: the caller holds `gc_lock`.
+/// recorded. The first call after an open also punches again every run the manifest
+/// recorded: a crash may have come between a run's edit and its punch (or its sync), and
+/// punching a hole twice changes nothing. REQUIRES: the caller holds `gc_lock`.
 pub(crate) fn punch_ready(inner: &DbInner) -> Result<()> {
+    if !inner.gc_punch.resumed.swap(true, Ordering::Relaxed) {
+        resume(inner);
+    }
     loop {
         let next = {
             let mut pending = lock(&inner.gc_punch.pending);
@@ -153,6 +163,38 @@ pub(crate) fn punch_ready(inner: &DbInner) -> Result<()> {
             return Ok(());
         };
         punch_holes(inner, &p)?;
+    }
+}
+
+/// Queues the runs of the current version to be punched again (no reader of an older
+/// version exists yet: it is the first GC work of this open).
+fn resume(inner: &DbInner) {
+    let version = Arc::clone(&inner.super_version().version);
+    let mut pending = lock(&inner.gc_punch.pending);
+    for (&number, runs) in &version.state.punched {
+        let Some(file) = version.value_files.get(&number) else {
+            continue;
+        };
+        let holes: Vec<(u64, u64)> = runs
+            .iter()
+            .filter_map(|&(start, end)| {
+                let run = DeadRun {
+                    start,
+                    end,
+                    records: 0,
+                    record_bytes: 0,
+                };
+                run.interior(PUNCH_BLOCK)
+            })
+            .collect();
+        pending.push_back(Pending {
+            guard: Arc::default(),
+            number,
+            epoch: file.epoch(),
+            path: file.path().to_path_buf(),
+            holes,
+            count: false,
+        });
     }
 }
 
@@ -184,7 +226,9 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
                 break;
             }
             Err(e) => {
-                Counters::add(&inner.counters.gc_punched_bytes, punched);
+                if p.count {
+                    Counters::add(&inner.counters.gc_punched_bytes, punched);
+                }
                 return Err(Error::Io {
                     op: "punch a hole in",
                     path: p.path.clone(),
@@ -199,7 +243,9 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
         let mut f = fs.open_append(&p.path).ctx("open", &p.path)?;
         f.sync_data().ctx("sync", &p.path)?;
     }
-    Counters::add(&inner.counters.gc_punched_bytes, punched);
+    if p.count {
+        Counters::add(&inner.counters.gc_punched_bytes, punched);
+    }
     Ok(())
 }
 
