@@ -46,13 +46,15 @@ pub fn options(mode: GcMode, value_file_size: u64) -> Options {
     }
 }
 
-/// Bytes of every file in `dir` (file lengths).
+/// Bytes of every file in `dir`: allocated blocks, what `du` counts (value GC may punch
+/// holes, which file lengths do not show).
 pub fn dir_bytes(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().metadata().unwrap())
         .filter(|m| m.is_file())
-        .map(|m| m.len())
+        .map(|m| m.blocks() * 512)
         .sum()
 }
 
