@@ -162,7 +162,7 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
     // record that vouches for a damaged header.
     check_header(fs, path, FileKind::ValueLog)?;
     writeln!(out, "value file {number} ({})", path.display()).map_err(write_err(path))?;
-    let punched = punched_runs(fs, path, number);
+    let punched = punched_runs(fs, path, number, 0);
     for (start, end) in &punched {
         writeln!(out, "punched run @{start}..{end}: dead records, skipped")
             .map_err(write_err(path))?;
@@ -217,9 +217,9 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
 }
 
 /// The punched runs (`docs/format/manifest.md` tag 12) that the manifest of the database
-/// holding `path` records for value log `number`; none if the file is not in a database
-/// directory whose manifest reads.
-fn punched_runs(fs: &dyn Fs, path: &Path, number: u64) -> Vec<(u64, u64)> {
+/// holding `path` records for epoch `epoch` of value file `number`; none if the file is
+/// not in a database directory whose manifest reads.
+fn punched_runs(fs: &dyn Fs, path: &Path, number: u64, epoch: u32) -> Vec<(u64, u64)> {
     // The most levels an engine may have: a manifest of any database reads.
     const MAX_LEVELS: usize = 16;
     let Some(dir) = path.parent() else {
@@ -231,7 +231,7 @@ fn punched_runs(fs: &dyn Fs, path: &Path, number: u64) -> Vec<(u64, u64)> {
                 .value_files
                 .get(&number)
                 .and_then(|f| f.sealed)
-                .is_some_and(|s| s.epoch == 0) =>
+                .is_some_and(|s| s.epoch == epoch) =>
         {
             state.punched.get(&number).cloned().unwrap_or_default()
         }
@@ -261,7 +261,14 @@ fn dump_svtable(
         f.entry_count, f.entry_bytes, f.index_offset, f.index_size
     )
     .map_err(&w)?;
+    let punched = punched_runs(fs.as_ref(), path, number, epoch);
+    for (start, end) in &punched {
+        writeln!(out, "punched run @{start}..{end}: dead entries, skipped").map_err(&w)?;
+    }
     for (key, seq, offset, len) in index.entries(path)? {
+        if crate::gc::skip_to(&punched, offset).is_some() {
+            continue;
+        }
         let h = crate::format::handle::ValueHandle {
             file: number,
             epoch,

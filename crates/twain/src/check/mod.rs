@@ -452,8 +452,13 @@ fn check_svtable(
     let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
     let mut throttle = crate::gc::Throttle::new(0);
     let none = HashSet::new();
+    // Punched runs are skipped, as every sequential reader does.
+    let punched = match state.value_files.get(&number).and_then(|f| f.sealed) {
+        Some(s) if s.epoch == epoch => state.punched.get(&number).map_or(&[][..], Vec::as_slice),
+        _ => &[],
+    };
     let records =
-        match crate::gc::read_records(fs.as_ref(), &file, &[], &mut throttle, &none, false) {
+        match crate::gc::read_records(fs.as_ref(), &file, punched, &mut throttle, &none, false) {
             Ok(scan) if scan.damage.is_empty() => scan.records,
             Ok(scan) => {
                 for d in scan.damage {

@@ -1,6 +1,7 @@
-//! Value GC by punching holes (WiscKey): the dead runs of a value log chosen by
-//! [`choose`](super::punch_plan::choose) are freed in place with [`Fs::punch_hole`], copying
-//! nothing. Drop-records mode only; lsm-lookup mode always relocates.
+//! Value GC by punching holes (WiscKey): the dead runs of a value file (log or SVTable)
+//! chosen by [`choose`](super::punch_plan::choose) are freed in place with
+//! [`Fs::punch_hole`](crate::fs::Fs::punch_hole), copying nothing. Drop-records mode only;
+//! lsm-lookup mode always relocates.
 //!
 //! Order, for crash safety: the manifest edit that records the runs (tag 12) is synced
 //! first, the holes are punched after. A crash between them leaves runs recorded but still

@@ -1,7 +1,7 @@
 //! Whether value GC punches holes in a file or rewrites it: a pure choice by cost.
 //!
-//! A scan of a value log lays it out as frames ([`Span`]s), each live (it holds a record
-//! still referenced, or a seal, or damage) or dead. Consecutive dead frames form a dead
+//! A scan of a value file lays it out as [`Span`]s — a value log's frames, an SVTable's
+//! entries — each live (it holds a record still referenced, or a seal, or damage) or dead. Consecutive dead frames form a dead
 //! run; punching a run frees the whole file-system blocks inside it and copies nothing,
 //! while a rewrite frees every dead byte but copies the live rest. So ([`choose`]):
 //!
@@ -14,12 +14,12 @@
 //!
 //! Runs too short to hold a whole block are left alone (punching frees nothing there).
 
-/// A frame of a value log as a scan laid it out, in file order.
+/// A frame of a value log, or an entry of an SVTable, as a scan laid it out, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Span {
-    /// Where the frame starts.
+    /// Where it starts.
     pub start: u64,
-    /// Where it ends (the next frame's start).
+    /// Where it ends (in a value log, the next frame's start).
     pub end: u64,
     /// Whether it must stay: it holds a live record, a seal, or damage.
     pub live: bool,
@@ -29,12 +29,12 @@ pub(crate) struct Span {
     pub dead_bytes: u64,
 }
 
-/// A dead run to punch: consecutive dead frames.
+/// A dead run to punch: consecutive dead spans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DeadRun {
-    /// The first frame's start.
+    /// The first span's start.
     pub start: u64,
-    /// The last frame's end.
+    /// The last span's end.
     pub end: u64,
     /// Dead separated records inside.
     pub records: u64,
@@ -100,7 +100,14 @@ pub(crate) fn dead_runs(spans: &[Span], block: u64) -> Vec<DeadRun> {
 }
 
 /// Punch or rewrite a file laid out as `spans` whose live records hold `live_bytes`.
+/// Spans out of file order (a layout that cannot be trusted) are always rewritten.
 pub(crate) fn choose(spans: &[Span], live_bytes: u64, block: u64) -> Choice {
+    if spans
+        .windows(2)
+        .any(|w| w[1].start < w[0].end || w[0].start >= w[0].end)
+    {
+        return Choice::Rewrite;
+    }
     let dead: u64 = spans.iter().map(|s| s.dead_bytes).sum();
     let runs = dead_runs(spans, block);
     let freeable: u64 = runs.iter().map(|r| r.freeable(block)).sum();
@@ -188,6 +195,14 @@ mod tests {
         );
         assert!(matches!(choose(&s, 320 * 1080, B), Choice::Punch(_)));
         assert_eq!(choose(&s, dead / 2, B), Choice::Rewrite);
+    }
+
+    #[test]
+    fn spans_out_of_order_are_rewritten() {
+        let mut s = spans(&"d".repeat(40), 1100);
+        assert!(matches!(choose(&s, 0, B), Choice::Punch(_)));
+        s.swap(3, 30);
+        assert_eq!(choose(&s, 0, B), Choice::Rewrite);
     }
 
     #[test]

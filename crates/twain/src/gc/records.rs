@@ -44,8 +44,8 @@ pub(crate) struct Scan {
     pub intact_dropped: HashSet<SeqNo>,
     /// Damaged places, in file order (the first [`MAX_DAMAGES`]).
     pub damage: Vec<Damage>,
-    /// A value log's frames, in file order, punched runs left out (for
-    /// [`choose`](super::punch_plan::choose)); empty for an SVTable.
+    /// The file's layout, punched runs left out (for [`choose`](super::punch_plan::choose)):
+    /// a value log's frames, an SVTable's entries, in file order.
     pub spans: Vec<Span>,
 }
 
@@ -164,8 +164,17 @@ pub(crate) fn read_records(
             // Punched: dead, and left unread like the dropped records below.
             continue;
         }
-        if skip_dropped && dropped.contains(&seq) {
+        let dead = dropped.contains(&seq);
+        let mut span = Span {
+            start: offset,
+            end: offset + u64::from(len),
+            live: !dead,
+            dead_records: u64::from(dead),
+            dead_bytes: if dead { u64::from(len) } else { 0 },
+        };
+        if skip_dropped && dead {
             scan.account(seq, dropped);
+            scan.spans.push(span);
             continue;
         }
         let entry_end = offset + u64::from(len);
@@ -188,6 +197,9 @@ pub(crate) fn read_records(
                 .map(|range| b.get(range).unwrap_or_default().to_vec())
                 .map_err(|e| e.what),
         };
+        // A damaged entry stays where it is.
+        span.live |= decoded.is_err();
+        scan.spans.push(span);
         match decoded {
             Ok(value) => {
                 scan.account(seq, dropped);
