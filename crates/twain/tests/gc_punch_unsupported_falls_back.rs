@@ -36,11 +36,7 @@ fn without_punch_support_gc_rewrites_and_does_not_retry() {
         "MemFs counts only punches it made"
     );
     // The file was rewritten instead: its garbage is gone all the same.
-    let file = stats
-        .value_files
-        .iter()
-        .find(|v| v.number == first)
-        .unwrap();
+    let file = punchutil::file(&stats, first);
     assert_eq!(file.epoch, 1);
     let after = value_file_blocks(&mem)[&format!("{first:06}-1.svt")];
     assert!(after < before / 2, "{before} -> {after}");

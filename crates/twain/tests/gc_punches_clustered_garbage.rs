@@ -33,11 +33,7 @@ fn clustered_garbage_is_punched_not_copied() {
     );
     assert!(!after.keys().any(|n| n.ends_with(".svt")), "{after:?}");
     let stats = db.stats().unwrap();
-    let again = stats
-        .value_files
-        .iter()
-        .find(|v| v.number == first.number)
-        .unwrap();
+    let again = punchutil::file(&stats, first.number);
     assert_eq!(again.epoch, 0);
     assert!(
         stats.gc_punched_bytes >= freed,

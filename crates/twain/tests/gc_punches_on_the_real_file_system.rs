@@ -23,11 +23,7 @@ fn real_file_system_punches_or_falls_back() {
 
     let report = db.gc_report().unwrap();
     let stats = db.stats().unwrap();
-    let file = stats
-        .value_files
-        .iter()
-        .find(|v| v.number == first)
-        .unwrap();
+    let file = punchutil::file(&stats, first);
     if stats.gc_punch_unsupported {
         eprintln!(
             "NOTE: {} cannot punch holes: GC rewrote",

@@ -38,11 +38,7 @@ fn an_svtable_whose_key_range_was_overwritten_is_punched() {
     let report = db.gc_report().unwrap();
     assert!(report.punched >= 1, "{report}");
     let stats = db.stats().unwrap();
-    let again = stats
-        .value_files
-        .iter()
-        .find(|v| v.number == first.number)
-        .unwrap();
+    let again = punchutil::file(&stats, first.number);
     assert_eq!(again.epoch, 1, "punched in place, not rewritten");
     let after = value_file_blocks(&mem)[&name];
     assert!(after + 80 * 1024 <= before, "{before} -> {after}");

@@ -21,11 +21,7 @@ fn scattered_garbage_is_rewritten_not_punched() {
     let stats = db.stats().unwrap();
     assert_eq!(stats.gc_punched_bytes, 0);
     assert_eq!(mem.op_counts().punches, 0);
-    let file = stats
-        .value_files
-        .iter()
-        .find(|v| v.number == first)
-        .unwrap();
+    let file = punchutil::file(&stats, first);
     assert_eq!(
         file.epoch, 1,
         "the first file was rewritten into an SVTable"

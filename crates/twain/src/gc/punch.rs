@@ -31,9 +31,9 @@ use crate::format::manifest::{PunchDelta, VersionEdit};
 use crate::fs::ALLOCATION_BLOCK;
 use crate::stats::Counters;
 use crate::version::PunchGuard;
+use crate::vlog::ValueFile;
 use crate::{Error, Result};
 use std::collections::{BTreeSet, VecDeque};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,9 +63,9 @@ pub(crate) struct PunchState {
 struct Pending {
     /// The guard of the versions before the run's edit.
     guard: Arc<PunchGuard>,
-    number: u64,
-    epoch: u32,
-    path: PathBuf,
+    /// The file: holding it keeps it on disk even if a compaction leaves it wholly dead
+    /// and deletes it meanwhile.
+    file: Arc<ValueFile>,
     /// Whole-block ranges `[from, to)` to punch.
     holes: Vec<(u64, u64)>,
     /// Whether the holes count as newly punched (not when punched again after an open).
@@ -132,9 +132,7 @@ pub(crate) fn punch(inner: &DbInner, job: &Job, runs: &[DeadRun]) -> Result<Run>
     drop(versions);
     lock(&inner.gc_punch.pending).push_back(Pending {
         guard,
-        number,
-        epoch,
-        path: job.file.path().to_path_buf(),
+        file: Arc::clone(&job.file),
         holes,
         count: true,
     });
@@ -190,9 +188,7 @@ fn resume(inner: &DbInner) {
             .collect();
         pending.push_back(Pending {
             guard: Arc::default(),
-            number,
-            epoch: file.epoch(),
-            path: file.path().to_path_buf(),
+            file: Arc::clone(file),
             holes,
             count: false,
         });
@@ -201,29 +197,30 @@ fn resume(inner: &DbInner) {
 
 /// Punches the holes of `p`, unless its file left the epoch meanwhile.
 fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
+    let (number, path) = (p.file.number(), p.file.path());
     let still_there = inner
         .super_version()
         .version
         .value_files
-        .get(&p.number)
-        .is_some_and(|f| f.epoch() == p.epoch);
+        .get(&number)
+        .is_some_and(|f| f.epoch() == p.file.epoch());
     if !still_there {
         return Ok(());
     }
     let state = &inner.gc_punch;
     if !state.supported() {
-        lock(&state.rewrite_next).insert(p.number);
+        lock(&state.rewrite_next).insert(number);
         return Ok(());
     }
     let fs = inner.fs.as_ref();
     let mut punched = 0;
     for &(from, to) in &p.holes {
-        match fs.punch_hole(&p.path, from, to - from) {
+        match fs.punch_hole(path, from, to - from) {
             Ok(()) => punched += to - from,
             Err(e) if is_unsupported(&e) => {
                 state.unsupported.store(true, Ordering::Relaxed);
                 Counters::add(&inner.counters.gc_punch_unsupported, 1);
-                lock(&state.rewrite_next).insert(p.number);
+                lock(&state.rewrite_next).insert(number);
                 break;
             }
             Err(e) => {
@@ -232,7 +229,7 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
                 }
                 return Err(Error::Io {
                     op: "punch a hole in",
-                    path: p.path.clone(),
+                    path: path.to_path_buf(),
                     source: e,
                 });
             }
@@ -241,8 +238,8 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
     if punched > 0 {
         // Durable like written data: a crash before this sync may undo the holes, which
         // the recorded runs make harmless.
-        let mut f = fs.open_append(&p.path).ctx("open", &p.path)?;
-        f.sync_data().ctx("sync", &p.path)?;
+        let mut f = fs.open_append(path).ctx("open", path)?;
+        f.sync_data().ctx("sync", path)?;
     }
     if p.count {
         Counters::add(&inner.counters.gc_punched_bytes, punched);

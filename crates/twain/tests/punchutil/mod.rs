@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcMode, Options, Stats, ValueFileStats};
 
 pub const DIR: &str = "/db";
 
@@ -105,4 +105,10 @@ pub fn value_file_blocks(mem: &MemFs) -> BTreeMap<String, u64> {
             (n, a)
         })
         .collect()
+}
+
+/// The statistics of value file `number` in `stats`.
+pub fn file(stats: &Stats, number: u64) -> &ValueFileStats {
+    let found = stats.value_files.iter().find(|v| v.number == number);
+    found.unwrap_or_else(|| panic!("no value file {number}"))
 }
