@@ -6,8 +6,8 @@
 //! Order, for crash safety: the manifest edit that records the runs (tag 12) is synced
 //! first, the holes are punched after. A crash between them leaves runs recorded but still
 //! allocated: every sequential reader skips them alike, and the first GC run after the next
-//! open punches every recorded run again. The other order could leave a punched range no reader knows of, which reads as
-//! zeros: damage.
+//! open punches every recorded run again. The other order could leave a punched range no
+//! reader knows of, which reads as zeros: damage.
 //!
 //! No reader may meet a hole: every record in a run is in the file's drop set, so no
 //! version since the edit that dropped it references it, but a reader of an older version

@@ -1,9 +1,10 @@
 //! Whether value GC punches holes in a file or rewrites it: a pure choice by cost.
 //!
 //! A scan of a value file lays it out as [`Span`]s — a value log's frames, an SVTable's
-//! entries — each live (it holds a record still referenced, or a seal, or damage) or dead. Consecutive dead frames form a dead
-//! run; punching a run frees the whole file-system blocks inside it and copies nothing,
-//! while a rewrite frees every dead byte but copies the live rest. So ([`choose`]):
+//! entries — each live (it holds a record still referenced, or a seal, or damage) or dead.
+//! Consecutive dead spans form a dead run; punching a run frees the whole file-system
+//! blocks inside it and copies nothing, while a rewrite frees every dead byte but copies
+//! the live rest. So ([`choose`]):
 //!
 //! - punch when the blocks punching frees are at least [`PUNCH_SHARE`] of the dead bytes:
 //!   the garbage is clustered and a rewrite would gain little more for its copying;
