@@ -11,7 +11,7 @@ use crate::format::table::{FOOTER_LEN, Footer};
 use crate::format::vlog::LogEntryKind;
 use crate::fs::{Fs, ReadableFile};
 use crate::table::Table;
-use crate::vlog::scan_value_file;
+use crate::vlog::scan_value_file_skipping;
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
@@ -162,8 +162,13 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
     // record that vouches for a damaged header.
     check_header(fs, path, FileKind::ValueLog)?;
     writeln!(out, "value file {number} ({})", path.display()).map_err(write_err(path))?;
+    let punched = punched_runs(fs, path, number, 0);
+    for (start, end) in &punched {
+        writeln!(out, "punched run @{start}..{end}: dead records, skipped")
+            .map_err(write_err(path))?;
+    }
     let mut io_err = None;
-    let outcome = scan_value_file(fs, path, number, true, |at, len, reader| {
+    let outcome = scan_value_file_skipping(fs, path, number, true, &punched, |at, len, reader| {
         let h = reader.header();
         let r = writeln!(
             out,
@@ -211,6 +216,29 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
     .map_err(write_err(path))
 }
 
+/// The punched runs (`docs/format/manifest.md` tag 12) that the manifest of the database
+/// holding `path` records for epoch `epoch` of value file `number`; none if the file is
+/// not in a database directory whose manifest reads.
+fn punched_runs(fs: &dyn Fs, path: &Path, number: u64, epoch: u32) -> Vec<(u64, u64)> {
+    // The most levels an engine may have: a manifest of any database reads.
+    const MAX_LEVELS: usize = 16;
+    let Some(dir) = path.parent() else {
+        return Vec::new();
+    };
+    match crate::version::read_manifest(fs, dir, MAX_LEVELS) {
+        Ok((state, _))
+            if state
+                .value_files
+                .get(&number)
+                .and_then(|f| f.sealed)
+                .is_some_and(|s| s.epoch == epoch) =>
+        {
+            state.punched.get(&number).cloned().unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn dump_svtable(
     fs: &Arc<dyn Fs>,
     path: &Path,
@@ -233,7 +261,14 @@ fn dump_svtable(
         f.entry_count, f.entry_bytes, f.index_offset, f.index_size
     )
     .map_err(&w)?;
+    let punched = punched_runs(fs.as_ref(), path, number, epoch);
+    for (start, end) in &punched {
+        writeln!(out, "punched run @{start}..{end}: dead entries, skipped").map_err(&w)?;
+    }
     for (key, seq, offset, len) in index.entries(path)? {
+        if crate::gc::skip_to(&punched, offset).is_some() {
+            continue;
+        }
         let h = crate::format::handle::ValueHandle {
             file: number,
             epoch,

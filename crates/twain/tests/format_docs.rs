@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use twain::format::drops::encode_block;
 use twain::format::file_header::{FILE_HEADER_LEN, FORMAT_VERSION, FileKind, encode_header};
-use twain::format::manifest::{DropDelta, TableRecord, ValueFileRecord, VersionEdit};
+use twain::format::manifest::{DropDelta, PunchDelta, TableRecord, ValueFileRecord, VersionEdit};
 use twain::format::record::{FRAME_HEADER_LEN, put_frame};
 use twain::format::vlog::{BATCH_HEADER_LEN, BatchRecordWriter, ENTRY_CRC_LEN, LogEntryKind};
 use twain::key::internal_key;
@@ -154,8 +154,21 @@ fn manifest_doc_matches_code() {
         deleted_value_files: vec![2],
         compact_pointers: vec![],
         counters: None,
+        value_file_punches: vec![],
     };
     check("manifest.md", "edit", &edit.encode());
+    let punch = VersionEdit {
+        value_file_punches: vec![PunchDelta {
+            number: 4,
+            epoch: 0,
+            runs: vec![(100, 9000)],
+            records: 8,
+            record_bytes: 8600,
+            punched_bytes: 4096,
+        }],
+        ..VersionEdit::default()
+    };
+    check("manifest.md", "punched-runs", &punch.encode());
 }
 
 #[test]

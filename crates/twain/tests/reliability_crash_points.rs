@@ -3,7 +3,7 @@
 //! Small workloads — tens of writes (sync and not), flushes, manual compactions, value-file
 //! rolls (tiny `value_file_size`), tiny memtables and reopens — run on a `FaultFs` over a
 //! `MemFs`. The `FaultFs` observer fires before and after **every** file sync, create,
-//! rename, remove, truncate and directory sync; at each such crash point the test builds
+//! rename, remove, truncate, hole punch and directory sync; at each such crash point the test builds
 //! several power-loss states of the `MemFs`:
 //!
 //! - all unsynced data dropped;
@@ -348,6 +348,7 @@ fn is_crash_point(op: OpKind) -> bool {
             | OpKind::Remove
             | OpKind::SyncDir
             | OpKind::Truncate
+            | OpKind::Punch
     )
 }
 

@@ -150,6 +150,8 @@ fn engine(s: &Stats, out: &mut String) {
         ("drop_records", s.drop_records.to_string()),
         ("gc_runs", s.gc_runs.to_string()),
         ("gc_bytes_written", s.gc_bytes_written.to_string()),
+        ("gc_punch_runs", s.gc_punch_runs.to_string()),
+        ("gc_punched_bytes", s.gc_punched_bytes.to_string()),
         ("block_cache_hits", s.block_cache_hits.to_string()),
         ("block_cache_misses", s.block_cache_misses.to_string()),
         ("memtable_entries", s.memtable_entries.to_string()),
@@ -218,6 +220,10 @@ fn engine(s: &Stats, out: &mut String) {
         (
             "total_gc_bytes_written",
             s.totals.gc_bytes_written.to_string(),
+        ),
+        (
+            "total_gc_punched_bytes",
+            s.totals.gc_punched_bytes.to_string(),
         ),
     ];
     let levels: Vec<(String, String)> = s

@@ -7,7 +7,7 @@ use crate::format::record::FRAME_HEADER_LEN;
 use crate::format::vlog::LogEntryKind;
 use crate::fs::Fs;
 use crate::version::VersionState;
-use crate::vlog::{ScanOutcome, scan_value_file};
+use crate::vlog::{ScanOutcome, scan_value_file_skipping};
 use std::path::Path;
 
 /// Where the log after the flushed point ends, as recovery will find it: the first file
@@ -93,24 +93,28 @@ pub(super) fn check_value_file(
     report.value_files += 1;
     let mut entries = Separated::new();
     let (mut records, mut sep_bytes) = (0u64, 0u64);
-    let outcome = scan_value_file(fs, path, number, is_last, |at, _len, reader| {
-        records += 1;
-        let payload_at = at + FRAME_HEADER_LEN as u64;
-        while let Some(e) = reader
-            .next_entry()
-            .map_err(|e| e.into_corruption(path, payload_at))?
-        {
-            versions.saw(e.key, e.seq);
-            if e.kind == LogEntryKind::Separated {
-                versions.records.insert((e.key.to_vec(), e.seq));
+    // Punched runs are skipped, as every sequential reader does; their records are
+    // counted from the manifest.
+    let punched = state.punched.get(&number).map_or(&[][..], Vec::as_slice);
+    let outcome =
+        scan_value_file_skipping(fs, path, number, is_last, punched, |at, _len, reader| {
+            records += 1;
+            let payload_at = at + FRAME_HEADER_LEN as u64;
+            while let Some(e) = reader
+                .next_entry()
+                .map_err(|e| e.into_corruption(path, payload_at))?
+            {
+                versions.saw(e.key, e.seq);
+                if e.kind == LogEntryKind::Separated {
+                    versions.records.insert((e.key.to_vec(), e.seq));
 
-                let offset = payload_at + e.offset as u64;
-                entries.insert(e.seq, (offset, e.len as u32));
-                sep_bytes += e.len as u64;
+                    let offset = payload_at + e.offset as u64;
+                    entries.insert(e.seq, (offset, e.len as u32));
+                    sep_bytes += e.len as u64;
+                }
             }
-        }
-        Ok(())
-    });
+            Ok(())
+        });
     report.value_records += records;
     report.separated_entries += entries.len() as u64;
     let outcome = match outcome {
@@ -130,7 +134,15 @@ pub(super) fn check_value_file(
             ),
         );
     }
-    let found = (outcome.file_len, sep_bytes, entries.len() as u64);
+    let (punched_count, punched_bytes) = state
+        .value_files
+        .get(&number)
+        .map_or((0, 0), |f| (f.punched_count, f.punched_record_bytes));
+    let found = (
+        outcome.file_len,
+        sep_bytes + punched_bytes,
+        entries.len() as u64 + punched_count,
+    );
     check_sealed_counts(state, number, path, found, report);
     (entries, Some(outcome))
 }

@@ -193,6 +193,13 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             }
         };
         report.drop_records += set.len() as u64;
+        // Drops of records inside punched runs name entries the scan skipped: together
+        // they must be what the manifest counts as punched.
+        let punched = state
+            .value_files
+            .get(&n)
+            .map_or((0, 0), |f| (f.punched_count, f.punched_record_bytes));
+        let mut unmatched = Vec::new();
         for (&seq, &len) in &set {
             match entries.get(&seq) {
                 Some(&(_, l)) if l == len => {}
@@ -201,12 +208,19 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
                     None,
                     format!("drop of sequence {seq} says {len} bytes, the entry has {l}"),
                 ),
-                None => report.problem(
-                    &path,
-                    None,
-                    format!("drop of sequence {seq} names no separated entry of value file {n}"),
-                ),
+                None => unmatched.push((seq, len)),
             }
+        }
+        let unmatched_bytes: u64 = unmatched.iter().map(|&(_, l)| u64::from(l)).sum();
+        if punched != (0, 0) && punched == (unmatched.len() as u64, unmatched_bytes) {
+            unmatched.clear();
+        }
+        for (seq, _) in unmatched {
+            report.problem(
+                &path,
+                None,
+                format!("drop of sequence {seq} names no separated entry of value file {n}"),
+            );
         }
         let held = set.len() as u64;
         if held < counted {
@@ -235,7 +249,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         };
         let drops = dropped.get(&n).map(|d| d.keys().copied().collect());
         let file = ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, epoch);
-        let found = crate::gc::would_set_aside(fs, &file, sealed.separated_count, drops);
+        let punched = state.punched.get(&n).map_or(&[][..], Vec::as_slice);
+        let found = crate::gc::would_set_aside(fs, &file, punched, sealed.separated_count, drops);
         if let Ok(Some(d)) = found {
             let key = d.key.map(|k| format!("key {}: ", crate::dump::escape(&k)));
             let what = format!("{}{}", key.unwrap_or_default(), d.what);
@@ -437,19 +452,25 @@ fn check_svtable(
     let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
     let mut throttle = crate::gc::Throttle::new(0);
     let none = HashSet::new();
-    let records = match crate::gc::read_records(fs.as_ref(), &file, &mut throttle, &none, false) {
-        Ok(scan) if scan.damage.is_empty() => scan.records,
-        Ok(scan) => {
-            for d in scan.damage {
-                report.problem(path, Some(d.offset), d.what);
-            }
-            return entries;
-        }
-        Err(e) => {
-            report.problems.push(Finding::from_error(e, path));
-            return entries;
-        }
+    // Punched runs are skipped, as every sequential reader does.
+    let punched = match state.value_files.get(&number).and_then(|f| f.sealed) {
+        Some(s) if s.epoch == epoch => state.punched.get(&number).map_or(&[][..], Vec::as_slice),
+        _ => &[],
     };
+    let records =
+        match crate::gc::read_records(fs.as_ref(), &file, punched, &mut throttle, &none, false) {
+            Ok(scan) if scan.damage.is_empty() => scan.records,
+            Ok(scan) => {
+                for d in scan.damage {
+                    report.problem(path, Some(d.offset), d.what);
+                }
+                return entries;
+            }
+            Err(e) => {
+                report.problems.push(Finding::from_error(e, path));
+                return entries;
+            }
+        };
     let index = match file.svtable() {
         Ok(i) => i,
         Err(e) => {

@@ -12,7 +12,7 @@ mod pacing;
 pub(crate) mod read;
 mod snapshot;
 mod space;
-mod value_gc;
+pub(crate) mod value_gc;
 pub(crate) mod write;
 
 pub(crate) use compact::finish_table;
@@ -83,6 +83,8 @@ pub(crate) struct DbInner {
     pub log_sync: crate::vlog::LogSync,
     /// Value files GC set aside (damaged where a live record may lie).
     pub gc_set_aside: crate::gc::SetAsideList,
+    /// Punches waiting for readers, and whether the file system can punch holes.
+    pub gc_punch: crate::gc::PunchState,
     /// The lock on the directory; `None` when opened read-only.
     pub lock: Option<Arc<dyn FileLock>>,
     /// Why the database was opened read-only, if it was.

@@ -333,6 +333,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         log_sync,
         live_cache: Default::default(),
         gc_set_aside: Default::default(),
+        gc_punch: Default::default(),
         lock,
         read_only: read_only.clone(),
         unexpected: listing

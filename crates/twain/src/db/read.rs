@@ -280,7 +280,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         let separated = file.separated_bytes();
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
-        dropped += state.dropped_bytes.min(separated);
+        dropped += state.unpunched_dropped_bytes().min(separated);
         if state.sealed.is_none() {
             let header = crate::format::file_header::FILE_HEADER_LEN as u64;
             log_garbage += file
@@ -295,6 +295,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
             total_bytes: file.total_bytes(),
             separated_bytes: separated,
             dropped_bytes: state.dropped_bytes,
+            punched_bytes: state.punched_record_bytes,
             valid_rate: if separated == 0 {
                 1.0
             } else {
@@ -369,5 +370,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         space_amp_target: inner.opts.space_amp_target,
         garbage_compactions: Counters::get(&c.garbage_compactions),
         logs_sealed_for_gc: Counters::get(&c.logs_sealed_for_gc),
+        gc_punched_bytes: Counters::get(&c.gc_punched_bytes),
+        gc_punch_runs: Counters::get(&c.gc_punch_runs),
+        gc_punch_unsupported: Counters::get(&c.gc_punch_unsupported) > 0,
     })
 }

@@ -9,7 +9,8 @@ use super::{DbInner, SuperVersion, lock};
 use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
 use crate::gc::{
-    FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, emit, pick,
+    Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, choose,
+    emit, pick,
 };
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
@@ -40,9 +41,16 @@ pub(crate) fn run_once(
     threshold: f64,
 ) -> Result<RunOutcome> {
     let _one_at_a_time = lock(&inner.gc_lock);
+    crate::gc::punch_ready(inner)?;
     let version = Arc::clone(&inner.super_version().version);
     skip.extend(inner.gc_set_aside.numbers());
-    let Some(number) = pick(&version.state, threshold, skip) else {
+    // A file whose recorded runs could not be punched is rewritten first, whatever its
+    // live fraction.
+    let forced = inner
+        .gc_punch
+        .take_rewrite()
+        .filter(|n| !skip.contains(n) && version.state.punched.contains_key(n));
+    let Some(number) = forced.or_else(|| pick(&version.state, threshold, skip)) else {
         return Ok(RunOutcome::Idle);
     };
     let Some(file) = version.value_files.get(&number).cloned() else {
@@ -54,11 +62,17 @@ pub(crate) fn run_once(
         .get(&number)
         .and_then(|f| f.sealed)
         .map_or(0, |s| s.separated_count);
+    let punched = version
+        .state
+        .punched
+        .get(&number)
+        .cloned()
+        .unwrap_or_default();
     drop(version);
-    let job = make_job(inner, Arc::clone(&file), separated_count);
+    let job = make_job(inner, Arc::clone(&file), separated_count, punched);
     emit(inner, GcEvent::Started { file: number });
     let run = match inner.opts.gc_mode {
-        GcMode::DropRecords => rewrite(inner, &job),
+        GcMode::DropRecords => rewrite(inner, &job, forced.is_none()),
         GcMode::LsmLookup => crate::gc::relocate(inner, &job),
     };
     if !matches!(&run, Err(e) if !e.is_corruption()) {
@@ -67,6 +81,10 @@ pub(crate) fn run_once(
     let set_aside = match run {
         Ok(Run::Done) => {
             Counters::add(&inner.counters.gc_runs, 1);
+            return Ok(RunOutcome::Collected(number));
+        }
+        Ok(Run::Punched) => {
+            crate::gc::punch_ready(inner)?;
             return Ok(RunOutcome::Collected(number));
         }
         Ok(Run::NotNow) => {
@@ -188,7 +206,9 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
     let mut pinned = HashSet::new();
     // The background worker may collect a file this GC made collectable (it wakes on every
     // flush): count its runs too.
-    let runs_before = Counters::get(&inner.counters.gc_runs);
+    let runs = |c: &Counters| Counters::get(&c.gc_runs) + Counters::get(&c.gc_punch_runs);
+    let runs_before = runs(&inner.counters);
+    let punch_runs_before = Counters::get(&inner.counters.gc_punch_runs);
     for _ in 0..COMPLETE_GC_ROUNDS {
         super::flush::flush_all(inner)?;
         report.garbage_compactions += super::compact::garbage_compact_all(inner)?;
@@ -204,7 +224,14 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
             break;
         }
     }
-    report.collected = Counters::get(&inner.counters.gc_runs).saturating_sub(runs_before);
+    // The space punching frees is part of the result: wait (boundedly) for readers of
+    // older versions to let go; a file whose runs could not be punched is rewritten.
+    crate::gc::wait_for_punches(inner)?;
+    if inner.gc_punch.rewrite_pending() {
+        run_all(inner, threshold, &mut pinned)?;
+    }
+    report.collected = runs(&inner.counters).saturating_sub(runs_before);
+    report.punched = Counters::get(&inner.counters.gc_punch_runs).saturating_sub(punch_runs_before);
     report.files = verdicts(inner, threshold, &pinned);
     Ok(report)
 }
@@ -245,8 +272,13 @@ fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileV
     out
 }
 
-/// The job for `file`, with its current drop set.
-fn make_job(inner: &DbInner, file: Arc<ValueFile>, separated_count: u64) -> Job {
+/// The job for `file`, with its current drop set and punched runs.
+fn make_job(
+    inner: &DbInner,
+    file: Arc<ValueFile>,
+    separated_count: u64,
+    punched: Vec<(u64, u64)>,
+) -> Job {
     let dropped: HashSet<SeqNo> = inner
         .drop_index
         .lock()
@@ -260,13 +292,16 @@ fn make_job(inner: &DbInner, file: Arc<ValueFile>, separated_count: u64) -> Job 
         file,
         dropped,
         separated_count,
+        punched,
         bytes_per_sec: inner.opts.gc_bytes_per_sec,
         listener: inner.opts.gc_listener.clone(),
     }
 }
 
-/// A drop-records run: the job reads the file and writes the SVTable, then it is installed.
-fn rewrite(inner: &DbInner, job: &Job) -> Result<Run> {
+/// A drop-records run: the job reads the file and, if `may_punch` and its garbage is
+/// clustered enough (`gc::choose`), punches its dead runs; otherwise writes the SVTable,
+/// which is then installed.
+fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
     let mut throttle = Throttle::new(job.bytes_per_sec);
     // Dead records are neither copied nor, in an SVTable, read.
     let (input, read) = job.read(&mut throttle, true)?;
@@ -280,6 +315,17 @@ fn rewrite(inner: &DbInner, job: &Job) -> Result<Run> {
         file: number,
         live: input.records.len() as u64,
     });
+    if may_punch && inner.gc_punch.supported() {
+        let live = input.records.iter().map(|r| u64::from(r.len)).sum();
+        if let Choice::Punch(runs) = choose(&input.spans, live, crate::gc::PUNCH_BLOCK) {
+            let run = crate::gc::punch(inner, job, &runs)?;
+            if matches!(run, Run::Punched) {
+                Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
+                emit(inner, GcEvent::Installed { file: number });
+            }
+            return Ok(run);
+        }
+    }
     let out = crate::gc::write_svtable(job, input.records, &mut throttle)?;
     if !install_rewrite(inner, job, &out)? {
         return Ok(Run::NotNow);
@@ -349,12 +395,7 @@ fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> 
     // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
     // keep the SVTable and its drop file (the next open removes them if unnamed).
     let version = versions.log_and_apply(edit)?;
-
-    inner.update_super_version(|sv| SuperVersion {
-        mem: Arc::clone(&sv.mem),
-        imms: sv.imms.clone(),
-        version,
-    });
+    publish_version(inner, version);
     drop(versions);
     match out.summary {
         Some(_) => {
@@ -375,6 +416,16 @@ fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> 
     drop(drops);
     Counters::add(&inner.counters.gc_bytes_written, written);
     Ok(true)
+}
+
+/// Publishes `version`, just installed by a value GC edit, to readers.
+/// REQUIRES: the caller holds `versions`.
+pub(crate) fn publish_version(inner: &DbInner, version: Arc<crate::version::Version>) {
+    inner.update_super_version(|sv| SuperVersion {
+        mem: Arc::clone(&sv.mem),
+        imms: sv.imms.clone(),
+        version,
+    });
 }
 
 /// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the

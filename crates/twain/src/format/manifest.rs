@@ -41,6 +41,10 @@ pub enum Tag {
     /// counters (ids in [`CounterId`]) as of this edit. Replaces earlier ones; absent from
     /// manifests written before it existed.
     Counters = 11,
+    /// `number | epoch | records | record_bytes | punched_bytes | runs | (start | end){runs}`
+    /// (varints) — dead runs of one epoch of a value file whose storage value GC freed by
+    /// punching holes: scanners skip each `[start, end)`.
+    PunchedRuns = 12,
 }
 
 impl TryFrom<u64> for Tag {
@@ -59,6 +63,7 @@ impl TryFrom<u64> for Tag {
             9 => Tag::CompactPointer,
             10 => Tag::FlushedSequence,
             11 => Tag::Counters,
+            12 => Tag::PunchedRuns,
             other => return Err(other),
         })
     }
@@ -104,6 +109,10 @@ pub enum CounterId {
     GcFilesDeletedUnread = 15,
     /// Records relocated by GC in lsm-lookup mode.
     GcRecordsRelocated = 16,
+    /// Bytes value GC freed by punching holes.
+    GcPunchedBytes = 17,
+    /// Value GC runs that punched holes instead of rewriting.
+    GcPunchRuns = 18,
 }
 
 /// An SSTable as the manifest describes it.
@@ -153,6 +162,26 @@ pub struct DropDelta {
     pub bytes: u64,
 }
 
+/// Dead runs of one epoch of a value file whose storage one value GC run freed by punching
+/// holes (`docs/format/manifest.md`, tag 12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PunchDelta {
+    /// The value file.
+    pub number: u64,
+    /// The epoch the runs are in.
+    pub epoch: u32,
+    /// Each run's extent `[start, end)`: the whole records it covers, in file order, not
+    /// overlapping. Only the whole blocks inside are freed; the rest reads as before or as
+    /// zeros, so scanners skip the extent.
+    pub runs: Vec<(u64, u64)>,
+    /// Separated records inside the runs (all dead).
+    pub records: u64,
+    /// Their bytes.
+    pub record_bytes: u64,
+    /// Bytes freed: the whole blocks inside the runs.
+    pub punched_bytes: u64,
+}
+
 /// One atomic change to the database's file set and counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionEdit {
@@ -179,6 +208,8 @@ pub struct VersionEdit {
     /// The cumulative counters `(id, value)` as of this edit (ids of [`CounterId`] and any
     /// unknown ones read from a newer manifest), sorted by id.
     pub counters: Option<Vec<(u64, u64)>>,
+    /// Dead runs freed by punching holes.
+    pub value_file_punches: Vec<PunchDelta>,
 }
 
 impl VersionEdit {
@@ -241,6 +272,19 @@ impl VersionEdit {
             tag(&mut b, Tag::CompactPointer);
             put_varint(&mut b, *level as u64);
             put_len_prefixed(&mut b, key);
+        }
+        for p in &self.value_file_punches {
+            tag(&mut b, Tag::PunchedRuns);
+            put_varint(&mut b, p.number);
+            put_varint(&mut b, u64::from(p.epoch));
+            put_varint(&mut b, p.records);
+            put_varint(&mut b, p.record_bytes);
+            put_varint(&mut b, p.punched_bytes);
+            put_varint(&mut b, p.runs.len() as u64);
+            for &(start, end) in &p.runs {
+                put_varint(&mut b, start);
+                put_varint(&mut b, end);
+            }
         }
         if let Some(counters) = &self.counters {
             tag(&mut b, Tag::Counters);
@@ -308,10 +352,37 @@ impl VersionEdit {
                     }
                     e.counters = Some(counters);
                 }
+                Tag::PunchedRuns => e.value_file_punches.push(decode_punch(&mut d)?),
             }
         }
         Ok(e)
     }
+}
+
+/// The body of a [`Tag::PunchedRuns`] field.
+fn decode_punch(d: &mut Decoder<'_>) -> Result<PunchDelta, DecodeError> {
+    let mut p = PunchDelta {
+        number: d.varint("value file number")?,
+        epoch: d.varint_u32("epoch")?,
+        records: d.varint("punched records")?,
+        record_bytes: d.varint("punched record bytes")?,
+        punched_bytes: d.varint("punched bytes")?,
+        runs: Vec::new(),
+    };
+    let at = d.pos();
+    // Each run takes at least two bytes: a bound on the count.
+    let n = d.varint_len(d.remaining() / 2, "punched run count")?;
+    for _ in 0..n {
+        let (start, end) = (d.varint("run start")?, d.varint("run end")?);
+        if start >= end || p.runs.last().is_some_and(|&(_, e)| start < e) {
+            return Err(DecodeError::new(
+                at,
+                format!("punched runs out of order or empty at [{start}, {end})"),
+            ));
+        }
+        p.runs.push((start, end));
+    }
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -351,6 +422,14 @@ mod tests {
             deleted_value_files: vec![2],
             compact_pointers: vec![(2, b"m".to_vec())],
             counters: Some(vec![(CounterId::UserBytes as u64, 1 << 40), (99, 7)]),
+            value_file_punches: vec![PunchDelta {
+                number: 5,
+                epoch: 0,
+                runs: vec![(40, 9000), (12_000, 20_100)],
+                records: 9,
+                record_bytes: 17_000,
+                punched_bytes: 12_288,
+            }],
         }
     }
 
@@ -370,6 +449,28 @@ mod tests {
             if let Ok(e) = VersionEdit::decode(&enc[..cut]) {
                 assert_ne!(e, sample());
             }
+        }
+    }
+
+    #[test]
+    fn punched_runs_must_be_ordered_and_non_empty() {
+        for runs in [
+            vec![(10, 10)],
+            vec![(10, 20), (15, 30)],
+            vec![(30, 40), (10, 20)],
+        ] {
+            let e = VersionEdit {
+                value_file_punches: vec![PunchDelta {
+                    number: 1,
+                    epoch: 0,
+                    runs,
+                    records: 1,
+                    record_bytes: 1,
+                    punched_bytes: 0,
+                }],
+                ..VersionEdit::default()
+            };
+            assert!(VersionEdit::decode(&e.encode()).is_err());
         }
     }
 

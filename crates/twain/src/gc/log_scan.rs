@@ -21,17 +21,57 @@ use std::sync::Arc;
 /// Bytes read from the file at a time.
 const CHUNK: u64 = 4 << 20;
 
-/// Hands every intact separated entry of value log file `number` at `path` to `on_entry`
-/// with the file offset of its kind byte, and records damage in `damage` (at most
-/// [`MAX_DAMAGES`] places; the first is always kept). Returns the bytes read. Only I/O
-/// errors fail.
+/// What a frame met by [`scan_log`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    /// A batch of entries.
+    Batch,
+    /// A sync marker.
+    SyncMarker,
+    /// A seal marker.
+    Seal,
+    /// A frame whose checksum does not hold.
+    Damaged,
+}
+
+/// What [`scan_log`] hands on: every intact separated entry, and each frame after its
+/// entries.
+pub(crate) trait LogVisitor {
+    /// An intact separated entry whose kind byte is at file offset `at`.
+    fn entry(&mut self, at: u64, e: &LogEntry<'_>);
+    /// The frame `[start, end)` whose entries were just handed on.
+    fn frame(&mut self, start: u64, end: u64, kind: FrameKind) {
+        let _ = (start, end, kind);
+    }
+}
+
+impl<F: FnMut(u64, &LogEntry<'_>)> LogVisitor for F {
+    fn entry(&mut self, at: u64, e: &LogEntry<'_>) {
+        self(at, e);
+    }
+}
+
+/// The end of the run of `skip` (sorted, not overlapping) that holds offset `at`, if any.
+pub(crate) fn skip_to(skip: &[(u64, u64)], at: u64) -> Option<u64> {
+    let i = skip.partition_point(|&(_, end)| end <= at);
+    skip.get(i)
+        .filter(|&&(start, _)| start <= at)
+        .map(|&(_, end)| end)
+}
+
+/// Hands every intact separated entry of value log file `number` at `path` to `visitor`
+/// with the file offset of its kind byte, and each frame after its entries; records damage
+/// in `damage` (at most [`MAX_DAMAGES`] places; the first is always kept). The punched runs
+/// in `skip` (sorted, whole frames) are not read: the scan goes on at their end. Returns
+/// the bytes read. Only I/O errors fail.
 pub(crate) fn scan_log(
     fs: &dyn Fs,
     path: &Path,
     number: u64,
+    skip: &[(u64, u64)],
     throttle: &mut Throttle,
     damage: &mut Vec<Damage>,
-    mut on_entry: impl FnMut(u64, &LogEntry<'_>),
+    visitor: &mut impl LogVisitor,
 ) -> Result<u64> {
     let file = fs.open_read(path).ctx("open", path)?;
     let file_len = file.len().ctx("stat", path)?;
@@ -66,6 +106,10 @@ pub(crate) fn scan_log(
     }
     let mut at = FILE_HEADER_LEN as u64;
     while at < file_len {
+        if let Some(end) = skip_to(skip, at) {
+            at = end;
+            continue;
+        }
         let Some(len) = frame_len(w.get(at, FRAME_HEADER_LEN as u64)?, at, file_len) else {
             let what = "frame header damaged or cut short: the rest of the file is unreadable";
             note(at, None, what.into());
@@ -81,10 +125,16 @@ pub(crate) fn scan_log(
         if !intact {
             note(at, None, "frame checksum mismatch".into());
         }
-        entries(payload, payload_at, intact, &mut note, &mut on_entry);
+        let kind = entries(payload, payload_at, intact, &mut note, visitor);
+        visitor.frame(at, next, kind);
         w.read(throttle);
-        // A damaged frame's length is believed only if the next frame is where it says.
-        if !intact && next < file_len && !good_frame_at(&mut w, next, file_len)? {
+        // A damaged frame's length is believed only if the next frame is where it says (or
+        // a punched run starts there, which only ever follows an intact frame).
+        if !intact
+            && next < file_len
+            && skip_to(skip, next).is_none()
+            && !good_frame_at(&mut w, next, file_len)?
+        {
             note(
                 at,
                 None,
@@ -114,41 +164,55 @@ fn good_frame_at(w: &mut Window<'_>, at: u64, file_len: u64) -> Result<bool> {
 }
 
 /// Decodes the entries of one record's payload; `intact` says whether its frame's
-/// checksum held (if not, only entries with their own checksum are believed).
+/// checksum held (if not, only entries with their own checksum are believed). Returns
+/// what the frame holds.
 fn entries(
     payload: &[u8],
     payload_at: u64,
     intact: bool,
     note: &mut impl FnMut(u64, Option<&[u8]>, String),
-    on_entry: &mut impl FnMut(u64, &LogEntry<'_>),
-) {
-    match peek_record(payload) {
-        Ok((RecordType::SyncMarker | RecordType::Seal, _)) => return,
-        Ok(_) => {}
-        Err(e) if intact => {
-            return note(payload_at + e.offset as u64, None, e.what);
+    visitor: &mut impl LogVisitor,
+) -> FrameKind {
+    let mut kind = match (peek_record(payload), intact) {
+        (Ok((RecordType::SyncMarker, _)), true) => return FrameKind::SyncMarker,
+        (Ok((RecordType::Seal, _)), true) => return FrameKind::Seal,
+        (Ok((RecordType::SyncMarker | RecordType::Seal, _)), false) => {
+            return FrameKind::Damaged;
         }
-        Err(_) => return,
-    }
+        (Ok(_), true) => FrameKind::Batch,
+        (Ok(_), false) => FrameKind::Damaged,
+        (Err(e), true) => {
+            note(payload_at + e.offset as u64, None, e.what);
+            return FrameKind::Damaged;
+        }
+        (Err(_), false) => return FrameKind::Damaged,
+    };
     let mut reader = match BatchReader::new(payload) {
         Ok(r) => r,
-        Err(e) => return note(payload_at + e.offset as u64, None, e.what),
+        Err(e) => {
+            note(payload_at + e.offset as u64, None, e.what);
+            return FrameKind::Damaged;
+        }
     };
     loop {
         match reader.next_entry_checked() {
-            Ok(None) => return,
+            Ok(None) => return kind,
             Ok(Some((e, true))) if e.kind == LogEntryKind::Separated => {
-                on_entry(payload_at + e.offset as u64, &e);
+                visitor.entry(payload_at + e.offset as u64, &e);
             }
             Ok(Some((_, true))) => {}
-            Ok(Some((e, false))) => note(
-                payload_at + e.offset as u64,
-                Some(e.key),
-                "separated entry checksum mismatch".into(),
-            ),
+            Ok(Some((e, false))) => {
+                kind = FrameKind::Damaged;
+                note(
+                    payload_at + e.offset as u64,
+                    Some(e.key),
+                    "separated entry checksum mismatch".into(),
+                );
+            }
             Err(e) => {
                 // Past this point the entries cannot be delimited.
-                return note(payload_at + e.offset as u64, None, e.what);
+                note(payload_at + e.offset as u64, None, e.what);
+                return FrameKind::Damaged;
             }
         }
     }
@@ -236,9 +300,16 @@ mod tests {
         let mut f = fs.create(path).unwrap();
         f.append(bytes).unwrap();
         let (mut seqs, mut damage) = (Vec::new(), Vec::new());
-        scan_log(&fs, path, 7, &mut Throttle::new(0), &mut damage, |_, e| {
-            seqs.push(e.seq)
-        })
+        let mut on_entry = |_: u64, e: &LogEntry<'_>| seqs.push(e.seq);
+        scan_log(
+            &fs,
+            path,
+            7,
+            &[],
+            &mut Throttle::new(0),
+            &mut damage,
+            &mut on_entry,
+        )
         .unwrap();
         (seqs, damage)
     }

@@ -4,13 +4,17 @@
 //! by mode, either rewrites the live ones into a sorted SVTable with the next epoch
 //! (`rewrite`, NovKV: validity from drop records, no LSM lookups, handles fixed lazily on
 //! read) or relocates them to the log head and writes their handles back (`relocate`,
-//! WiscKey: validity by LSM lookup). `db::value_gc` schedules the runs (one at a time) and
+//! WiscKey: validity by LSM lookup). In drop-records mode a value log whose garbage is
+//! clustered is punched instead (`punch`, chosen by cost in `punch_plan`): its dead runs
+//! are freed in place. `db::value_gc` schedules the runs (one at a time) and
 //! installs their results; a drop-records run reads and writes files from its [`Job`]
 //! alone. Damage in the file is judged by [`damage`]: GC skips dead records it cannot read,
 //! and sets aside a file whose damage may hide a live record.
 
 mod damage;
 mod log_scan;
+mod punch;
+mod punch_plan;
 mod records;
 mod relocate;
 mod report;
@@ -18,6 +22,9 @@ mod rewrite;
 
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
+pub(crate) use log_scan::skip_to;
+pub(crate) use punch::{PUNCH_BLOCK, PunchState, punch, punch_ready, wait_for_punches};
+pub(crate) use punch_plan::{Choice, choose};
 pub(crate) use records::{Record, read_records};
 pub(crate) use relocate::{newest_points_into, relocate, snapshot_sees};
 pub use report::{FileVerdict, GcReport, StayReason};
@@ -53,6 +60,8 @@ pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option
 pub(crate) enum Run {
     /// The file was collected.
     Done,
+    /// The file's dead runs were recorded for punching (`punch`).
+    Punched,
     /// Not now: the file is gone, or a live snapshot still needs a record.
     NotNow,
     /// Damage that may hide a live record: the file must be set aside.
@@ -72,6 +81,8 @@ pub(crate) struct Job {
     pub dropped: HashSet<SeqNo>,
     /// The number of separated records the manifest records for that epoch.
     pub separated_count: u64,
+    /// The punched runs of that epoch (sorted): not read.
+    pub punched: Vec<(u64, u64)>,
     /// `Options::gc_bytes_per_sec`.
     pub bytes_per_sec: u64,
     /// `Options::gc_listener`.
@@ -84,6 +95,8 @@ pub(crate) struct Input {
     pub records: Vec<Record>,
     /// Records lost to damage, all dead.
     pub corrupt_dead: u64,
+    /// A value log's frames (see [`read_records`]).
+    pub spans: Vec<punch_plan::Span>,
 }
 
 impl Job {
@@ -96,13 +109,21 @@ impl Job {
         skip_dropped: bool,
     ) -> Result<(std::result::Result<Input, Damage>, u64)> {
         let fs = self.fs.as_ref();
-        let scan = read_records(fs, &self.file, throttle, &self.dropped, skip_dropped)?;
+        let scan = read_records(
+            fs,
+            &self.file,
+            &self.punched,
+            throttle,
+            &self.dropped,
+            skip_dropped,
+        )?;
         let verdict = judge(&scan, self.separated_count, &self.dropped);
         let input = match verdict {
             Verdict::SetAside(d) => Err(d),
             Verdict::Collect { corrupt_dead } => Ok(Input {
                 records: scan.records,
                 corrupt_dead,
+                spans: scan.spans,
             }),
         };
         Ok((input, scan.read))
@@ -117,15 +138,17 @@ impl Job {
 }
 
 /// The damage for which value GC would set `file` aside, if any: `file` holds
-/// `separated_count` records, those in `dropped` dead. For `twain check`.
+/// `separated_count` records, those in `dropped` dead, and the punched runs `punched`.
+/// For `twain check`.
 pub(crate) fn would_set_aside(
     fs: &dyn Fs,
     file: &ValueFile,
+    punched: &[(u64, u64)],
     separated_count: u64,
     dropped: Option<HashSet<SeqNo>>,
 ) -> Result<Option<Damage>> {
     let dropped = dropped.unwrap_or_default();
-    let scan = read_records(fs, file, &mut Throttle::new(0), &dropped, true)?;
+    let scan = read_records(fs, file, punched, &mut Throttle::new(0), &dropped, true)?;
     Ok(match judge(&scan, separated_count, &dropped) {
         Verdict::SetAside(d) => Some(d),
         Verdict::Collect { .. } => None,

@@ -3,10 +3,11 @@
 
 use super::Throttle;
 use super::damage::{Damage, MAX_DAMAGES};
-use super::log_scan::scan_log;
+use super::log_scan::{FrameKind, LogVisitor, scan_log, skip_to};
+use super::punch_plan::Span;
 use crate::error::IoContext;
 use crate::format::file_header::FILE_HEADER_LEN;
-use crate::format::vlog::decode_separated;
+use crate::format::vlog::{LogEntry, decode_separated};
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::vlog::ValueFile;
@@ -43,6 +44,9 @@ pub(crate) struct Scan {
     pub intact_dropped: HashSet<SeqNo>,
     /// Damaged places, in file order (the first [`MAX_DAMAGES`]).
     pub damage: Vec<Damage>,
+    /// The file's layout, punched runs left out (for [`choose`](super::punch_plan::choose)):
+    /// a value log's frames, an SVTable's entries, in file order.
+    pub spans: Vec<Span>,
 }
 
 impl Scan {
@@ -54,12 +58,57 @@ impl Scan {
     }
 }
 
-/// Every intact separated record of `file`, except those in `dropped` if `skip_dropped`.
-/// Damage is reported in the result; only I/O errors fail (and a file that cannot be
-/// opened at all).
+/// Hands a value log's entries to a [`Scan`] and lays out its frames.
+struct LogReader<'a> {
+    scan: &'a mut Scan,
+    dropped: &'a HashSet<SeqNo>,
+    skip_dropped: bool,
+    /// The frame being read: whether it holds a live record, and its dead records.
+    live: bool,
+    dead: (u64, u64),
+}
+
+impl LogVisitor for LogReader<'_> {
+    fn entry(&mut self, _at: u64, e: &LogEntry<'_>) {
+        self.scan.account(e.seq, self.dropped);
+        let dead = self.dropped.contains(&e.seq);
+        if dead {
+            self.dead.0 += 1;
+            self.dead.1 += e.len as u64;
+        } else {
+            self.live = true;
+        }
+        if !(self.skip_dropped && dead) {
+            self.scan.records.push(Record {
+                key: e.key.to_vec(),
+                seq: e.seq,
+                value: e.value.to_vec(),
+                len: e.len as u32,
+            });
+        }
+    }
+
+    fn frame(&mut self, start: u64, end: u64, kind: FrameKind) {
+        let live = self.live || matches!(kind, FrameKind::Seal | FrameKind::Damaged);
+        self.scan.spans.push(Span {
+            start,
+            end,
+            live,
+            dead_records: self.dead.0,
+            dead_bytes: self.dead.1,
+        });
+        self.live = false;
+        self.dead = (0, 0);
+    }
+}
+
+/// Every intact separated record of `file`, except those in `dropped` if `skip_dropped`;
+/// the punched runs in `punched` (their records all dropped) are not read. Damage is
+/// reported in the result; only I/O errors fail (and a file that cannot be opened at all).
 pub(crate) fn read_records(
     fs: &dyn Fs,
     file: &ValueFile,
+    punched: &[(u64, u64)],
     throttle: &mut Throttle,
     dropped: &HashSet<SeqNo>,
     skip_dropped: bool,
@@ -67,26 +116,28 @@ pub(crate) fn read_records(
     let mut scan = Scan::default();
     if file.epoch() == 0 {
         let mut damage = Vec::new();
+        let mut reader = LogReader {
+            scan: &mut scan,
+            dropped,
+            skip_dropped,
+            live: false,
+            dead: (0, 0),
+        };
         let read = scan_log(
             fs,
             file.path(),
             file.number(),
+            punched,
             throttle,
             &mut damage,
-            |_, e| {
-                scan.account(e.seq, dropped);
-                if !(skip_dropped && dropped.contains(&e.seq)) {
-                    scan.records.push(Record {
-                        key: e.key.to_vec(),
-                        seq: e.seq,
-                        value: e.value.to_vec(),
-                        len: e.len as u32,
-                    });
-                }
-            },
+            &mut reader,
         )?;
         scan.read = read;
         scan.damage = damage;
+        // The file's last frame stays: a marker there says how the file ended.
+        if let Some(last) = scan.spans.last_mut() {
+            last.live = true;
+        }
         return Ok(scan);
     }
     let path = file.path();
@@ -109,8 +160,21 @@ pub(crate) fn read_records(
     let mut chunk_start = FILE_HEADER_LEN as u64;
     let mut chunk: Vec<u8> = Vec::new();
     for (key, seq, offset, len) in entries {
-        if skip_dropped && dropped.contains(&seq) {
+        if skip_to(punched, offset).is_some() {
+            // Punched: dead, and left unread like the dropped records below.
+            continue;
+        }
+        let dead = dropped.contains(&seq);
+        let mut span = Span {
+            start: offset,
+            end: offset + u64::from(len),
+            live: !dead,
+            dead_records: u64::from(dead),
+            dead_bytes: if dead { u64::from(len) } else { 0 },
+        };
+        if skip_dropped && dead {
             scan.account(seq, dropped);
+            scan.spans.push(span);
             continue;
         }
         let entry_end = offset + u64::from(len);
@@ -133,6 +197,9 @@ pub(crate) fn read_records(
                 .map(|range| b.get(range).unwrap_or_default().to_vec())
                 .map_err(|e| e.what),
         };
+        // A damaged entry stays where it is.
+        span.live |= decoded.is_err();
+        scan.spans.push(span);
         match decoded {
             Ok(value) => {
                 scan.account(seq, dropped);

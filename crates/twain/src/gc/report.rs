@@ -52,6 +52,9 @@ pub struct GcReport {
     /// Value files collected while it ran (the background worker's runs included: it may
     /// collect a file this GC made collectable first).
     pub collected: u64,
+    /// How many of those were punched (their dead runs freed in place) rather than
+    /// rewritten.
+    pub punched: u64,
     /// Times the active value file was sealed because it held the garbage.
     pub logs_sealed: u64,
     /// Garbage compactions run to make dead versions visible.
@@ -66,8 +69,12 @@ impl fmt::Display for GcReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "collected {} value files ({} log seals, {} garbage compactions, threshold {:.2})",
-            self.collected, self.logs_sealed, self.garbage_compactions, self.threshold
+            "collected {} value files ({} log seals, {} garbage compactions, threshold {:.2}; {} punched)",
+            self.collected,
+            self.logs_sealed,
+            self.garbage_compactions,
+            self.threshold,
+            self.punched
         )?;
         for v in &self.files {
             writeln!(

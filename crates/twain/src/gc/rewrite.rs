@@ -102,6 +102,7 @@ mod tests {
             file: Arc::new(ValueFile::with_epoch(Arc::clone(&fs), dir, 3, 0)),
             dropped: [11].into(),
             separated_count: 3,
+            punched: Vec::new(),
             bytes_per_sec: 0,
             listener: None,
         };

@@ -408,6 +408,7 @@ fn rebuild(
                     sealed: Some(s),
                     dropped_count: k.dropped.0,
                     dropped_bytes: k.dropped.1,
+                    ..ValueFileState::default()
                 },
             );
         }

@@ -46,6 +46,9 @@ pub(crate) struct Counters {
     pub gc_files_set_aside: AtomicU64,
     pub garbage_compactions: AtomicU64,
     pub logs_sealed_for_gc: AtomicU64,
+    pub gc_punch_runs: AtomicU64,
+    pub gc_punched_bytes: AtomicU64,
+    pub gc_punch_unsupported: AtomicU64,
 }
 
 impl Counters {
@@ -84,6 +87,9 @@ pub struct ValueFileStats {
     pub separated_bytes: u64,
     /// Bytes of separated entries dropped by flushes and compactions.
     pub dropped_bytes: u64,
+    /// Bytes of dropped records inside runs value GC punched out of the file (no longer
+    /// on disk; counted in `dropped_bytes` too).
+    pub punched_bytes: u64,
     /// Separated bytes still referenced / separated bytes (1.0 when none separated).
     pub valid_rate: f64,
 }
@@ -307,6 +313,14 @@ pub struct Stats {
     /// Value files value GC set aside since the database was opened: damaged where a live
     /// record may lie (see [`Db::gc_set_aside`](crate::Db::gc_set_aside)).
     pub gc_files_set_aside: u64,
+    /// Bytes value GC freed by punching holes since this open.
+    pub gc_punched_bytes: u64,
+    /// Value GC runs since this open that punched a file's dead runs instead of
+    /// rewriting it.
+    pub gc_punch_runs: u64,
+    /// Whether the file system refused to punch holes since this open: value GC then
+    /// rewrites instead, and does not try punching again until the database is reopened.
+    pub gc_punch_unsupported: bool,
 }
 
 impl Stats {
@@ -346,6 +360,8 @@ impl Stats {
             gc_bytes_written: self.gc_bytes_written,
             gc_files_deleted_unread: self.gc_files_deleted_unread,
             gc_records_relocated: self.gc_records_relocated,
+            gc_punched_bytes: self.gc_punched_bytes,
+            gc_punch_runs: self.gc_punch_runs,
         }
     }
 

@@ -42,6 +42,12 @@ impl Stats {
         o.num("gc_files_deleted_unread", self.gc_files_deleted_unread);
         o.num("gc_lsm_lookups", self.gc_lsm_lookups);
         o.num("gc_records_relocated", self.gc_records_relocated);
+        o.num("gc_punch_runs", self.gc_punch_runs);
+        o.num("gc_punched_bytes", self.gc_punched_bytes);
+        o.raw(
+            "gc_punch_unsupported",
+            &self.gc_punch_unsupported.to_string(),
+        );
         o.num("svtable_searches", self.svtable_searches);
         o.num("handle_fixups", self.handle_fixups);
         o.num("block_cache_hits", self.block_cache_hits);
@@ -102,6 +108,8 @@ impl Stats {
             ("gc_bytes_written", t.gc_bytes_written),
             ("gc_files_deleted_unread", t.gc_files_deleted_unread),
             ("gc_records_relocated", t.gc_records_relocated),
+            ("gc_punch_runs", t.gc_punch_runs),
+            ("gc_punched_bytes", t.gc_punched_bytes),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -121,13 +129,14 @@ impl Stats {
             .iter()
             .map(|v| {
                 format!(
-                    "{{\"number\":{},\"epoch\":{},\"is_log\":{},\"total_bytes\":{},\"separated_bytes\":{},\"dropped_bytes\":{},\"valid_rate\":{}}}",
+                    "{{\"number\":{},\"epoch\":{},\"is_log\":{},\"total_bytes\":{},\"separated_bytes\":{},\"dropped_bytes\":{},\"punched_bytes\":{},\"valid_rate\":{}}}",
                     v.number,
                     v.epoch,
                     v.is_log,
                     v.total_bytes,
                     v.separated_bytes,
                     v.dropped_bytes,
+                    v.punched_bytes,
                     json_float(v.valid_rate)
                 )
             })
@@ -319,6 +328,18 @@ impl Stats {
             },
             self.garbage_compactions,
             self.logs_sealed_for_gc
+        ));
+        line(format!(
+            "GC punching      {} runs, {:.1} MiB freed in place (since open {} runs, {:.1} MiB){}",
+            t.gc_punch_runs,
+            mb(t.gc_punched_bytes),
+            self.gc_punch_runs,
+            mb(self.gc_punched_bytes),
+            if self.gc_punch_unsupported {
+                "; the file system cannot punch holes: rewriting instead"
+            } else {
+                ""
+            }
         ));
         line(format!(
             "GC corruption    {} damaged dead records skipped, {} files set aside",

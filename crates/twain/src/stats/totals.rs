@@ -44,11 +44,15 @@ pub struct Totals {
     pub gc_files_deleted_unread: u64,
     /// Records relocated to the log head by GC in lsm-lookup mode.
     pub gc_records_relocated: u64,
+    /// Bytes value GC freed by punching holes (whole blocks of dead runs).
+    pub gc_punched_bytes: u64,
+    /// Value GC runs that punched a file's dead runs instead of rewriting it.
+    pub gc_punch_runs: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 16] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 18] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -70,6 +74,8 @@ impl Totals {
             (C::GcBytesWritten, &mut self.gc_bytes_written),
             (C::GcFilesDeletedUnread, &mut self.gc_files_deleted_unread),
             (C::GcRecordsRelocated, &mut self.gc_records_relocated),
+            (C::GcPunchedBytes, &mut self.gc_punched_bytes),
+            (C::GcPunchRuns, &mut self.gc_punch_runs),
         ]
     }
 
@@ -151,6 +157,8 @@ impl Counters {
             gc_bytes_written: g(&self.gc_bytes_written),
             gc_files_deleted_unread,
             gc_records_relocated: g(&self.gc_records_relocated),
+            gc_punched_bytes: g(&self.gc_punched_bytes),
+            gc_punch_runs: g(&self.gc_punch_runs),
         }
     }
 }

@@ -121,7 +121,17 @@ pub struct Version {
     pub levels: Vec<Vec<Arc<TableFile>>>,
     /// Every value file the state names.
     pub value_files: HashMap<u64, Arc<ValueFile>>,
+    /// Shared by consecutive versions with the same punched runs; a version whose runs
+    /// differ from its predecessor's gets a new one. Value GC punches a file's new runs
+    /// only once nothing but GC holds the guard of the versions before their edit: a
+    /// reader of such a version might still follow a handle into a record the runs hold
+    /// (`gc::punch`).
+    pub(crate) punch_guard: Arc<PunchGuard>,
 }
+
+/// The token behind [`Version::punch_guard`].
+#[derive(Debug, Default)]
+pub(crate) struct PunchGuard;
 
 impl Version {
     /// Builds the version of `state`, reusing the open files of `prev` and opening the
@@ -177,10 +187,14 @@ impl Version {
             }
             value_files.insert(number, file);
         }
+        let punch_guard = prev
+            .filter(|p| p.state.punched == state.punched)
+            .map_or_else(Default::default, |p| Arc::clone(&p.punch_guard));
         Ok(Version {
             state,
             levels,
             value_files,
+            punch_guard,
         })
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Recovery and the running engine apply edits through [`VersionState::apply`] alike.
 
-use crate::format::manifest::{DropDelta, TableRecord, ValueFileRecord, VersionEdit};
+use crate::format::manifest::{DropDelta, PunchDelta, TableRecord, ValueFileRecord, VersionEdit};
 use crate::key::{SeqNo, compare_internal, user_key};
 use crate::vlog::LogPosition;
 use std::cmp::Ordering;
@@ -18,6 +18,12 @@ pub struct ValueFileState {
     pub dropped_count: u64,
     /// Their bytes.
     pub dropped_bytes: u64,
+    /// Dropped entries of the current epoch inside punched runs: no longer on disk.
+    pub punched_count: u64,
+    /// Their bytes.
+    pub punched_record_bytes: u64,
+    /// Bytes of the current epoch freed by punching holes (whole blocks).
+    pub punched_bytes: u64,
 }
 
 impl ValueFileState {
@@ -27,15 +33,25 @@ impl ValueFileState {
             .is_some_and(|s| self.dropped_count >= s.separated_count)
     }
 
-    /// Fraction of separated bytes still referenced (1.0 if none were separated).
+    /// Fraction of the separated bytes still in the file that are referenced (1.0 if
+    /// none are): dropped entries inside punched runs count as gone, so a file whose
+    /// garbage was punched is not picked again for the same garbage.
     pub fn valid_rate(&self) -> f64 {
         match self.sealed {
-            Some(s) if s.separated_bytes > 0 => {
-                s.separated_bytes.saturating_sub(self.dropped_bytes) as f64
-                    / s.separated_bytes as f64
+            Some(s) => {
+                let on_disk = s.separated_bytes.saturating_sub(self.punched_record_bytes);
+                if on_disk == 0 {
+                    return 1.0;
+                }
+                s.separated_bytes.saturating_sub(self.dropped_bytes) as f64 / on_disk as f64
             }
             _ => 1.0,
         }
+    }
+
+    /// Dropped bytes still on disk (not inside punched runs).
+    pub fn unpunched_dropped_bytes(&self) -> u64 {
+        self.dropped_bytes.saturating_sub(self.punched_record_bytes)
     }
 }
 
@@ -63,6 +79,9 @@ pub struct VersionState {
     /// The cumulative counters `(id, value)` of the latest edit that carried them (`None`
     /// in manifests written before they were recorded: the counters start from zero).
     pub counters: Option<Vec<(u64, u64)>>,
+    /// Per value file, the punched runs `[start, end)` of its current epoch, in file order,
+    /// adjacent ones merged (counts in [`ValueFileState`]). Scanners skip them.
+    pub punched: BTreeMap<u64, Vec<(u64, u64)>>,
 }
 
 impl VersionState {
@@ -124,9 +143,14 @@ impl VersionState {
         for v in &edit.added_value_files {
             let f = self.value_files.entry(v.number).or_default();
             if f.sealed.is_some_and(|s| s.epoch != v.epoch) {
-                // A new epoch (a GC rewrite) starts with only the drops its edit carries.
+                // A new epoch (a GC rewrite) starts with only the drops its edit carries,
+                // and with no punched runs.
                 f.dropped_count = 0;
                 f.dropped_bytes = 0;
+                f.punched_count = 0;
+                f.punched_record_bytes = 0;
+                f.punched_bytes = 0;
+                self.punched.remove(&v.number);
             }
             f.sealed = Some(*v);
         }
@@ -151,8 +175,12 @@ impl VersionState {
                 f.dropped_bytes = b;
             }
         }
+        for p in &edit.value_file_punches {
+            self.apply_punch(p)?;
+        }
         for n in &edit.deleted_value_files {
             self.value_files.remove(n);
+            self.punched.remove(n);
         }
         for (level, key) in &edit.compact_pointers {
             let slot = self
@@ -161,6 +189,33 @@ impl VersionState {
                 .ok_or_else(|| format!("compact pointer for missing level {level}"))?;
             *slot = Some(key.clone());
         }
+        Ok(())
+    }
+
+    /// Adds the punched runs of `p` to its file, if the file is at that epoch.
+    fn apply_punch(&mut self, p: &PunchDelta) -> Result<(), String> {
+        let Some(f) = self.value_files.get_mut(&p.number) else {
+            return Err(format!(
+                "edit punches value file {}, which is unknown",
+                p.number
+            ));
+        };
+        if f.sealed.is_none_or(|s| s.epoch != p.epoch) {
+            // Runs of an epoch the file has left behind went with that epoch.
+            return Ok(());
+        }
+        let runs = self.punched.entry(p.number).or_default();
+        runs.extend_from_slice(&p.runs);
+        *runs = merge_runs(std::mem::take(runs))
+            .ok_or_else(|| format!("punched runs of value file {} overlap", p.number))?;
+        let (Some(c), Some(b), Some(pb)) = (
+            f.punched_count.checked_add(p.records),
+            f.punched_record_bytes.checked_add(p.record_bytes),
+            f.punched_bytes.checked_add(p.punched_bytes),
+        ) else {
+            return Err(format!("punch counts of value file {} overflow", p.number));
+        };
+        (f.punched_count, f.punched_record_bytes, f.punched_bytes) = (c, b, pb);
         Ok(())
     }
 
@@ -219,6 +274,16 @@ impl VersionState {
                     bytes: f.dropped_bytes,
                 });
             }
+            if let (Some(s), Some(runs)) = (f.sealed, self.punched.get(&number)) {
+                e.value_file_punches.push(PunchDelta {
+                    number,
+                    epoch: s.epoch,
+                    runs: runs.clone(),
+                    records: f.punched_count,
+                    record_bytes: f.punched_record_bytes,
+                    punched_bytes: f.punched_bytes,
+                });
+            }
         }
         for (level, p) in self.compact_pointers.iter().enumerate() {
             if let Some(k) = p {
@@ -238,6 +303,20 @@ impl VersionState {
             })
             .unwrap_or(0)
     }
+}
+
+/// `runs` sorted, with touching runs merged; `None` if two overlap.
+pub(crate) fn merge_runs(mut runs: Vec<(u64, u64)>) -> Option<Vec<(u64, u64)>> {
+    runs.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
+    for (start, end) in runs {
+        match out.last_mut() {
+            Some(last) if start < last.1 => return None,
+            Some(last) if start == last.1 => last.1 = end,
+            _ => out.push((start, end)),
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -360,6 +439,93 @@ mod tests {
         assert_eq!(s.value_files[&4].dropped_count, 0);
         s.apply(&drop(1)).unwrap();
         assert_eq!(s.value_files[&4].dropped_count, 2);
+    }
+
+    fn sealed(number: u64, epoch: u32) -> VersionEdit {
+        VersionEdit {
+            added_value_files: vec![ValueFileRecord {
+                number,
+                epoch,
+                total_bytes: 100_000,
+                separated_bytes: 90_000,
+                separated_count: 90,
+            }],
+            value_file_drops: vec![DropDelta {
+                number,
+                epoch,
+                count: 50,
+                bytes: 50_000,
+            }],
+            ..VersionEdit::default()
+        }
+    }
+
+    fn punch(number: u64, epoch: u32, runs: Vec<(u64, u64)>, records: u64) -> VersionEdit {
+        VersionEdit {
+            value_file_punches: vec![PunchDelta {
+                number,
+                epoch,
+                runs,
+                records,
+                record_bytes: records * 1000,
+                punched_bytes: records * 900,
+            }],
+            ..VersionEdit::default()
+        }
+    }
+
+    #[test]
+    fn punched_runs_merge_survive_snapshots_and_go_with_their_epoch() {
+        let mut s = VersionState::empty(3);
+        s.apply(&sealed(4, 0)).unwrap();
+        s.apply(&punch(4, 0, vec![(100, 20_100)], 20)).unwrap();
+        s.apply(&punch(4, 0, vec![(20_100, 30_100), (50_000, 60_000)], 20))
+            .unwrap();
+        assert_eq!(s.punched[&4], vec![(100, 30_100), (50_000, 60_000)]);
+        assert_eq!(s.value_files[&4].punched_count, 40);
+        let mut again = VersionState::empty(3);
+        again.apply(&s.snapshot()).unwrap();
+        assert_eq!(again, s);
+        // Overlapping runs are corruption; runs of a left-behind epoch are ignored.
+        assert!(s.clone().apply(&punch(4, 0, vec![(0, 200)], 1)).is_err());
+        s.apply(&sealed(4, 1)).unwrap();
+        assert!(!s.punched.contains_key(&4));
+        assert_eq!(s.value_files[&4].punched_record_bytes, 0);
+        s.apply(&punch(4, 0, vec![(0, 200)], 1)).unwrap();
+        assert!(!s.punched.contains_key(&4));
+        s.apply(&VersionEdit {
+            deleted_value_files: vec![4],
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        assert!(s.punched.is_empty());
+    }
+
+    #[test]
+    fn a_punched_file_is_not_picked_again_for_the_same_garbage() {
+        let mut s = VersionState::empty(3);
+        s.apply(&sealed(4, 0)).unwrap();
+        let none = std::collections::HashSet::new();
+        // 40 of 90 KB live: picked at a threshold of 0.5.
+        assert!(s.value_files[&4].valid_rate() < 0.5);
+        assert_eq!(crate::gc::pick(&s, 0.5, &none), Some(4));
+        // 45 of the 50 dead KB punched: 40 live of 45 on disk.
+        s.apply(&punch(4, 0, vec![(100, 45_100)], 45)).unwrap();
+        assert!(s.value_files[&4].valid_rate() > 0.85);
+        assert_eq!(s.value_files[&4].unpunched_dropped_bytes(), 5000);
+        assert_eq!(crate::gc::pick(&s, 0.5, &none), None);
+        // New garbage makes it a candidate again.
+        s.apply(&VersionEdit {
+            value_file_drops: vec![DropDelta {
+                number: 4,
+                epoch: 0,
+                count: 35,
+                bytes: 35_000,
+            }],
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        assert_eq!(crate::gc::pick(&s, 0.5, &none), Some(4));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod writer;
 pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
 pub use hints::ScanHints;
+pub(crate) use scan::scan_value_file_skipping;
 pub use scan::{MARKER_FRAME_LEN, ScanOutcome, scan_value_file};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use sync::{LogSync, SpareLog};

@@ -72,6 +72,20 @@ pub fn scan_value_file(
     path: &Path,
     number: u64,
     may_be_torn: bool,
+    on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
+) -> Result<ScanOutcome> {
+    scan_value_file_skipping(fs, path, number, may_be_torn, &[], on_batch)
+}
+
+/// [`scan_value_file`] that skips the punched runs `skip` of a sealed file (sorted `[start,
+/// end)` extents of whole frames, `docs/format/manifest.md` tag 12): the scan goes on at
+/// a run's end without reading it.
+pub(crate) fn scan_value_file_skipping(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    may_be_torn: bool,
+    skip: &[(u64, u64)],
     mut on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
 ) -> Result<ScanOutcome> {
     let file = fs.open_read(path).ctx("open", path)?;
@@ -114,6 +128,10 @@ pub fn scan_value_file(
     let mut seal: Option<(u64, u64)> = None;
     let mut max_synced_upto = 0u64;
     while offset < file_len {
+        if let Some(end) = crate::gc::skip_to(skip, offset) {
+            offset = end;
+            continue;
+        }
         let avail = chunks.window(offset, FRAME_HEADER_LEN)?;
         let needed = match decode_frame(avail) {
             Frame::Truncated { needed } if needed > 0 => needed,

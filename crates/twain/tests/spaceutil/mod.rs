@@ -46,14 +46,16 @@ pub fn options(mode: GcMode, value_file_size: u64) -> Options {
     }
 }
 
-/// Bytes of every file in `dir` (file lengths). A file the background deletes between
-/// the listing and its metadata counts nothing.
+/// Bytes of every file in `dir`: allocated blocks, what `du` counts (value GC may punch
+/// holes, which file lengths do not show). A file the background deletes between the
+/// listing and its metadata counts nothing.
 pub fn dir_bytes(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.metadata().ok())
         .filter(|m| m.is_file())
-        .map(|m| m.len())
+        .map(|m| m.blocks() * 512)
         .sum()
 }
 
