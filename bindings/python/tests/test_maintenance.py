@@ -43,7 +43,12 @@ def test_gc_collects_value_files_with_garbage(path):
         stats = db.stats()
         # A collected file is rewritten (gc_runs) or has its dead runs punched out.
         assert stats["gc_runs"] + stats["gc_punch_runs"] >= 1
-        assert not any(f["dropped_bytes"] for f in stats["value_files"])
+        # A punched file keeps the dead records that share a block with live ones
+        # (counted in dropped_bytes, punched_bytes the part freed); any other garbage
+        # is gone.
+        assert all(
+            f["dropped_bytes"] == 0 or f["punched_bytes"] > 0 for f in stats["value_files"]
+        )
         assert all(db.get(b"%04d" % i) == b"\x02" * 1000 for i in range(200))
         assert db.gc() == 0
 
