@@ -124,8 +124,10 @@ fn gc_loop(inner: &DbInner) {
         }
         if let Err(e) = gc_round(inner) {
             // Damaged files are set aside by the run itself; corruption never makes the
-            // database read-only. I/O errors do.
-            if !e.is_corruption() {
+            // database read-only. I/O errors do; a round cut short because the database
+            // is closing (a seal that found no spare log) is no error.
+            let closing = matches!(e, crate::Error::ReadOnly(_)) && shutting_down(inner);
+            if !e.is_corruption() && !closing {
                 inner.set_bg_error(e);
             }
         }

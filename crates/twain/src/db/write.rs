@@ -382,7 +382,8 @@ pub(crate) fn seal_active(inner: &DbInner, worth: impl FnOnce(&ValueFile) -> boo
     let mut guard = lock(&inner.write.state);
     let ws = &mut *guard;
     inner.check_bg_error()?;
-    if !worth(ws.log.value_file()) {
+    // A closing database takes no new log file: nothing to seal for.
+    if inner.log_sync.is_closing() || !worth(ws.log.value_file()) {
         return Ok(false);
     }
     roll_log(inner, ws)?;
