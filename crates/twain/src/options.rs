@@ -132,8 +132,9 @@ pub struct Options {
     pub gc_enabled: bool,
     /// How value GC finds live records. Default: drop records.
     pub gc_mode: GcMode,
-    /// Value files whose fraction of live separated bytes is below this are collected.
-    /// Range: (0, 1]. Default: 0.5.
+    /// Value files whose live separated records make up less than this fraction of their
+    /// bytes on disk are collected (inline entries of a sealed log count as dead: they are
+    /// in tables). Range: (0, 1]. Default: 0.5.
     pub gc_threshold: f64,
     /// Bytes per second value GC may read plus write (0: unlimited), so that foreground
     /// latency stays bounded. Range: 0, or 1 MiB ..= 1 TiB. Default: 0.

@@ -78,6 +78,13 @@ fn build() -> (MemFs, Vec<Model>) {
     }
     db.compact_range(None, None).unwrap();
     assert!(db.gc().unwrap() > 0, "no value file collected");
+    // GC may have collected every sealed log: fill more than one value file, so that a
+    // sealed log with records is left to damage.
+    for i in 0..80u32 {
+        let k = format!("more{i:04}").into_bytes();
+        db.put(&k, value(i + 1, 7)).unwrap();
+        model.insert(k, value(i + 1, 7));
+    }
     // Overwrites after GC, compacted: drop records against the SVTable and the logs.
     for i in (0..120u32).step_by(5) {
         let k = format!("key{i:04}").into_bytes();
@@ -278,6 +285,10 @@ fn files(fs: &MemFs) -> Vec<(&'static str, PathBuf)> {
             .collect()
     };
     let logs = with(".vlog");
+    assert!(
+        logs.len() >= 2,
+        "no sealed value log besides the last: {names:?}"
+    );
     let tables = with(".sst");
     let mut out = vec![
         ("sealed value file", logs[0].clone()),

@@ -245,14 +245,14 @@ fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileV
         let Some(file) = version.value_files.get(&number) else {
             continue;
         };
-        let live_fraction = state.valid_rate();
+        let live_fraction = state.live_fraction();
         let reason = if state.sealed.is_none() {
             StayReason::Active
         } else if set_aside.contains(&number) {
             StayReason::SetAside
         } else if pinned.contains(&number) {
             StayReason::PinnedBySnapshot
-        } else if state.dropped_bytes == 0 || live_fraction >= 1.0 {
+        } else if state.unpunched_dropped_bytes() == 0 && live_fraction >= threshold {
             StayReason::Live
         } else if live_fraction >= threshold {
             StayReason::BelowThreshold

@@ -42,14 +42,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The value file to collect: the sealed file with the lowest fraction of live bytes,
-/// if that fraction is below `threshold`, leaving out the files in `skip`.
+/// The value file to collect: the sealed file with the lowest fraction of its bytes still
+/// live (`ValueFileState::live_fraction`), if that fraction is below `threshold`, leaving
+/// out the files in `skip`.
 pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option<u64> {
     state
         .value_files
         .iter()
         .filter(|(n, f)| f.sealed.is_some_and(|s| s.separated_bytes > 0) && !skip.contains(n))
-        .map(|(&n, f)| (n, f.valid_rate()))
+        .map(|(&n, f)| (n, f.live_fraction()))
         .filter(|&(_, rate)| rate < threshold)
         .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
         .map(|(n, _)| n)
@@ -229,6 +230,25 @@ mod tests {
         // Unsealed log files are never candidates.
         let mut s = s;
         s.value_files.entry(9).or_default().dropped_bytes = 10;
+        assert_eq!(pick(&s, 1.0, &none), Some(2));
+    }
+
+    #[test]
+    fn a_log_of_mostly_inline_entries_is_picked_with_every_separated_entry_live() {
+        // 1,000 separated bytes, none dropped, in a log of 10,100 bytes: the rest is
+        // inline entries, in tables once the log is sealed.
+        let mut s = state(&[(1, 1000, 0), (2, 1000, 100)]);
+        let sealed = |s: &mut VersionState, n| s.value_files.get_mut(&n).unwrap().sealed.unwrap();
+        let mut one = sealed(&mut s, 1);
+        one.total_bytes = 10_100;
+        s.value_files.get_mut(&1).unwrap().sealed = Some(one);
+        assert!((s.value_files[&1].valid_rate() - 1.0).abs() < 1e-9);
+        let none = HashSet::new();
+        assert_eq!(pick(&s, 0.5, &none), Some(1));
+        // The same bytes in an SVTable are its index: nothing a rewrite would free.
+        one.epoch = 1;
+        s.value_files.get_mut(&1).unwrap().sealed = Some(one);
+        assert_eq!(s.value_files[&1].live_fraction(), 1.0);
         assert_eq!(pick(&s, 1.0, &none), Some(2));
     }
 }

@@ -8,6 +8,10 @@ use crate::vlog::LogPosition;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+/// The share of a value log's bytes that must be other than separated entries for them
+/// to count as inline entries (garbage once the log is sealed) rather than framing.
+pub const INLINE_SHARE: f64 = 0.1;
+
 /// What the key store knows about one value file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ValueFileState {
@@ -47,6 +51,31 @@ impl ValueFileState {
             }
             _ => 1.0,
         }
+    }
+
+    /// Fraction of the file's bytes on disk (its length less the blocks punched out) that a
+    /// rewrite would keep: everything but the dropped records still on disk and, in a
+    /// value log (epoch 0), its inline entries, which are in tables once the log is sealed.
+    /// So a log of mostly inline entries is collectable even with every separated entry
+    /// live. A log's bytes other than separated entries are taken as inline entries only
+    /// when they are at least [`INLINE_SHARE`] of it; less is framing, and a log of live
+    /// separated entries is never worth rewriting (nor, in lsm-lookup mode, relocating over
+    /// and over). An SVTable's index and footer count as live: a rewrite writes them again.
+    /// 1.0 for a file still part of the log, or with nothing on disk.
+    pub fn live_fraction(&self) -> f64 {
+        let Some(s) = self.sealed else {
+            return 1.0;
+        };
+        let on_disk = s.total_bytes.saturating_sub(self.punched_bytes);
+        if on_disk == 0 {
+            return 1.0;
+        }
+        let mut dead = self.unpunched_dropped_bytes();
+        let other = s.total_bytes.saturating_sub(s.separated_bytes);
+        if s.epoch == 0 && other as f64 >= s.total_bytes as f64 * INLINE_SHARE {
+            dead += other;
+        }
+        1.0 - dead.min(on_disk) as f64 / on_disk as f64
     }
 
     /// Dropped bytes still on disk (not inside punched runs).
