@@ -12,6 +12,16 @@ fn repair_refuses_an_open_database() {
     let fs = MemFs::new();
     let db = Db::open(Path::new(DIR), options(&fs)).unwrap();
     db.put("k", "v").unwrap();
+    // The log thread creates the spare value file in the background: wait (boundedly)
+    // for it, so that the listing is not taken while it appears.
+    let vlogs = |fs: &MemFs| {
+        let names = fs.file_names(Path::new(DIR));
+        names.iter().filter(|n| n.ends_with(".vlog")).count()
+    };
+    let start = std::time::Instant::now();
+    while vlogs(&fs) < 2 && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let before = fs.file_names(Path::new(DIR));
     let err = twain::repair(Path::new(DIR), &existing(&fs)).unwrap_err();
     assert!(matches!(err, Error::Locked(_)), "{err}");
