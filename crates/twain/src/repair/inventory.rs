@@ -12,7 +12,9 @@ use crate::fs::Fs;
 use crate::iter::InternalIterator;
 use crate::key::{SeqNo, compare_internal};
 use crate::table::Table;
-use crate::vlog::{ValueFile, read_drop_file, scan_value_file};
+use crate::vlog::{
+    ValueFile, read_drop_file, scan_value_file_past_holes, scan_value_file_skipping,
+};
 use crate::{Error, Result};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
@@ -120,22 +122,62 @@ pub(super) fn check_table(
     Ok(table)
 }
 
-/// An SVTable that read back intact.
+/// An SVTable that read back intact, but for dead entries (punched out by value GC).
 pub(super) struct SvtInfo {
     pub file: Arc<ValueFile>,
     pub file_size: u64,
     pub entry_count: u64,
     pub entry_bytes: u64,
     pub max_seq: Option<SeqNo>,
+    /// The dead entries that did not read back, as punched runs.
+    pub holes: Holes,
+}
+
+/// Runs of dead records a value file lost to value GC's hole punching, found again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Holes {
+    /// `[start, end)` extents of whole records, in file order.
+    pub runs: Vec<(u64, u64)>,
+    /// Separated records inside them, and their bytes (0 where the records are unknown).
+    pub records: u64,
+    pub record_bytes: u64,
+    /// Bytes of the whole blocks inside them.
+    pub punched_bytes: u64,
+}
+
+impl Holes {
+    /// The runs made of entries `dead` (offset, length), adjacent ones merged.
+    fn of_entries(mut dead: Vec<(u64, u64)>) -> Holes {
+        dead.sort_unstable();
+        let mut h = Holes::default();
+        for &(offset, len) in &dead {
+            h.records += 1;
+            h.record_bytes += len;
+            match h.runs.last_mut() {
+                Some(run) if run.1 == offset => run.1 = offset + len,
+                _ => h.runs.push((offset, offset + len)),
+            }
+        }
+        h.punched_bytes = h.runs.iter().map(|&(s, e)| whole_blocks(s, e)).sum();
+        h
+    }
+}
+
+/// Bytes of the whole allocation blocks inside `[start, end)`.
+fn whole_blocks(start: u64, end: u64) -> u64 {
+    let block = crate::fs::ALLOCATION_BLOCK;
+    (end / block * block).saturating_sub(start.div_ceil(block) * block)
 }
 
 /// Reads SVTable `epoch` of value file `number`: footer, index, and every entry's
-/// checksum.
+/// checksum. An entry that does not read back is damage, unless `dropped` (the sequence
+/// numbers its drop file names dead) has it: value GC may have punched it out, and a dead
+/// record is not needed anyway. Those become [`SvtInfo::holes`].
 pub(super) fn check_svtable(
     fs: &Arc<dyn Fs>,
     dir: &Path,
-    number: u64,
-    epoch: u32,
+    (number, epoch): (u64, u32),
+    dropped: Option<&HashSet<SeqNo>>,
 ) -> Result<SvtInfo> {
     let file = Arc::new(ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch));
     let path = value_file_path(dir, number, epoch);
@@ -144,6 +186,7 @@ pub(super) fn check_svtable(
     let footer = *index.footer();
     let mut max_seq = None;
     let mut bytes = 0u64;
+    let mut dead = Vec::new();
     for (key, seq, offset, len) in index.entries(&path)? {
         let h = ValueHandle {
             file: number,
@@ -151,7 +194,13 @@ pub(super) fn check_svtable(
             offset,
             len,
         };
-        file.read_value(&h, &key, seq)?;
+        match file.read_value(&h, &key, seq) {
+            Ok(_) => {}
+            Err(e) if e.is_corruption() && dropped.is_some_and(|d| d.contains(&seq)) => {
+                dead.push((offset, u64::from(len)));
+            }
+            Err(e) => return Err(e),
+        }
         bytes += u64::from(len);
         max_seq = max_seq.max(Some(seq));
     }
@@ -172,6 +221,7 @@ pub(super) fn check_svtable(
         entry_count: footer.entry_count,
         entry_bytes: footer.entry_bytes,
         max_seq,
+        holes: Holes::of_entries(dead),
     })
 }
 
@@ -195,6 +245,14 @@ pub(super) struct LogScan {
     pub separated_bytes: u64,
     /// Whether the last intact record is a seal marker.
     pub ends_with_marker: bool,
+    /// Holes the scan stepped over (`vlog::holes`): the extents of whole records value
+    /// GC punched out, which the lost manifest named.
+    pub holes: Vec<(u64, u64)>,
+    /// Bytes of the zeroed blocks in them.
+    pub hole_bytes: u64,
+    /// With holes: the sequence numbers of the separated entries the scan read (the drop
+    /// file also names the records inside the holes).
+    pub seen: Option<HashSet<SeqNo>>,
 }
 
 /// Reads value log `number` front to back. `newest` says it is the last value log, whose
@@ -203,9 +261,11 @@ pub(super) struct LogScan {
 pub(super) fn scan_log(fs: &dyn Fs, dir: &Path, number: u64, newest: bool) -> Result<LogScan> {
     let path = file_path(dir, FileType::ValueLog, number);
     let mut out = LogScan::default();
-    let result = scan_value_file(fs, &path, number, newest, |at, _len, reader| {
+    let mut seen = HashSet::new();
+    let result = scan_value_file_past_holes(fs, &path, number, newest, &[], |at, _len, reader| {
         let header = reader.header();
         let (mut count, mut bytes) = (0u64, 0u64);
+        let mut seqs = Vec::new();
         while let Some(e) = reader
             .next_entry()
             .map_err(|e| e.into_corruption(&path, at))?
@@ -213,11 +273,13 @@ pub(super) fn scan_log(fs: &dyn Fs, dir: &Path, number: u64, newest: bool) -> Re
             if e.kind == LogEntryKind::Separated {
                 count += 1;
                 bytes += e.len as u64;
+                seqs.push(e.seq);
             }
         }
         // Counted only once the whole record decoded.
         out.separated_count += count;
         out.separated_bytes += bytes;
+        seen.extend(seqs);
         if header.record_type == RecordType::Batch && out.first_seq.is_none() {
             out.first_seq = Some(header.first_seq);
         }
@@ -229,23 +291,30 @@ pub(super) fn scan_log(fs: &dyn Fs, dir: &Path, number: u64, newest: bool) -> Re
             out.torn = o.torn_at.is_some();
             out.max_seq = o.max_seq;
             out.ends_with_marker = o.ends_with_marker;
+            out.holes = o.holes;
+            out.hole_bytes = o.hole_bytes;
         }
         Err(Error::Corruption { offset, what, .. }) => {
             out.valid_end = offset;
             out.damage = Some((offset, what));
-            // The batches before the damage were all intact; find their last sequence.
+            // The batches before the damage were all intact (holes stepped over the same
+            // way); find their last sequence. Repair cuts the file here and scans it again,
+            // which finds the holes before the cut.
             out.max_seq = batches_before(fs, &path, number, offset)?;
         }
         Err(e) => return Err(e),
+    }
+    if !out.holes.is_empty() {
+        out.seen = Some(seen);
     }
     Ok(out)
 }
 
 /// The largest batch sequence number in the records of value log `path` that start before
-/// `end` (which is where the first damaged record starts).
+/// `end` (which is where the first damaged record starts), holes stepped over.
 fn batches_before(fs: &dyn Fs, path: &Path, number: u64, end: u64) -> Result<Option<SeqNo>> {
     let mut max_seq = None;
-    let result = scan_value_file(fs, path, number, false, |at, _len, reader| {
+    let result = scan_value_file_past_holes(fs, path, number, false, &[], |at, _len, reader| {
         let h = reader.header();
         if at < end && h.record_type == RecordType::Batch {
             max_seq = max_seq.max(Some((h.first_seq + u64::from(h.count)).saturating_sub(1)));
@@ -265,11 +334,11 @@ pub(super) fn first_batch_after(
     dir: &Path,
     number: u64,
     seq: SeqNo,
-    valid_end: u64,
+    (valid_end, holes): (u64, &[(u64, u64)]),
 ) -> Result<u64> {
     let path = file_path(dir, FileType::ValueLog, number);
     let mut found: Option<u64> = None;
-    let result = scan_value_file(fs, &path, number, true, |at, _len, reader| {
+    let result = scan_value_file_skipping(fs, &path, number, true, holes, |at, _len, reader| {
         let h = reader.header();
         if found.is_none()
             && at < valid_end
@@ -284,6 +353,20 @@ pub(super) fn first_batch_after(
         Ok(_) | Err(Error::Corruption { .. }) => Ok(found.unwrap_or(valid_end)),
         Err(e) => Err(e),
     }
+}
+
+/// The count and bytes of the drops in drop file `name` of value file `number` whose
+/// records are not among `seen` (the sequence numbers a scan read): records inside holes.
+pub(super) fn drops_outside(
+    fs: &dyn Fs,
+    dir: &Path,
+    name: &str,
+    number: u64,
+    seen: &HashSet<SeqNo>,
+) -> Result<(u64, u64)> {
+    let contents = read_drop_file(fs, &dir.join(name), number)?;
+    let outside = contents.set.iter().filter(|(seq, _)| !seen.contains(seq));
+    Ok(outside.fold((0, 0), |(c, b), (_, &l)| (c + 1, b + u64::from(l))))
 }
 
 /// Drops read from a drop file.

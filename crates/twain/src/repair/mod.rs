@@ -209,6 +209,8 @@ struct Kept {
     sealed: Option<ValueFileRecord>,
     max_seq: Option<SeqNo>,
     dropped: (u64, u64),
+    /// Runs value GC punched out of it, found again.
+    holes: inventory::Holes,
 }
 
 /// Step 2: the manifest is rebuilt from the files.
@@ -270,7 +272,8 @@ fn rebuild(
                 continue;
             }
             if epoch > 0 {
-                match inventory::check_svtable(fs, dir, n, epoch) {
+                let dropped = svtable_drops(fs.as_ref(), dir, inv, (n, epoch))?;
+                match inventory::check_svtable(fs, dir, (n, epoch), dropped.as_ref()) {
                     Ok(s) => {
                         let sealed = ValueFileRecord {
                             number: n,
@@ -279,7 +282,17 @@ fn rebuild(
                             separated_bytes: s.entry_bytes,
                             separated_count: s.entry_count,
                         };
-                        kept.insert(n, kept_file(s.file, None, Some(sealed), s.max_seq));
+                        if !s.holes.runs.is_empty() {
+                            report.notes.push(format!(
+                                "{} has {} dead record(s) that do not read back, taken as \
+                                 punched out by value GC",
+                                value_file_path(dir, n, epoch).display(),
+                                s.holes.records
+                            ));
+                        }
+                        let mut k = kept_file(s.file, None, Some(sealed), s.max_seq);
+                        k.holes = s.holes;
+                        kept.insert(n, k);
                     }
                     Err(e) if e.is_corruption() => lost.move_aside(&name, e.to_string(), true)?,
                     Err(e) => return Err(e),
@@ -309,6 +322,15 @@ fn rebuild(
                     ..inventory::scan_log(fs.as_ref(), dir, n, newest)?
                 };
             }
+            if !scan.holes.is_empty() {
+                report.notes.push(format!(
+                    "{} has {} hole(s) of zeroed blocks ({} bytes), stepped over as runs value \
+                     GC punched out; a live record inside one would be reported lost below",
+                    value_file_path(dir, n, 0).display(),
+                    scan.holes.len(),
+                    scan.hole_bytes
+                ));
+            }
             if scan.torn {
                 report.notes.push(format!(
                     "{} ends in a torn record at offset {}: the next open truncates it",
@@ -318,7 +340,14 @@ fn rebuild(
             }
             let file = Arc::new(ValueFile::new(Arc::clone(fs), dir, n));
             let max_seq = scan.max_seq;
-            kept.insert(n, kept_file(file, Some(scan), None, max_seq));
+            let holes = inventory::Holes {
+                runs: scan.holes.clone(),
+                punched_bytes: scan.hole_bytes,
+                ..inventory::Holes::default()
+            };
+            let mut k = kept_file(file, Some(scan), None, max_seq);
+            k.holes = holes;
+            kept.insert(n, k);
         }
     }
 
@@ -347,6 +376,13 @@ fn rebuild(
         };
         if let Some(k) = kept.get_mut(n) {
             k.dropped = (counts.count, counts.bytes);
+            // A log with holes: its drop file also names the records inside them, which
+            // its scan could not read. They are the punched records, and count as
+            // separated entries of the file too, or it could look dead with live records.
+            if let Some(seen) = k.log.as_ref().and_then(|l| l.seen.as_ref()) {
+                (k.holes.records, k.holes.record_bytes) =
+                    inventory::drops_outside(fs.as_ref(), dir, name, *n, seen)?;
+            }
         }
         dropped.insert(*n, counts.seqs);
         report.drop_files.push(dir.join(name));
@@ -392,8 +428,8 @@ fn rebuild(
                 number: n,
                 epoch: 0,
                 total_bytes: scan.valid_end,
-                separated_bytes: scan.separated_bytes,
-                separated_count: scan.separated_count,
+                separated_bytes: scan.separated_bytes + k.holes.record_bytes,
+                separated_count: scan.separated_count + k.holes.records,
             }),
             (None, Some(scan)) => {
                 log_seqs.push((n, scan.first_seq, scan.max_seq));
@@ -402,15 +438,29 @@ fn rebuild(
             (None, None) => None,
         };
         if let Some(s) = sealed {
+            // The holes become punched runs again, so every scanner skips them; the
+            // records inside them count as separated, dropped and punched, as after GC
+            // punched them.
+            let h = &k.holes;
             state.value_files.insert(
                 n,
                 ValueFileState {
                     sealed: Some(s),
                     dropped_count: k.dropped.0,
                     dropped_bytes: k.dropped.1,
-                    ..ValueFileState::default()
+                    punched_count: h.records,
+                    punched_record_bytes: h.record_bytes,
+                    punched_bytes: h.punched_bytes,
                 },
             );
+            if !h.runs.is_empty() {
+                state.punched.insert(n, h.runs.clone());
+            }
+        } else if !k.holes.runs.is_empty() {
+            report.notes.push(format!(
+                "{} has holes but lies after the flushed point: opening it will report them",
+                value_file_path(dir, n, 0).display()
+            ));
         }
     }
     note_sequence_gaps(&mut report, &log_seqs, tables_max);
@@ -488,6 +538,29 @@ fn kept_file(
         sealed,
         max_seq,
         dropped: (0, 0),
+        holes: inventory::Holes::default(),
+    }
+}
+
+/// The dead sequence numbers of SVTable `(number, epoch)` per its drop file, if it has a
+/// readable one.
+fn svtable_drops(
+    fs: &dyn Fs,
+    dir: &Path,
+    inv: &Inventory,
+    (number, epoch): (u64, u32),
+) -> Result<Option<std::collections::HashSet<SeqNo>>> {
+    let Some((_, _, name)) = inv
+        .drops
+        .iter()
+        .find(|(n, e, _)| (*n, *e) == (number, epoch))
+    else {
+        return Ok(None);
+    };
+    match inventory::check_drops(fs, dir, name, number) {
+        Ok(c) => Ok(Some(c.seqs)),
+        Err(e) if e.is_corruption() => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -543,7 +616,7 @@ fn flushed_point(
         Some(&(n, s)) => LogPosition {
             file: n,
             offset: match tables_max {
-                Some(t) => inventory::first_batch_after(fs, dir, n, t, s.valid_end)?,
+                Some(t) => inventory::first_batch_after(fs, dir, n, t, (s.valid_end, &s.holes))?,
                 None => header,
             },
         },

@@ -4,6 +4,7 @@
 mod drop_index;
 mod drops;
 mod hints;
+mod holes;
 mod scan;
 mod svtable;
 mod sync;
@@ -12,8 +13,8 @@ mod writer;
 pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
 pub use hints::ScanHints;
-pub(crate) use scan::scan_value_file_skipping;
 pub use scan::{MARKER_FRAME_LEN, ScanOutcome, scan_value_file};
+pub(crate) use scan::{scan_value_file_past_holes, scan_value_file_skipping};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter};
 pub use sync::{LogSync, SpareLog};
 pub use writer::LogWriter;

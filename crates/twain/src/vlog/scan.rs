@@ -39,6 +39,11 @@ pub struct ScanOutcome {
     /// file was synced once, and so (syncs go in file order) that every older value file was
     /// durable in full.
     pub max_synced_upto: u64,
+    /// Holes stepped over ([`scan_value_file_past_holes`] only): the `[start, end)` extent
+    /// of whole records each one spans, in file order.
+    pub holes: Vec<(u64, u64)>,
+    /// The bytes of the zeroed blocks inside them.
+    pub hole_bytes: u64,
 }
 
 impl ScanOutcome {
@@ -86,6 +91,34 @@ pub(crate) fn scan_value_file_skipping(
     number: u64,
     may_be_torn: bool,
     skip: &[(u64, u64)],
+    on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
+) -> Result<ScanOutcome> {
+    scan(fs, path, number, may_be_torn, skip, false, on_batch)
+}
+
+/// [`scan_value_file_skipping`] that also steps over holes no manifest names: where a
+/// record is damaged, the whole blocks after its start read as zeros, and an intact record
+/// follows them, as value GC's hole punching leaves a file (`super::holes`), the scan
+/// records the extent in [`ScanOutcome::holes`] and goes on after it. For repair, which
+/// lost the manifest that named the punched runs.
+pub(crate) fn scan_value_file_past_holes(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    may_be_torn: bool,
+    skip: &[(u64, u64)],
+    on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
+) -> Result<ScanOutcome> {
+    scan(fs, path, number, may_be_torn, skip, true, on_batch)
+}
+
+fn scan(
+    fs: &dyn Fs,
+    path: &Path,
+    number: u64,
+    may_be_torn: bool,
+    skip: &[(u64, u64)],
+    past_holes: bool,
     mut on_batch: impl FnMut(u64, u64, &mut BatchReader<'_>) -> Result<()>,
 ) -> Result<ScanOutcome> {
     let file = fs.open_read(path).ctx("open", path)?;
@@ -117,6 +150,8 @@ pub(crate) fn scan_value_file_skipping(
                 ends_with_marker: false,
                 sealed_next: None,
                 max_synced_upto: 0,
+                holes: Vec::new(),
+                hole_bytes: 0,
             });
         }
         Err(e) => return Err(e.into_corruption(path, 0)),
@@ -127,6 +162,7 @@ pub(crate) fn scan_value_file_skipping(
     let mut last_marker: Option<(u64, u64)> = None;
     let mut seal: Option<(u64, u64)> = None;
     let mut max_synced_upto = 0u64;
+    let (mut holes, mut hole_bytes) = (Vec::new(), 0u64);
     while offset < file_len {
         if let Some(end) = crate::gc::skip_to(skip, offset) {
             offset = end;
@@ -196,6 +232,15 @@ pub(crate) fn scan_value_file_skipping(
             Frame::Truncated { .. } => "record extends past the end of the file".to_string(),
             Frame::Bad { what } => what.to_string(),
         };
+        if past_holes
+            && seal.is_none()
+            && let Some(hole) = super::holes::past_hole(&mut chunks, offset, max_seq)?
+        {
+            holes.push((offset, hole.resume));
+            hole_bytes += hole.zeroed;
+            offset = hole.resume;
+            continue;
+        }
         if !may_be_torn {
             return Err(Error::corruption(path, offset, damage));
         }
@@ -215,6 +260,8 @@ pub(crate) fn scan_value_file_skipping(
                 .is_some_and(|(at, upto)| upto == at && at + MARKER_FRAME_LEN == offset),
             sealed_next: seal.map(|(_, next)| next),
             max_synced_upto,
+            holes,
+            hole_bytes,
         });
     }
     // The marker must be the last record and cover everything before it.
@@ -228,6 +275,8 @@ pub(crate) fn scan_value_file_skipping(
         ends_with_marker,
         sealed_next: seal.map(|(_, next)| next),
         max_synced_upto,
+        holes,
+        hole_bytes,
     })
 }
 
@@ -267,7 +316,7 @@ fn later_durable_record(
 }
 
 /// Serves byte windows of a file from a sliding in-memory chunk.
-struct ChunkReader<'p> {
+pub(super) struct ChunkReader<'p> {
     file: Arc<dyn ReadableFile>,
     file_len: u64,
     path: &'p Path,
@@ -286,8 +335,13 @@ impl<'p> ChunkReader<'p> {
         }
     }
 
+    /// The file's length.
+    pub(super) fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
     /// Up to `len` bytes at `offset` (fewer at the end of the file).
-    fn window(&mut self, offset: u64, len: usize) -> Result<&[u8]> {
+    pub(super) fn window(&mut self, offset: u64, len: usize) -> Result<&[u8]> {
         let want_end = (offset + len as u64).min(self.file_len);
         let have_end = self.start + self.buf.len() as u64;
         if offset < self.start || want_end > have_end {
