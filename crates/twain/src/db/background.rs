@@ -381,14 +381,16 @@ fn garbage_pick(
     Some(task)
 }
 
-/// Whether any garbage hides behind shadowed versions (per the newest live-data pass), so
-/// that a garbage compaction can make it collectable. Without a successful pass nothing
-/// is known, and nothing is compacted for garbage.
+/// Whether any garbage hides behind shadowed versions (per the newest live-data pass):
+/// separated values no drop record marks dead yet, which a garbage compaction makes
+/// collectable, or shadowed versions and tombstones in the key store itself (inline
+/// values), which it removes. Without a successful pass nothing is known, and nothing is
+/// compacted for garbage.
 fn shadowed_garbage(inner: &DbInner, version: &crate::version::Version) -> bool {
     let Some(live) = inner.live_cache.last().and_then(|p| p.outcome.ok()) else {
         return false;
     };
-    super::space::shadowed_bytes(&version.state, version, &live) > 0
+    live.shadowed > 0 || super::space::shadowed_bytes(&version.state, version, &live) > 0
 }
 
 /// Whether the database is closing (long jobs check it and stop early).

@@ -44,6 +44,11 @@ pub(crate) struct LiveData {
     /// Per value file: bytes of the separated entries those newest versions point at
     /// (whole entries, as the file stores them).
     pub separated: BTreeMap<u64, u64>,
+    /// Key-store bytes (user key and the value or handle as the entry holds it) of the
+    /// versions older than a key's newest, and of newest versions that are tombstones:
+    /// garbage in the key store itself (inline values above all), which only a compaction
+    /// removes. Memtable entries are counted too.
+    pub shadowed: u64,
 }
 
 /// Walks every entry of `sv` once, in key order, and counts the newest version of each
@@ -68,13 +73,15 @@ pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Op
             until_check = STOP_CHECK_EVERY;
         }
         let p = ParsedKey::parse(it.key());
-        if last_key.as_deref() != Some(p.user_key) {
+        if last_key.as_deref() == Some(p.user_key) {
+            live.shadowed += (p.user_key.len() + it.value().len()) as u64;
+        } else {
             let key = last_key.get_or_insert_with(Vec::new);
             key.clear();
             key.extend_from_slice(p.user_key);
             let key_len = p.user_key.len() as u64;
             match p.entry_kind() {
-                Some(EntryKind::Delete) => {}
+                Some(EntryKind::Delete) => live.shadowed += key_len,
                 Some(EntryKind::Inline) => live.bytes += key_len + it.value().len() as u64,
                 Some(EntryKind::Handle) => {
                     let h = ValueHandle::decode(it.value()).map_err(|e| {
