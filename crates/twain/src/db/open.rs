@@ -65,9 +65,11 @@ struct Replayed {
 
 /// Opens the database in `dir` read-only. Another process may be writing it meanwhile:
 /// if the open fails on a missing or damaged file while the manifest changed under it (a
-/// flush, compaction or GC of that writer deleted what it had just read about), it retries.
+/// flush, compaction or GC of that writer deleted what it had just read about), it retries,
+/// up to `ATTEMPTS` times, waiting a little longer before each (a writer that changes its
+/// files faster than an open reads them, as on a loaded machine, gets a gap to fall into).
 pub(crate) fn open_read_only(dir: &Path, opts: Options) -> Result<Arc<DbInner>> {
-    const ATTEMPTS: usize = 5;
+    const ATTEMPTS: u32 = 20;
     let fs = Arc::clone(&opts.fs);
     let mut attempt = 1;
     loop {
@@ -78,6 +80,7 @@ pub(crate) fn open_read_only(dir: &Path, opts: Options) -> Result<Arc<DbInner>> 
                     && changing_files(&e)
                     && manifest_mark(fs.as_ref(), dir) != before =>
             {
+                std::thread::sleep(std::time::Duration::from_millis(u64::from(attempt.min(10))));
                 attempt += 1;
             }
             result => return result,
