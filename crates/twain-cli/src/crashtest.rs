@@ -83,6 +83,10 @@ fn random_options(rng: &mut Rng) -> (Vec<String>, u64) {
             "inline_threshold={}",
             rng.pick(&["16", "64", "256", "1024"])
         ),
+        // Values of 8..48 and 100..2000 bytes: most runs have all three placement classes,
+        // and a key's class changes from write to write.
+        format!("medium_threshold={}", rng.pick(&["16", "32", "64", "4096"])),
+        format!("medium_merge_level={}", rng.pick(&["0", "0", "1", "2"])),
         format!("l0_compaction_trigger={}", rng.pick(&["2", "4"])),
         format!("block_size={}", rng.pick(&["256", "1K", "4K"])),
         format!("target_file_size={}", rng.pick(&["64K", "256K", "2M"])),

@@ -4,7 +4,7 @@ use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::drops::decode_block;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
-use crate::format::manifest::VersionEdit;
+use crate::format::manifest::{ValueFileOrigin, VersionEdit};
 use crate::format::names::{FileType, parse_file_name_with_epoch};
 use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
 use crate::format::table::{FOOTER_LEN, Footer};
@@ -388,6 +388,25 @@ fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
             "  compact pointer L{l} \"{}\"",
             escape(crate::key::user_key(k))
         )?;
+    }
+    for p in &e.value_file_punches {
+        writeln!(
+            out,
+            "  punched runs in value file {} epoch {}: {} runs, {} entries, {} bytes freed",
+            p.number,
+            p.epoch,
+            p.runs.len(),
+            p.records,
+            p.punched_bytes
+        )?;
+    }
+    for (n, origin) in &e.value_file_origins {
+        let what = match origin {
+            ValueFileOrigin::Log => "log",
+            ValueFileOrigin::Transient => "transient (a flush's medium values)",
+            ValueFileOrigin::Placed => "placed (values a compaction re-placed)",
+        };
+        writeln!(out, "  value file {n} origin {what}")?;
     }
     if let Some(c) = &e.counters {
         let pairs: Vec<String> = c.iter().map(|(id, v)| format!("{id}={v}")).collect();

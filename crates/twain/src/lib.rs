@@ -41,6 +41,7 @@ pub mod iter;
 pub mod key;
 pub mod memtable;
 mod options;
+mod placement;
 pub mod repair;
 mod stats;
 pub mod table;

@@ -72,12 +72,25 @@ pub struct Options {
     pub error_if_exists: bool,
     /// The file system everything goes through. Default: the real one.
     pub fs: Arc<dyn Fs>,
-    /// Entries whose key + value size is at least this many bytes keep their value in a
-    /// value file and only a handle in the key store; smaller ones stay inline.
+    /// Entries whose key + value size is at least this many bytes are *large*: their value
+    /// is separated into the value log when written, and the key store holds a handle.
+    /// Smaller ones stay inline (small) or are medium (see `medium_threshold`).
     /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`); above `value_file_size`
     /// it keeps every value inline.
-    /// Default: 256.
+    /// Default: 1024 (Parallax's boundary; see `docs/benchmarks.md`, Run 9).
     pub inline_threshold: usize,
+    /// Entries of at least this many bytes (key + value) and below `inline_threshold` are
+    /// *medium* (Parallax): the log holds them inline for recovery only, the flush moves
+    /// their values into a sorted transient value file, and the compaction that writes them
+    /// into the merge level (`medium_merge_level`) writes them inline again, so the
+    /// transient file is freed whole without value GC. At or above `inline_threshold`
+    /// there is no medium class. Range: 0 ..= 67174400. Default: 128.
+    pub medium_threshold: usize,
+    /// The level from which compaction writes medium values inline: 0 means the last level
+    /// (where no deeper level holds the key), n >= 1 level n and deeper (and the last level
+    /// above it; at or past `num_levels`, the last level only). Range: 0 ..= 15.
+    /// Default: 0.
+    pub medium_merge_level: usize,
     /// A value file is sealed and a new one started when it reaches this size.
     /// Range: 4 KiB ..= 4 GiB. Default: 128 MiB.
     pub value_file_size: u64,
@@ -155,7 +168,9 @@ impl Default for Options {
             create_if_missing: true,
             error_if_exists: false,
             fs: Arc::new(RealFs::new()),
-            inline_threshold: 256,
+            inline_threshold: 1024,
+            medium_threshold: 128,
+            medium_merge_level: 0,
             value_file_size: 128 << 20,
             memtable_size: 64 << 20,
             max_immutable_memtables: 2,
@@ -189,6 +204,8 @@ impl std::fmt::Debug for Options {
             .field("error_if_exists", &self.error_if_exists)
             .field("fs", &self.fs)
             .field("inline_threshold", &self.inline_threshold)
+            .field("medium_threshold", &self.medium_threshold)
+            .field("medium_merge_level", &self.medium_merge_level)
             .field("value_file_size", &self.value_file_size)
             .field("memtable_size", &self.memtable_size)
             .field("max_immutable_memtables", &self.max_immutable_memtables)
@@ -248,6 +265,7 @@ impl Options {
         if let Some(range) = range_of(name) {
             let sizes = [
                 "inline_threshold",
+                "medium_threshold",
                 "value_file_size",
                 "memtable_size",
                 "memtable_max_log_bytes",
@@ -304,6 +322,15 @@ impl Options {
 }
 
 impl Options {
+    /// The placement thresholds (Parallax's classes).
+    pub(crate) fn placement(&self) -> crate::placement::Placement {
+        crate::placement::Placement {
+            medium_threshold: self.medium_threshold,
+            inline_threshold: self.inline_threshold,
+            merge_level: self.medium_merge_level,
+        }
+    }
+
     /// Stores `v` into the numeric option `name`.
     ///
     /// REQUIRES: `v` is within `name`'s range (every range fits the field's type).
@@ -313,6 +340,8 @@ impl Options {
         let us = || usize::try_from(v).map_err(|_| too_big());
         match name {
             "inline_threshold" => self.inline_threshold = us()?,
+            "medium_threshold" => self.medium_threshold = us()?,
+            "medium_merge_level" => self.medium_merge_level = us()?,
             "value_file_size" => self.value_file_size = v,
             "memtable_size" => self.memtable_size = us()?,
             "max_immutable_memtables" => self.max_immutable_memtables = us()?,

@@ -41,6 +41,7 @@ fn two_writers_creating_the_same_drop_file_keep_both_blocks() {
                             Some(Arc::clone(&file))
                         })
                         .unwrap()
+                        .expect("no epoch required")
                 })
             })
             .collect();

@@ -8,7 +8,9 @@
 use std::path::PathBuf;
 use twain::format::drops::encode_block;
 use twain::format::file_header::{FILE_HEADER_LEN, FORMAT_VERSION, FileKind, encode_header};
-use twain::format::manifest::{DropDelta, PunchDelta, TableRecord, ValueFileRecord, VersionEdit};
+use twain::format::manifest::{
+    DropDelta, PunchDelta, TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit,
+};
 use twain::format::record::{FRAME_HEADER_LEN, put_frame};
 use twain::format::vlog::{BATCH_HEADER_LEN, BatchRecordWriter, ENTRY_CRC_LEN, LogEntryKind};
 use twain::key::internal_key;
@@ -155,6 +157,7 @@ fn manifest_doc_matches_code() {
         compact_pointers: vec![],
         counters: None,
         value_file_punches: vec![],
+        value_file_origins: vec![],
     };
     check("manifest.md", "edit", &edit.encode());
     let punch = VersionEdit {
@@ -169,6 +172,18 @@ fn manifest_doc_matches_code() {
         ..VersionEdit::default()
     };
     check("manifest.md", "punched-runs", &punch.encode());
+    let origin = VersionEdit {
+        added_value_files: vec![ValueFileRecord {
+            number: 11,
+            epoch: 1,
+            total_bytes: 5000,
+            separated_bytes: 4600,
+            separated_count: 20,
+        }],
+        value_file_origins: vec![(11, ValueFileOrigin::Transient)],
+        ..VersionEdit::default()
+    };
+    check("manifest.md", "origin", &origin.encode());
 }
 
 #[test]

@@ -25,6 +25,8 @@ fn the_report_names_why_each_value_file_stays() {
         fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
         memtable_size: 1 << 20,
         value_file_size: 16 << 10,
+        // The 1000-byte values are large (separated in the log), not medium.
+        inline_threshold: 256,
         l0_compaction_trigger: 100,
         l0_slowdown_trigger: 100,
         l0_stop_trigger: 100,

@@ -1,4 +1,5 @@
-//! Random sequences of every public operation (puts of mixed sizes, deletes, batches,
+//! Random sequences of every public operation (puts of sizes crossing every placement
+//! threshold, deletes, batches,
 //! flushes, manual compactions of sub-ranges, reopens, snapshots) agree with a
 //! `BTreeMap` model at every check: point reads, ranges forward, backward and from both
 //! ends, prefixes, and reads through live snapshots.
@@ -12,13 +13,23 @@ use twain::{Db, KvPair, Options, Snapshot, WriteBatch, WriteOptions};
 
 const KEYS: u64 = 300;
 
-fn opts() -> Options {
+/// The value sizes (0 to 3000 bytes) cross every placement threshold, and a key's class
+/// changes from write to write: seeds `0 mod 3` use three classes merged at the last level,
+/// `1 mod 3` three classes merged from L1 on, `2 mod 3` two classes (no medium).
+fn opts(seed: u64) -> Options {
+    let (medium_threshold, medium_merge_level) = match seed % 3 {
+        0 => (24, 0),
+        1 => (24, 1),
+        _ => (512, 0),
+    };
     Options {
         memtable_size: 64 << 10,
         value_file_size: 64 << 10,
         l1_target_size: 32 << 10,
         target_file_size: 64 << 10,
-        inline_threshold: 64,
+        medium_threshold,
+        medium_merge_level,
+        inline_threshold: 512,
         l0_compaction_trigger: 2,
         ..Options::default()
     }
@@ -129,7 +140,7 @@ fn check_snapshot(s: &Snapshot, model: &Model, rng: &mut Rng, what: &str) {
 
 fn run(seed: u64, steps: u64, dir: &Path) {
     let mut rng = Rng::new(seed);
-    let mut db = Db::open(dir, opts()).unwrap();
+    let mut db = Db::open(dir, opts(seed)).unwrap();
     let mut model = Model::new();
     let mut snaps: Vec<(Snapshot, Model)> = Vec::new();
     let mut version = 0u64;
@@ -183,7 +194,7 @@ fn run(seed: u64, steps: u64, dir: &Path) {
                 // Snapshots do not survive a reopen.
                 snaps.clear();
                 drop(db);
-                db = Db::open(dir, opts()).unwrap();
+                db = Db::open(dir, opts(seed)).unwrap();
             }
             77..=79 => {
                 if snaps.len() < 3 {
@@ -213,9 +224,16 @@ fn run(seed: u64, steps: u64, dir: &Path) {
     }
     snaps.clear();
     drop(db);
-    let db = Db::open(dir, opts()).unwrap();
+    let db = Db::open(dir, opts(seed)).unwrap();
     let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
     assert_pairs_eq(&got, &all, &format!("seed {seed}: final after reopen"));
+    // The placement paths ran: transient files written, medium values merged in place.
+    let t = db.stats().unwrap().totals;
+    if seed % 3 != 2 && steps >= 200 {
+        assert!(t.medium_bytes_written > 0, "seed {seed}: {t:?}");
+        assert!(t.transient_bytes_written > 0, "seed {seed}: {t:?}");
+        assert!(t.medium_bytes_merged > 0, "seed {seed}: {t:?}");
+    }
 }
 
 /// Three short seeds by default; longer runs with `TWAIN_MODEL_SEEDS`,

@@ -31,7 +31,9 @@ fn options(fs: Arc<dyn Fs>) -> Options {
         fs,
         memtable_size: 1 << 20,
         value_file_size: 8192,
-        inline_threshold: 48,
+        // 20-byte values small, 300.. medium (transient files), 700.. large.
+        medium_threshold: 24,
+        inline_threshold: 700,
         log_buffer_size: 0,
         l0_compaction_trigger: 8,
         block_size: 256,

@@ -13,7 +13,9 @@ fn main() {
     let fs = MemFs::new();
     let opts = Options {
         fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 24,
+        // Three classes: 8-byte values small, 30-byte medium (transient files), 60 large.
+        medium_threshold: 16,
+        inline_threshold: 48,
         block_size: 256,
         value_file_size: 4096,
         // Keep the value log as written: its files are the seeds of the log targets.
@@ -27,7 +29,7 @@ fn main() {
             if (i + u32::from(round)) % 5 == 0 {
                 b.delete(format!("key{i:02}"));
             } else {
-                let len = if i % 2 == 0 { 8 } else { 60 };
+                let len = [8, 30, 60][(i % 3) as usize];
                 b.put(format!("key{i:02}"), vec![b'a' + round; len]);
             }
         }
@@ -112,6 +114,9 @@ fn main() {
                 n += 1;
             }
             save("header_frame", &name, &bytes[..bytes.len().min(512)]);
+        } else if name.ends_with(".svt") {
+            // A flush's transient file of medium values.
+            save("svtable", &name, &bytes);
         } else if name.ends_with(".drop") {
             let mut v = vec![1u8];
             v.extend_from_slice(&bytes[FILE_HEADER_LEN..]);

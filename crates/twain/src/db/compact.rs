@@ -2,12 +2,13 @@
 
 use super::background::shutting_down;
 use super::flush::{flush_all, persist_drops, record_drop, table_options};
+use super::place::{Placed, Placer};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
 use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
 use crate::error::IoContext;
-use crate::format::manifest::{TableRecord, VersionEdit};
+use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
 use crate::format::names::{FileType, file_path};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::user_key;
@@ -18,6 +19,7 @@ use crate::vlog::DropWriter;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// How a compaction ended.
@@ -26,10 +28,19 @@ enum Outcome {
     Installed,
     /// The database is closing: outputs were discarded, inputs left in place.
     Abandoned,
+    /// Value GC rewrote a value file whose values the compaction merged into the tree
+    /// (`db::place`): outputs were discarded, inputs left in place for a later pick.
+    Conflict,
 }
 
 /// Runs one compaction task and installs its result.
 pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
+    run_placing(inner, task, false)
+}
+
+/// Runs one compaction task; `any_epoch` lets placement merge any handle (a manual
+/// compaction with handle fix-ups paused, see `db::place`).
+fn run_placing(inner: &DbInner, task: &CompactionTask, any_epoch: bool) -> Result<()> {
     if task.reason == crate::compaction::picker::GARBAGE {
         Counters::add(&inner.counters.garbage_compactions, 1);
     }
@@ -40,7 +51,8 @@ pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
     let mut written = Vec::new();
     // IMPORTANT: a failure makes the database read-only before anything else happens, so
     // that no write is accepted once the failed operation has returned.
-    let result = merge(inner, task, &version, &mut written).map_err(|e| inner.set_bg_error(e));
+    let result =
+        merge(inner, task, &version, &mut written, any_epoch).map_err(|e| inner.set_bg_error(e));
     if !matches!(result, Ok(Outcome::Installed)) {
         // Outputs that no version names are garbage; leftovers are removed on open.
         for (_, path) in &written {
@@ -116,8 +128,10 @@ fn merge(
     task: &CompactionTask,
     version: &Version,
     written: &mut Vec<(u64, PathBuf)>,
+    any_epoch: bool,
 ) -> Result<Outcome> {
     let out_level = task.output_level;
+    let mut placer = Placer::new(inner, version, any_epoch);
     let mut input = input_iterator(version, task);
     let mut filter = DropFilter::new(inner.snapshot_seqs());
     let mut drops = DropWriter::new();
@@ -130,6 +144,7 @@ fn merge(
     while input.valid() {
         entries += 1;
         if entries.is_multiple_of(4096) && shutting_down(inner) {
+            written.extend(placer.output_path());
             return Ok(Outcome::Abandoned);
         }
         let key = input.key();
@@ -157,7 +172,12 @@ fn merge(
                             .insert((number, TableBuilder::new(file, path, &table_options(inner))))
                     }
                 };
-                b.add(key, input.value())?;
+                let last = || !deeper_levels_may_hold(version, out_level, uk);
+                let placed = placer.place(key, input.value(), out_level, last, &mut drops);
+                match placed.inspect_err(|_| written.extend(placer.output_path()))? {
+                    Placed::Same => b.add(key, input.value())?,
+                    Placed::Changed(k, v) => b.add(&k, &v)?,
+                }
                 last_user_key.clear();
                 last_user_key.extend_from_slice(uk);
             }
@@ -171,6 +191,8 @@ fn merge(
         bytes_written += rec.file_size;
         outputs.push(rec);
     }
+    written.extend(placer.output_path());
+    let placed = placer.finish()?;
     if !outputs.is_empty() {
         // IMPORTANT: output tables' directory entries are durable before the manifest
         // names them.
@@ -184,15 +206,27 @@ fn merge(
         .iter()
         .chain(&task.lower)
         .map(|t| t.file_size)
-        .sum();
+        .sum::<u64>()
+        + placer.bytes_read;
     let mut edit = task.edit(outputs);
-    persist_drops(inner, &mut drops, &mut edit)?;
+    if let Some(record) = placed {
+        bytes_written += record.total_bytes;
+        edit.value_file_origins
+            .push((record.number, ValueFileOrigin::Placed));
+        edit.added_value_files.push(record);
+    }
+    let mut held = inner.drop_index.lock();
+    if !persist_drops(inner, &mut held, &mut drops, &mut edit)? {
+        return Ok(Outcome::Conflict);
+    }
     // IMPORTANT: from here on the outputs may be named by a durable edit even if the
     // manifest write reports a failure (the bytes may have reached the file): never delete
     // them. If the edit did not land, the next open removes them as orphans.
     written.clear();
     install(inner, edit)?;
+    drop(held);
 
+    placer.count();
     let c = &inner.counters;
     Counters::add(&c.compactions, 1);
     Counters::add(&c.compaction_bytes_read, bytes_read);
@@ -223,6 +257,9 @@ pub(crate) fn compact_range(
     begin: Option<&[u8]>,
     end: Option<&[u8]>,
 ) -> Result<()> {
+    // Fix-ups paused before the flush: every copy of a record is in a table when the
+    // merge reaches it (`db::place`).
+    let _no_fixups = FixupPause::new(inner);
     flush_all(inner)?;
     pause_automatic(inner);
     let result = compact_levels(inner, begin, end);
@@ -292,15 +329,33 @@ fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> 
             };
             // A manual compaction rewrites, so tombstones and old versions go away.
             task.trivial_move = false;
-            run(inner, &task)?;
+            run_placing(inner, &task, true)?;
         }
     }
     let version = Arc::clone(&inner.super_version().version);
     let bottom = deepest(&version);
     let hi = range_end(&version, end);
     match pick_bottom(&version.state, bottom, &lo, &hi, &HashSet::new()) {
-        Some(task) => run(inner, &task),
+        Some(task) => run_placing(inner, &task, true),
         None => Ok(()),
+    }
+}
+
+/// Keeps reads from fixing handles up while it lives (`DbInner::fixups_paused`).
+struct FixupPause<'a>(&'a DbInner);
+
+impl<'a> FixupPause<'a> {
+    fn new(inner: &'a DbInner) -> FixupPause<'a> {
+        // Under the write lock, which a fix-up holds from its check to its insert.
+        let _ws = lock(&inner.write.state);
+        inner.fixups_paused.fetch_add(1, Ordering::SeqCst);
+        FixupPause(inner)
+    }
+}
+
+impl Drop for FixupPause<'_> {
+    fn drop(&mut self) {
+        self.0.fixups_paused.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -4,13 +4,17 @@ use super::{DbInner, SuperVersion, lock, write};
 use crate::compaction::filter::{Decision, DropFilter};
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
-use crate::format::manifest::{TableRecord, ValueFileRecord, VersionEdit};
-use crate::format::names::{FileType, file_path};
+use crate::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit};
+use crate::format::names::{FileType, file_path, value_file_path};
 use crate::iter::InternalIterator;
-use crate::key::{EntryKind, ParsedKey};
+use crate::key::{EntryKind, ParsedKey, internal_key};
 use crate::stats::Counters;
 use crate::table::{TableBuilder, TableOptions};
-use crate::vlog::DropWriter;
+use crate::vlog::{DropIndex, DropWriter, SvTableWriter};
+
+/// The drop lock's guard (`DropIndex::lock`).
+pub(crate) type DropLock<'a> =
+    std::sync::MutexGuard<'a, std::collections::HashMap<u64, crate::vlog::FileDrops>>;
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +57,8 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let number = lock(&inner.versions).new_file_number();
     let path = file_path(&inner.dir, FileType::Table, number);
     let mut builder: Option<TableBuilder> = None;
+    let mut transient: Option<Transient> = None;
+    let placement = inner.opts.placement();
     let mut it = imm.iter();
     it.seek_to_first()?;
     while it.valid() {
@@ -65,7 +71,21 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                         builder.insert(TableBuilder::new(file, path.clone(), &table_options(inner)))
                     }
                 };
-                b.add(it.key(), it.value())?;
+                let p = ParsedKey::parse(it.key());
+                if p.entry_kind() == Some(EntryKind::Inline)
+                    && placement.flush_moves(p.user_key.len(), it.value().len())
+                {
+                    // A medium pair: its value goes into the transient file, its handle
+                    // into the table (Parallax).
+                    let t = match transient.as_mut() {
+                        Some(t) => t,
+                        None => transient.insert(Transient::create(inner)?),
+                    };
+                    let (ikey, handle) = t.add(&p, it.value())?;
+                    b.add(&ikey, &handle)?;
+                } else {
+                    b.add(it.key(), it.value())?;
+                }
             }
             Decision::Drop => record_drop(&mut drops, it.key(), it.value())?,
             Decision::Duplicate => {}
@@ -80,9 +100,18 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         ..VersionEdit::default()
     };
     let mut table_bytes = 0;
+    let mut transient_bytes = 0;
+    if let Some(t) = transient {
+        let record = t.finish()?;
+        transient_bytes = record.total_bytes;
+        edit.value_file_origins
+            .push((record.number, ValueFileOrigin::Transient));
+        edit.added_value_files.push(record);
+    }
     if let Some(b) = builder {
         let summary = b.finish()?;
-        // IMPORTANT: the table's directory entry is durable before the manifest names it.
+        // IMPORTANT: the table's (and the transient file's) directory entry is durable
+        // before the manifest names it.
         inner
             .fs
             .sync_dir(&inner.dir)
@@ -103,7 +132,9 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     // the flushed point (the table holds handles into the log, and recovery no longer
     // replays it). This thread, not the writer, waits for that sync.
     inner.log_sync.sync_through(frozen_at)?;
-    persist_drops(inner, &mut drops, &mut edit)?;
+    // A flush requires no epoch, so its drops are always written.
+    let mut held = inner.drop_index.lock();
+    persist_drops(inner, &mut held, &mut drops, &mut edit)?;
 
     let mut versions = lock(&inner.versions);
     let current = Arc::clone(versions.current());
@@ -133,35 +164,91 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         version,
     });
     drop(versions);
+    drop(held);
     Counters::add(&inner.counters.flushes, 1);
     Counters::add(&inner.counters.flush_bytes, table_bytes);
+    Counters::add(&inner.counters.transient_bytes_written, transient_bytes);
     Ok(())
 }
 
-/// Makes the drop records durable and adds their counts to `edit`.
+/// A flush's transient value file: the memtable's medium values, sorted by key (an
+/// SVTable born at epoch 1, `docs/format/svtable.md`).
+struct Transient {
+    number: u64,
+    writer: SvTableWriter,
+}
+
+impl Transient {
+    fn create(inner: &DbInner) -> Result<Transient> {
+        let number = lock(&inner.versions).new_file_number();
+        let epoch = ValueFileOrigin::Transient.birth_epoch();
+        let path = value_file_path(&inner.dir, number, epoch);
+        let file = inner.fs.create(&path).ctx("create", &path)?;
+        Ok(Transient {
+            number,
+            writer: SvTableWriter::new(file, path, number, epoch),
+        })
+    }
+
+    /// Writes `entry`'s value and returns the internal key and encoded handle the table
+    /// holds instead.
+    fn add(&mut self, entry: &ParsedKey<'_>, value: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let (offset, len) = self.writer.add(entry.user_key, entry.seq, value)?;
+        let handle = ValueHandle {
+            file: self.number,
+            epoch: ValueFileOrigin::Transient.birth_epoch(),
+            offset,
+            len,
+        };
+        let ikey = internal_key(entry.user_key, entry.seq, EntryKind::Handle as u8);
+        Ok((ikey, handle.encode()))
+    }
+
+    /// Finishes and syncs the file (its directory entry is synced with the table's) and
+    /// returns its manifest record.
+    fn finish(self) -> Result<ValueFileRecord> {
+        let s = self.writer.finish()?;
+        Ok(ValueFileRecord {
+            number: self.number,
+            epoch: ValueFileOrigin::Transient.birth_epoch(),
+            total_bytes: s.file_size,
+            separated_bytes: s.entry_bytes,
+            separated_count: s.entry_count,
+        })
+    }
+}
+
+/// Makes the drop records durable and adds their counts to `edit`. `false`, with nothing
+/// written, if a value file the drops require at an epoch has left it
+/// (`DropWriter::require_epoch`): the caller discards its work.
+///
+/// `held` is the drop lock: the caller keeps it until its edit is logged, so drop blocks
+/// are counted in the order they were appended (`DropIndex::load` cuts uncounted ones).
 pub(crate) fn persist_drops(
     inner: &DbInner,
+    held: &mut DropLock<'_>,
     drops: &mut DropWriter,
     edit: &mut VersionEdit,
-) -> Result<()> {
+) -> Result<bool> {
     if drops.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
     // IMPORTANT: drop records are durable before the edit that counts them. The epochs
     // are read under the drop lock, which value GC holds while it installs a new epoch.
-    let (deltas, written) =
-        inner
-            .drop_index
-            .persist(inner.fs.as_ref(), &inner.dir, drops, |n| {
-                inner.super_version().version.value_files.get(&n).cloned()
-            })?;
+    let Some((deltas, written)) =
+        DropIndex::persist_locked(held, inner.fs.as_ref(), &inner.dir, drops, |n| {
+            inner.super_version().version.value_files.get(&n).cloned()
+        })?
+    else {
+        return Ok(false);
+    };
     Counters::add(
         &inner.counters.drop_records,
         deltas.iter().map(|d| d.count).sum(),
     );
     Counters::add(&inner.counters.drop_file_bytes, written);
     edit.value_file_drops.extend(deltas);
-    Ok(())
+    Ok(true)
 }
 
 /// Freezes the active memtable (if it holds anything) and waits until every frozen

@@ -9,6 +9,7 @@ mod iter;
 pub(crate) mod listing;
 mod open;
 mod pacing;
+mod place;
 pub(crate) mod read;
 mod snapshot;
 mod space;
@@ -93,6 +94,10 @@ pub(crate) struct DbInner {
     pub unexpected: Vec<PathBuf>,
     /// The newest live-data pass (`Stats::live_bytes`), made in the background.
     pub live_cache: space::LiveCache,
+    /// Manual compactions running: while nonzero, reads make no handle fix-ups, so that
+    /// placement can merge any record into the tree (`db::place`). Changed under the
+    /// write lock.
+    pub fixups_paused: AtomicU64,
 }
 
 impl DbInner {

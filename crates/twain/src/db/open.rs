@@ -245,15 +245,16 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
     let last_seq = replayed.max_seq.max(state.last_sequence);
     state.last_sequence = last_seq;
 
-    // The drop files are the truth about dead records; the manifest's counts lag them
-    // when a crash fell between appending drops and logging the edit that counts them.
+    // The drop files are the truth about dead records, up to what the manifest counts:
+    // blocks appended by a flush or compaction whose edit never landed are cut off (the
+    // work is redone; a placement merge's drops name records tables still point at).
     let drop_index = DropIndex::load(
         fs.as_ref(),
         dir,
         state
             .value_files
             .iter()
-            .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch))),
+            .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch), f.dropped_count)),
         read_only.is_none(),
     )?;
     for (n, drops) in drop_index.lock().iter() {
@@ -335,6 +336,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         gc_lock: Mutex::new(()),
         log_sync,
         live_cache: Default::default(),
+        fixups_paused: Default::default(),
         gc_set_aside: Default::default(),
         gc_punch: Default::default(),
         lock,

@@ -212,6 +212,15 @@ pub(crate) fn fix_handle(
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
     let ws = lock(&inner.write.state);
+    // Never while placement may merge records of rewritten files into the tree, and never
+    // to a dropped record: compaction may have merged it inline (`db::place`).
+    if inner.fixups_paused.load(Ordering::SeqCst) > 0
+        || inner
+            .drop_index
+            .is_dropped(file.number(), file.epoch(), seq)
+    {
+        return Ok(false);
+    }
     let unchanged = inner.visible_seq.load(Ordering::Acquire) == view;
     if !unchanged {
         let sv = inner.super_version();
@@ -273,10 +282,15 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         .collect();
     let mut value_files = Vec::new();
     let mut log_garbage = 0u64;
+    let (mut transient_files, mut transient_bytes) = (0u64, 0u64);
     for (&number, state) in &version.state.value_files {
         let Some(file) = version.value_files.get(&number) else {
             continue;
         };
+        if state.origin == crate::format::manifest::ValueFileOrigin::Transient {
+            transient_files += 1;
+            transient_bytes += file.total_bytes().saturating_sub(state.punched_bytes);
+        }
         let separated = file.separated_bytes();
         let not_dropped = separated.saturating_sub(state.dropped_bytes);
         referenced += not_dropped;
@@ -373,5 +387,15 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         gc_punched_bytes: Counters::get(&c.gc_punched_bytes),
         gc_punch_runs: Counters::get(&c.gc_punch_runs),
         gc_punch_unsupported: Counters::get(&c.gc_punch_unsupported) > 0,
+        small_bytes_written: Counters::get(&c.small_bytes_written),
+        medium_bytes_written: Counters::get(&c.medium_bytes_written),
+        large_bytes_written: Counters::get(&c.large_bytes_written),
+        transient_bytes_written: Counters::get(&c.transient_bytes_written),
+        transient_bytes_freed: Counters::get(&c.transient_bytes_freed),
+        medium_bytes_merged: Counters::get(&c.medium_bytes_merged),
+        replaced_inline_bytes: Counters::get(&c.replaced_inline_bytes),
+        replaced_separated_bytes: Counters::get(&c.replaced_separated_bytes),
+        transient_files,
+        transient_bytes,
     })
 }

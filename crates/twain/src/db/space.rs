@@ -16,9 +16,9 @@ use super::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{FileType, parse_file_name};
-use crate::format::vlog::{LogEntryKind, entry_len};
 use crate::iter::InternalIterator;
 use crate::key::{EntryKind, ParsedKey, SeqNo};
+use crate::placement::separated_value_len;
 use crate::stats::DiskUsage;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -285,19 +285,6 @@ pub(crate) fn refresh_loop(inner: &DbInner) {
     }
 }
 
-/// The value length of a separated entry of `entry_len` bytes holding a key of `key_len`
-/// bytes (the entry: kind, two varint lengths, key, value, checksum); `None` if no value
-/// length gives that size.
-fn separated_value_len(len: u32, key_len: usize) -> Option<u64> {
-    let len = len as usize;
-    // The value length's varint takes 1 to 10 bytes; exactly one choice is consistent.
-    (1..=10).find_map(|varint| {
-        let fixed = entry_len(LogEntryKind::Separated, key_len, 0) - 1 + varint;
-        let value_len = len.checked_sub(fixed)?;
-        (entry_len(LogEntryKind::Separated, key_len, value_len) == len).then_some(value_len as u64)
-    })
-}
-
 /// Allocated bytes of every file in the database's directory, by kind.
 pub(crate) fn disk_usage(inner: &DbInner) -> Result<DiskUsage> {
     let mut d = DiskUsage::default();
@@ -321,22 +308,6 @@ pub(crate) fn disk_usage(inner: &DbInner) -> Result<DiskUsage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn value_length_comes_back_from_the_entry_length() {
-        for key_len in [0usize, 1, 16, 200] {
-            for value_len in [0usize, 1, 127, 128, 1024, 16_383, 16_384, 1 << 20] {
-                let len = entry_len(LogEntryKind::Separated, key_len, value_len);
-                let got = separated_value_len(len as u32, key_len);
-                assert_eq!(
-                    got,
-                    Some(value_len as u64),
-                    "key {key_len} value {value_len}"
-                );
-            }
-        }
-        assert_eq!(separated_value_len(3, 16), None);
-    }
 
     fn pass_at(generation: u64, started: Instant, took: Duration) -> Pass {
         Pass {

@@ -7,7 +7,7 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::file_header::FILE_HEADER_LEN;
-use crate::format::manifest::{DropDelta, ValueFileRecord, VersionEdit};
+use crate::format::manifest::{DropDelta, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::gc::{
     Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, choose,
     emit, pick,
@@ -248,6 +248,8 @@ fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileV
         let live_fraction = state.live_fraction();
         let reason = if state.sealed.is_none() {
             StayReason::Active
+        } else if state.origin == ValueFileOrigin::Transient {
+            StayReason::Transient
         } else if set_aside.contains(&number) {
             StayReason::SetAside
         } else if pinned.contains(&number) {

@@ -153,6 +153,9 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     ws.handles.clear();
     let mut seq = ws.next_seq;
     let mut user_bytes = 0u64;
+    // Key + value bytes of the puts per placement class: small, medium, large.
+    let mut class_bytes = [0u64; 3];
+    let placement = inner.opts.placement();
     let mut ops = 0u64;
     let mut separated_bytes = 0u64;
     for w in group {
@@ -176,6 +179,10 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                 });
             }
             user_bytes += (key.len() + value.len()) as u64;
+            if kind != LogEntryKind::Delete {
+                let class = placement.class(key.len(), value.len()) as usize;
+                class_bytes[class] += (key.len() + value.len()) as u64;
+            }
             ops += 1;
             seq += 1;
         }
@@ -229,6 +236,9 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
 
     let c = &inner.counters;
     Counters::add(&c.user_bytes, user_bytes);
+    Counters::add(&c.small_bytes_written, class_bytes[0]);
+    Counters::add(&c.medium_bytes_written, class_bytes[1]);
+    Counters::add(&c.large_bytes_written, class_bytes[2]);
     Counters::add(&c.user_ops, ops);
     Counters::add(&c.write_groups, 1);
     Counters::add(&c.log_bytes, ws.buf.len() as u64);

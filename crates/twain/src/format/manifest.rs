@@ -45,6 +45,9 @@ pub enum Tag {
     /// (varints) — dead runs of one epoch of a value file whose storage value GC freed by
     /// punching holes: scanners skip each `[start, end)`.
     PunchedRuns = 12,
+    /// `number | origin` (varints) — a value file that placement wrote sorted, not the value
+    /// log ([`ValueFileOrigin`]); given in the edit that adds the file and in snapshots.
+    ValueFileOrigin = 13,
 }
 
 impl TryFrom<u64> for Tag {
@@ -64,6 +67,7 @@ impl TryFrom<u64> for Tag {
             10 => Tag::FlushedSequence,
             11 => Tag::Counters,
             12 => Tag::PunchedRuns,
+            13 => Tag::ValueFileOrigin,
             other => return Err(other),
         })
     }
@@ -113,6 +117,51 @@ pub enum CounterId {
     GcPunchedBytes = 17,
     /// Value GC runs that punched holes instead of rewriting.
     GcPunchRuns = 18,
+    /// Key + value bytes users wrote in small pairs (placement).
+    SmallBytes = 19,
+    /// Key + value bytes users wrote in medium pairs.
+    MediumBytes = 20,
+    /// Key + value bytes users wrote in large pairs.
+    LargeBytes = 21,
+    /// Bytes of transient value files written by flushes (medium values).
+    TransientBytesWritten = 22,
+    /// Bytes of transient value files deleted (every value merged or dropped).
+    TransientBytesFreed = 23,
+    /// Value bytes of medium pairs that compaction merged in place (wrote inline).
+    MediumBytesMerged = 24,
+    /// Value bytes compaction re-placed from a value file into the tree (pairs below
+    /// `medium_threshold`, after the thresholds changed).
+    ReplacedInlineBytes = 25,
+    /// Value bytes compaction re-placed from the tree into a value file (pairs at or above
+    /// `inline_threshold`, after the thresholds changed).
+    ReplacedSeparatedBytes = 26,
+}
+
+/// Who wrote a value file (tag 13). A file without the tag is a value log's.
+///
+/// DO NOT CHANGE THESE VALUES: they are embedded in manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum ValueFileOrigin {
+    /// The value log (epoch 0), possibly rewritten by value GC since.
+    #[default]
+    Log = 0,
+    /// A flush: the sorted transient file of a memtable's medium values (epoch 1). Value GC
+    /// leaves it alone; it is freed whole once compaction merged or dropped every value.
+    Transient = 1,
+    /// A compaction: values it re-placed out of the tree (epoch 1); collected by value GC
+    /// like any other.
+    Placed = 2,
+}
+
+impl ValueFileOrigin {
+    /// The epoch the file was born with: 0 for a log, 1 for a sorted file placement wrote.
+    pub fn birth_epoch(self) -> u32 {
+        match self {
+            ValueFileOrigin::Log => 0,
+            ValueFileOrigin::Transient | ValueFileOrigin::Placed => 1,
+        }
+    }
 }
 
 /// An SSTable as the manifest describes it.
@@ -210,6 +259,8 @@ pub struct VersionEdit {
     pub counters: Option<Vec<(u64, u64)>>,
     /// Dead runs freed by punching holes.
     pub value_file_punches: Vec<PunchDelta>,
+    /// Who wrote value files added by this edit, when not the value log.
+    pub value_file_origins: Vec<(u64, ValueFileOrigin)>,
 }
 
 impl VersionEdit {
@@ -286,6 +337,11 @@ impl VersionEdit {
                 put_varint(&mut b, end);
             }
         }
+        for &(number, origin) in &self.value_file_origins {
+            tag(&mut b, Tag::ValueFileOrigin);
+            put_varint(&mut b, number);
+            put_varint(&mut b, origin as u64);
+        }
         if let Some(counters) = &self.counters {
             tag(&mut b, Tag::Counters);
             put_varint(&mut b, counters.len() as u64);
@@ -353,6 +409,21 @@ impl VersionEdit {
                     e.counters = Some(counters);
                 }
                 Tag::PunchedRuns => e.value_file_punches.push(decode_punch(&mut d)?),
+                Tag::ValueFileOrigin => {
+                    let number = d.varint("value file number")?;
+                    let at = d.pos();
+                    let origin = match d.varint("value file origin")? {
+                        1 => ValueFileOrigin::Transient,
+                        2 => ValueFileOrigin::Placed,
+                        o => {
+                            return Err(DecodeError::new(
+                                at,
+                                format!("unknown value file origin {o}"),
+                            ));
+                        }
+                    };
+                    e.value_file_origins.push((number, origin));
+                }
             }
         }
         Ok(e)
@@ -430,6 +501,10 @@ mod tests {
                 record_bytes: 17_000,
                 punched_bytes: 12_288,
             }],
+            value_file_origins: vec![
+                (14, ValueFileOrigin::Transient),
+                (15, ValueFileOrigin::Placed),
+            ],
         }
     }
 
@@ -472,6 +547,17 @@ mod tests {
             };
             assert!(VersionEdit::decode(&e.encode()).is_err());
         }
+    }
+
+    #[test]
+    fn unknown_value_file_origin_is_an_error() {
+        let mut enc = Vec::new();
+        put_varint(&mut enc, Tag::ValueFileOrigin as u64);
+        put_varint(&mut enc, 4);
+        put_varint(&mut enc, 0);
+        assert!(VersionEdit::decode(&enc).is_err());
+        assert_eq!(ValueFileOrigin::Transient.birth_epoch(), 1);
+        assert_eq!(ValueFileOrigin::Log.birth_epoch(), 0);
     }
 
     proptest! {

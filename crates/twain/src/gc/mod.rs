@@ -32,6 +32,7 @@ pub(crate) use rewrite::{Rewritten, write_svtable};
 
 use crate::Result;
 use crate::db::DbInner;
+use crate::format::manifest::ValueFileOrigin;
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcListener};
@@ -44,12 +45,18 @@ use std::time::{Duration, Instant};
 
 /// The value file to collect: the sealed file with the lowest fraction of its bytes still
 /// live (`ValueFileState::live_fraction`), if that fraction is below `threshold`, leaving
-/// out the files in `skip`.
+/// out the files in `skip` and transient files (placement frees those whole, once
+/// compaction has merged or dropped every value: a rewrite would give their values handles
+/// that compaction could not merge, see `docs/architecture.md`, "Placement").
 pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option<u64> {
     state
         .value_files
         .iter()
-        .filter(|(n, f)| f.sealed.is_some_and(|s| s.separated_bytes > 0) && !skip.contains(n))
+        .filter(|(n, f)| {
+            f.sealed.is_some_and(|s| s.separated_bytes > 0)
+                && f.origin != ValueFileOrigin::Transient
+                && !skip.contains(n)
+        })
         .map(|(&n, f)| (n, f.live_fraction()))
         .filter(|&(_, rate)| rate < threshold)
         .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))

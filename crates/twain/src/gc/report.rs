@@ -18,6 +18,9 @@ pub enum StayReason {
     PinnedBySnapshot,
     /// Damaged where a live record may lie: GC leaves it alone (`Db::gc_set_aside`).
     SetAside,
+    /// A flush's transient file of medium values: freed whole once compaction has merged
+    /// or dropped every value in it, never copied by GC.
+    Transient,
 }
 
 impl StayReason {
@@ -29,6 +32,7 @@ impl StayReason {
             StayReason::BelowThreshold => "below threshold",
             StayReason::PinnedBySnapshot => "pinned by a snapshot",
             StayReason::SetAside => "set aside",
+            StayReason::Transient => "transient",
         }
     }
 }

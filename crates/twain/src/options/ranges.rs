@@ -95,6 +95,14 @@ pub const OPTION_RANGES: &[OptionRange] = &[
         0,
         (MAX_KEY_SIZE + MAX_VALUE_SIZE) as u64,
     ),
+    // At or above inline_threshold there is no medium class; 0 leaves no small class.
+    range(
+        "medium_threshold",
+        0,
+        (MAX_KEY_SIZE + MAX_VALUE_SIZE) as u64,
+    ),
+    // 0 is the last level; a level at or past num_levels merges only at the last level.
+    range("medium_merge_level", 0, 15),
     // GC rewrites a value file in one run; 4 GiB keeps a run (and its SVTable) bounded.
     range("value_file_size", 4 * KIB, 4 * GIB),
     // RocksDB clips write_buffer_size to 64 GiB; the low end is for tests.
@@ -150,6 +158,8 @@ impl Options {
         let n = |v: usize| v as u64;
         Some(match name {
             "inline_threshold" => n(self.inline_threshold),
+            "medium_threshold" => n(self.medium_threshold),
+            "medium_merge_level" => n(self.medium_merge_level),
             "value_file_size" => self.value_file_size,
             "memtable_size" => n(self.memtable_size),
             "max_immutable_memtables" => n(self.max_immutable_memtables),

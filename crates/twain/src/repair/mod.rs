@@ -36,7 +36,7 @@ pub use report::{MAX_LISTED_KEYS, RepairReport, SetAside};
 use crate::cache::BlockCache;
 use crate::check::{CheckOptions, check};
 use crate::error::IoContext;
-use crate::format::manifest::ValueFileRecord;
+use crate::format::manifest::{ValueFileOrigin, ValueFileRecord};
 use crate::format::names::{
     FileType, current_path, file_path, lock_path, parse_file_name_with_epoch, value_file_path,
 };
@@ -451,6 +451,10 @@ fn rebuild(
                     punched_count: h.records,
                     punched_record_bytes: h.record_bytes,
                     punched_bytes: h.punched_bytes,
+                    // A rebuilt manifest cannot tell a flush's transient file from a
+                    // rewritten log: taken as a log's, GC may collect it and automatic
+                    // compactions leave its handles separated (`twain compact` merges them).
+                    origin: ValueFileOrigin::Log,
                 },
             );
             if !h.runs.is_empty() {

@@ -49,6 +49,14 @@ pub(crate) struct Counters {
     pub gc_punch_runs: AtomicU64,
     pub gc_punched_bytes: AtomicU64,
     pub gc_punch_unsupported: AtomicU64,
+    pub small_bytes_written: AtomicU64,
+    pub medium_bytes_written: AtomicU64,
+    pub large_bytes_written: AtomicU64,
+    pub transient_bytes_written: AtomicU64,
+    pub transient_bytes_freed: AtomicU64,
+    pub medium_bytes_merged: AtomicU64,
+    pub replaced_inline_bytes: AtomicU64,
+    pub replaced_separated_bytes: AtomicU64,
 }
 
 impl Counters {
@@ -321,6 +329,26 @@ pub struct Stats {
     /// Whether the file system refused to punch holes since this open: value GC then
     /// rewrites instead, and does not try punching again until the database is reopened.
     pub gc_punch_unsupported: bool,
+    /// Key + value bytes users wrote in small pairs (inline everywhere). Since this open.
+    pub small_bytes_written: u64,
+    /// Key + value bytes users wrote in medium pairs (Parallax placement). Since this open.
+    pub medium_bytes_written: u64,
+    /// Key + value bytes users wrote in large pairs (separated at write time). Since this open.
+    pub large_bytes_written: u64,
+    /// Bytes of transient value files flushes wrote (medium values, sorted). Since this open.
+    pub transient_bytes_written: u64,
+    /// Bytes of transient value files deleted whole (every value merged or dropped). Since this open.
+    pub transient_bytes_freed: u64,
+    /// Value bytes of medium pairs compaction merged in place (wrote inline). Since this open.
+    pub medium_bytes_merged: u64,
+    /// Value bytes compaction moved from value files into the tree because their pairs are now small. Since this open.
+    pub replaced_inline_bytes: u64,
+    /// Value bytes compaction moved from the tree into value files because their pairs are now large. Since this open.
+    pub replaced_separated_bytes: u64,
+    /// Transient value files (a flush's medium values) in the current version.
+    pub transient_files: u64,
+    /// Their bytes on disk, freed whole when compaction has merged or dropped every value.
+    pub transient_bytes: u64,
 }
 
 impl Stats {
@@ -362,6 +390,14 @@ impl Stats {
             gc_records_relocated: self.gc_records_relocated,
             gc_punched_bytes: self.gc_punched_bytes,
             gc_punch_runs: self.gc_punch_runs,
+            small_bytes_written: self.small_bytes_written,
+            medium_bytes_written: self.medium_bytes_written,
+            large_bytes_written: self.large_bytes_written,
+            transient_bytes_written: self.transient_bytes_written,
+            transient_bytes_freed: self.transient_bytes_freed,
+            medium_bytes_merged: self.medium_bytes_merged,
+            replaced_inline_bytes: self.replaced_inline_bytes,
+            replaced_separated_bytes: self.replaced_separated_bytes,
         }
     }
 

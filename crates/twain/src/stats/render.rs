@@ -110,6 +110,14 @@ impl Stats {
             ("gc_records_relocated", t.gc_records_relocated),
             ("gc_punch_runs", t.gc_punch_runs),
             ("gc_punched_bytes", t.gc_punched_bytes),
+            ("small_bytes_written", t.small_bytes_written),
+            ("medium_bytes_written", t.medium_bytes_written),
+            ("large_bytes_written", t.large_bytes_written),
+            ("transient_bytes_written", t.transient_bytes_written),
+            ("transient_bytes_freed", t.transient_bytes_freed),
+            ("medium_bytes_merged", t.medium_bytes_merged),
+            ("replaced_inline_bytes", t.replaced_inline_bytes),
+            ("replaced_separated_bytes", t.replaced_separated_bytes),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -154,6 +162,16 @@ impl Stats {
             "space_target",
             &json_string(&self.space_target().to_string()),
         );
+        o.num("small_bytes_written", self.small_bytes_written);
+        o.num("medium_bytes_written", self.medium_bytes_written);
+        o.num("large_bytes_written", self.large_bytes_written);
+        o.num("transient_bytes_written", self.transient_bytes_written);
+        o.num("transient_bytes_freed", self.transient_bytes_freed);
+        o.num("medium_bytes_merged", self.medium_bytes_merged);
+        o.num("replaced_inline_bytes", self.replaced_inline_bytes);
+        o.num("replaced_separated_bytes", self.replaced_separated_bytes);
+        o.num("transient_files", self.transient_files);
+        o.num("transient_bytes", self.transient_bytes);
         o.num("garbage_compactions", self.garbage_compactions);
         o.num("logs_sealed_for_gc", self.logs_sealed_for_gc);
         o.finish()
@@ -340,6 +358,24 @@ impl Stats {
             } else {
                 ""
             }
+        ));
+        line(format!(
+            "placement        written small {:.1} / medium {:.1} / large {:.1} MiB; merged in place {:.1} MiB; re-placed inline {:.1} MiB, separated {:.1} MiB",
+            mb(t.small_bytes_written),
+            mb(t.medium_bytes_written),
+            mb(t.large_bytes_written),
+            mb(t.medium_bytes_merged),
+            mb(t.replaced_inline_bytes),
+            mb(t.replaced_separated_bytes)
+        ));
+        line(format!(
+            "transient files  {} live, {:.1} MiB; written {:.1} MiB, freed {:.1} MiB (since open written {:.1} MiB, freed {:.1} MiB)",
+            self.transient_files,
+            mb(self.transient_bytes),
+            mb(t.transient_bytes_written),
+            mb(t.transient_bytes_freed),
+            mb(self.transient_bytes_written),
+            mb(self.transient_bytes_freed)
         ));
         line(format!(
             "GC corruption    {} damaged dead records skipped, {} files set aside",

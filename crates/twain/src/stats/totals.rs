@@ -48,11 +48,27 @@ pub struct Totals {
     pub gc_punched_bytes: u64,
     /// Value GC runs that punched a file's dead runs instead of rewriting it.
     pub gc_punch_runs: u64,
+    /// Key + value bytes users wrote in small pairs (inline everywhere).
+    pub small_bytes_written: u64,
+    /// Key + value bytes users wrote in medium pairs (Parallax placement).
+    pub medium_bytes_written: u64,
+    /// Key + value bytes users wrote in large pairs (separated at write time).
+    pub large_bytes_written: u64,
+    /// Bytes of transient value files flushes wrote (medium values, sorted).
+    pub transient_bytes_written: u64,
+    /// Bytes of transient value files deleted whole (every value merged or dropped).
+    pub transient_bytes_freed: u64,
+    /// Value bytes of medium pairs compaction merged in place (wrote inline).
+    pub medium_bytes_merged: u64,
+    /// Value bytes compaction moved from value files into the tree because their pairs are now small.
+    pub replaced_inline_bytes: u64,
+    /// Value bytes compaction moved from the tree into value files because their pairs are now large.
+    pub replaced_separated_bytes: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 18] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 26] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -76,6 +92,17 @@ impl Totals {
             (C::GcRecordsRelocated, &mut self.gc_records_relocated),
             (C::GcPunchedBytes, &mut self.gc_punched_bytes),
             (C::GcPunchRuns, &mut self.gc_punch_runs),
+            (C::SmallBytes, &mut self.small_bytes_written),
+            (C::MediumBytes, &mut self.medium_bytes_written),
+            (C::LargeBytes, &mut self.large_bytes_written),
+            (C::TransientBytesWritten, &mut self.transient_bytes_written),
+            (C::TransientBytesFreed, &mut self.transient_bytes_freed),
+            (C::MediumBytesMerged, &mut self.medium_bytes_merged),
+            (C::ReplacedInlineBytes, &mut self.replaced_inline_bytes),
+            (
+                C::ReplacedSeparatedBytes,
+                &mut self.replaced_separated_bytes,
+            ),
         ]
     }
 
@@ -116,7 +143,8 @@ impl Totals {
         self
     }
 
-    /// Every byte the engine wrote: log, flushes, compactions, drop files, manifest, GC.
+    /// Every byte the engine wrote: log, flushes (and their transient value files),
+    /// compactions, drop files, manifest, GC.
     pub fn engine_bytes_written(&self) -> u64 {
         self.log_bytes_written
             + self.flush_bytes_written
@@ -124,6 +152,7 @@ impl Totals {
             + self.drop_file_bytes_written
             + self.manifest_bytes_written
             + self.gc_bytes_written
+            + self.transient_bytes_written
     }
 
     /// Bytes the engine wrote per user byte (0 before anything was written).
@@ -159,6 +188,14 @@ impl Counters {
             gc_records_relocated: g(&self.gc_records_relocated),
             gc_punched_bytes: g(&self.gc_punched_bytes),
             gc_punch_runs: g(&self.gc_punch_runs),
+            small_bytes_written: g(&self.small_bytes_written),
+            medium_bytes_written: g(&self.medium_bytes_written),
+            large_bytes_written: g(&self.large_bytes_written),
+            transient_bytes_written: g(&self.transient_bytes_written),
+            transient_bytes_freed: g(&self.transient_bytes_freed),
+            medium_bytes_merged: g(&self.medium_bytes_merged),
+            replaced_inline_bytes: g(&self.replaced_inline_bytes),
+            replaced_separated_bytes: g(&self.replaced_separated_bytes),
         }
     }
 }

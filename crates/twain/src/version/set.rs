@@ -4,7 +4,7 @@ use super::{Version, VersionState};
 use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::file_header::{FileKind, decode_header, encode_header};
-use crate::format::manifest::VersionEdit;
+use crate::format::manifest::{ValueFileOrigin, VersionEdit};
 use crate::format::names::{
     FileType, current_contents, current_path, file_path, lock_path, parse_current,
 };
@@ -331,6 +331,15 @@ impl VersionSet {
             .map(|(&n, _)| n)
             .collect();
         let dead_count = dead.len() as u64;
+        let transient_freed: u64 = dead
+            .iter()
+            .filter_map(|n| state.value_files.get(n))
+            .filter(|f| f.origin == ValueFileOrigin::Transient)
+            .filter_map(|f| {
+                f.sealed
+                    .map(|s| s.total_bytes.saturating_sub(f.punched_bytes))
+            })
+            .sum();
         if let Some(mut totals) = totals {
             totals.gc_files_deleted_unread += dead_count;
             let pairs = totals.to_pairs(&self.counters_at_open);
@@ -372,6 +381,9 @@ impl VersionSet {
         }
         self.bytes_written += frame.len() as u64;
         self.dead_files_deleted += dead_count;
+        if let Some(c) = &self.counters {
+            Counters::add(&c.transient_bytes_freed, transient_freed);
+        }
         let roll = manifest.len() > MANIFEST_ROLL_BYTES;
         self.install(next);
         if roll {

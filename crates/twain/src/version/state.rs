@@ -2,7 +2,9 @@
 //!
 //! Recovery and the running engine apply edits through [`VersionState::apply`] alike.
 
-use crate::format::manifest::{DropDelta, PunchDelta, TableRecord, ValueFileRecord, VersionEdit};
+use crate::format::manifest::{
+    DropDelta, PunchDelta, TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit,
+};
 use crate::key::{SeqNo, compare_internal, user_key};
 use crate::vlog::LogPosition;
 use std::cmp::Ordering;
@@ -28,6 +30,9 @@ pub struct ValueFileState {
     pub punched_record_bytes: u64,
     /// Bytes of the current epoch freed by punching holes (whole blocks).
     pub punched_bytes: u64,
+    /// Who wrote the file: the value log, or placement (a flush's transient file of medium
+    /// values, a compaction's re-placed values).
+    pub origin: ValueFileOrigin,
 }
 
 impl ValueFileState {
@@ -207,6 +212,18 @@ impl VersionState {
         for p in &edit.value_file_punches {
             self.apply_punch(p)?;
         }
+        for &(number, origin) in &edit.value_file_origins {
+            match self.value_files.get_mut(&number) {
+                Some(f) if f.sealed.is_some_and(|s| s.epoch >= origin.birth_epoch()) => {
+                    f.origin = origin;
+                }
+                _ => {
+                    return Err(format!(
+                        "edit gives an origin to value file {number}, which it does not add"
+                    ));
+                }
+            }
+        }
         for n in &edit.deleted_value_files {
             self.value_files.remove(n);
             self.punched.remove(n);
@@ -302,6 +319,9 @@ impl VersionState {
                     count: f.dropped_count,
                     bytes: f.dropped_bytes,
                 });
+            }
+            if f.origin != ValueFileOrigin::Log {
+                e.value_file_origins.push((number, f.origin));
             }
             if let (Some(s), Some(runs)) = (f.sealed, self.punched.get(&number)) {
                 e.value_file_punches.push(PunchDelta {

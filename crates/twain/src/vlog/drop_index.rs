@@ -42,19 +42,56 @@ pub struct DropIndex {
 }
 
 impl DropIndex {
-    /// Loads the drop sets of `files` (number, current epoch) from their drop files. With
-    /// `repair`, a torn tail is cut off (and a file without an intact header removed);
-    /// without (a read-only open), it is only ignored.
+    /// Loads the drop sets of `files` (number, current epoch, the drops the manifest counts
+    /// for that epoch) from their drop files. With `repair`, a torn tail is cut off (and a
+    /// file without an intact header removed); without (a read-only open), it is only
+    /// ignored.
+    ///
+    /// Blocks after those the manifest counts were appended by a flush or compaction whose
+    /// edit never landed (flushes and compactions append their block and log their edit
+    /// under the drop lock, so counted blocks come first). They go too: the work is redone
+    /// and drops again, and placement's drops (a value merged into the tree by a compaction
+    /// that did not install) name records the tables still point at. A file whose blocks
+    /// hold fewer drops than the manifest counts, or whose counted drops end inside a
+    /// block, is taken whole (manifests of older engines counted otherwise).
     pub fn load(
         fs: &dyn Fs,
         dir: &Path,
-        files: impl IntoIterator<Item = (u64, u32)>,
+        files: impl IntoIterator<Item = (u64, u32, u64)>,
         repair: bool,
     ) -> Result<DropIndex> {
         let mut map = HashMap::new();
-        for (number, epoch) in files {
+        for (number, epoch, counted) in files {
             let path = drop_file_path(dir, number, epoch);
-            let contents = read_drop_file(fs, &path, number)?;
+            let mut contents = read_drop_file(fs, &path, number)?;
+            if (contents.set.len() as u64) > counted {
+                // The number of leading blocks holding exactly `counted` drops.
+                let mut total = 0u64;
+                let mut cut = (counted == 0).then_some(0);
+                for (i, (_, fresh)) in contents.blocks.iter().enumerate() {
+                    if cut.is_some() || total > counted {
+                        break;
+                    }
+                    total += fresh.len() as u64;
+                    if total == counted {
+                        cut = Some(i + 1);
+                    }
+                }
+                if let Some(keep) = cut {
+                    let end = match keep.checked_sub(1) {
+                        None => crate::format::file_header::FILE_HEADER_LEN as u64,
+                        Some(last) => contents
+                            .blocks
+                            .get(last)
+                            .map_or(contents.valid_len, |b| b.0),
+                    };
+                    contents.set = contents.blocks[..keep]
+                        .iter()
+                        .flat_map(|(_, fresh)| fresh.iter().copied())
+                        .collect();
+                    contents.valid_len = end;
+                }
+            }
             if repair && contents.valid_len == 0 {
                 // Not even the header survived (or the file is empty): drops are appended
                 // only after a header, so start the file afresh when it is next needed.
@@ -62,8 +99,9 @@ impl DropIndex {
                     fs.remove_file(&path).ctx("remove", &path)?;
                 }
             } else if repair && contents.valid_len < contents.file_len {
-                // IMPORTANT: cut a torn tail off before anything is appended after it, or
-                // the next open would find damage followed by an intact block.
+                // IMPORTANT: cut a torn tail (or blocks no edit counts) off before anything
+                // is appended after it, or the next open would find damage followed by an
+                // intact block (or count those blocks after all).
                 {
                     fs.truncate(&path, contents.valid_len)
                         .ctx("truncate", &path)?;
@@ -104,14 +142,39 @@ impl DropIndex {
     /// or a lazy fix-up — was dropped before): it counts only if the current epoch still
     /// holds the record, with that entry's length. Must complete before the edit that
     /// counts the drops is logged.
+    ///
+    /// `None`, with nothing written, if a file the writer requires at an epoch
+    /// ([`DropWriter::require_epoch`]) is no longer at it: the caller must discard its
+    /// work.
     pub fn persist(
         &self,
         fs: &dyn Fs,
         dir: &Path,
         writer: &mut DropWriter,
         current: impl Fn(u64) -> Option<Arc<ValueFile>>,
-    ) -> Result<(Vec<DropDelta>, u64)> {
-        let mut files = self.lock();
+    ) -> Result<Option<(Vec<DropDelta>, u64)>> {
+        Self::persist_locked(&mut self.lock(), fs, dir, writer, current)
+    }
+
+    /// [`DropIndex::persist`] with the drop lock already held: a flush or compaction keeps
+    /// holding it until its edit is logged, so that the blocks of a drop file are counted
+    /// in the order they were appended (see [`DropIndex::load`]).
+    pub fn persist_locked(
+        files: &mut HashMap<u64, FileDrops>,
+        fs: &dyn Fs,
+        dir: &Path,
+        writer: &mut DropWriter,
+        current: impl Fn(u64) -> Option<Arc<ValueFile>>,
+    ) -> Result<Option<(Vec<DropDelta>, u64)>> {
+        // Under the drop lock, which a GC install holds: no new epoch can appear until the
+        // drops are written.
+        let moved = writer
+            .required()
+            .iter()
+            .any(|(&n, &epoch)| current(n).is_none_or(|f| f.epoch() != epoch));
+        if moved {
+            return Ok(None);
+        }
         let mut deltas = Vec::new();
         let mut written = 0u64;
         let mut created = false;
@@ -178,7 +241,7 @@ impl DropIndex {
             // IMPORTANT: new drop files must be durable before the edit that counts them.
             fs.sync_dir(dir).ctx("sync directory", dir)?;
         }
-        Ok((deltas, written))
+        Ok(Some((deltas, written)))
     }
 
     /// Writes a new drop file for epoch `epoch` of value file `number` holding `drops`
@@ -201,6 +264,13 @@ impl DropIndex {
         f.sync_data().ctx("sync", &path)?;
         fs.sync_dir(dir).ctx("sync directory", dir)?;
         Ok(bytes.len() as u64)
+    }
+
+    /// Whether record `seq` of value file `number` is in the drop set of epoch `epoch`.
+    pub fn is_dropped(&self, number: u64, epoch: u32, seq: SeqNo) -> bool {
+        self.lock()
+            .get(&number)
+            .is_some_and(|d| d.epoch == epoch && d.seqs.contains(&seq))
     }
 
     /// Forgets files no longer live.

@@ -14,6 +14,9 @@ use std::path::Path;
 #[derive(Debug, Default)]
 pub struct DropWriter {
     drops: BTreeMap<u64, Vec<Dropped>>,
+    /// Value files whose drops are only right at this epoch (placement merged their
+    /// values into the tree on the strength of it): see [`DropWriter::require_epoch`].
+    required: BTreeMap<u64, u32>,
 }
 
 /// One dropped entry: the value record it pointed at and the handle it held.
@@ -51,6 +54,19 @@ impl DropWriter {
         self.drops.is_empty()
     }
 
+    /// Makes the drops valid only while value file `file` is at epoch `epoch`:
+    /// `DropIndex::persist` writes nothing if value GC has rewritten it since. Compaction
+    /// asks for this when it merged a value into the tree knowing that no other entry
+    /// pointed at its record (a GC rewrite lets readers add such entries, lazy fix-ups).
+    pub fn require_epoch(&mut self, file: u64, epoch: u32) {
+        self.required.insert(file, epoch);
+    }
+
+    /// The files and epochs [`DropWriter::require_epoch`] asked for.
+    pub fn required(&self) -> &BTreeMap<u64, u32> {
+        &self.required
+    }
+
     /// The drops per value file, sorted by sequence.
     pub fn take(&mut self) -> BTreeMap<u64, Vec<Dropped>> {
         let mut drops = std::mem::take(&mut self.drops);
@@ -73,6 +89,9 @@ pub fn read_drop_set(fs: &dyn Fs, path: &Path, number: u64) -> Result<BTreeMap<S
 pub struct DropFileContents {
     /// Dropped sequence numbers and their lengths.
     pub set: BTreeMap<SeqNo, u32>,
+    /// Per intact block, in file order: where it ends and the sequence numbers it added
+    /// to the set (with their lengths), so a caller can keep a prefix of the blocks.
+    pub blocks: Vec<(u64, Vec<(SeqNo, u32)>)>,
     /// Bytes up to the end of the last intact block (0 if not even the header is intact).
     pub valid_len: u64,
     /// The file's length (0 if it does not exist).
@@ -111,15 +130,18 @@ pub fn read_drop_file(fs: &dyn Fs, path: &Path, number: u64) -> Result<DropFileC
         let rest = bytes.get(offset..).unwrap_or_default();
         match decode_frame(rest) {
             Frame::Good { payload, frame_len } => {
+                let mut fresh = Vec::new();
                 for (seq, l) in
                     decode_block(payload).map_err(|e| e.into_corruption(path, offset as u64))?
                 {
                     if seen.insert(seq) {
                         out.set.insert(seq, l);
+                        fresh.push((seq, l));
                     }
                 }
                 offset += frame_len;
                 out.valid_len = offset as u64;
+                out.blocks.push((out.valid_len, fresh));
             }
             Frame::Truncated { .. } => break,
             Frame::Bad { what } => {

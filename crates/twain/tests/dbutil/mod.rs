@@ -353,3 +353,32 @@ pub fn all_bounds(keys: &[Vec<u8>]) -> Vec<Bound<Vec<u8>>> {
     }
     out
 }
+
+/// `num_handles` summed over the tables in directory `dir` of `fs`, as `twain dump` prints
+/// each table's properties.
+pub fn table_handles(fs: &twain::fs::MemFs, dir: &str) -> u64 {
+    use std::sync::Arc;
+    use twain::fs::Fs;
+    let fs: Arc<dyn Fs> = Arc::new(fs.clone());
+    let dir = std::path::Path::new(dir);
+    let mut total = 0;
+    for name in fs.list_dir(dir).unwrap() {
+        if !name.ends_with(".sst") {
+            continue;
+        }
+        let mut out = Vec::new();
+        twain::dump::dump_file(&fs, &dir.join(&name), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("num_handles"))
+            .unwrap();
+        total += line
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap();
+    }
+    total
+}

@@ -1,0 +1,231 @@
+//! Placement inside a compaction (Parallax): medium values merged into the tree at the merge
+//! level, and entries re-placed when the thresholds changed.
+//!
+//! For every entry a compaction keeps, [`Placer::place`] decides (`placement::Placement::
+//! action`) whether it goes out as it came, with its handle's value read and written
+//! inline, or with its inline value moved into a value file the compaction writes (an
+//! SVTable born at epoch 1, origin `Placed`). A value merged inline drops its record, so a
+//! transient file whose values have all been merged or dropped is deleted whole.
+//!
+//! **Why merging needs care.** Value GC's lazy fix-ups give a record a second entry (same
+//! key and sequence, a newer epoch of the same file). Dropping the record for one entry
+//! would leave the other pointing at a dead record. So an automatic compaction merges a
+//! handle only when its file is still at the epoch it was born with (no GC rewrite, so no
+//! fix-up can exist), and makes its drops conditional on that epoch
+//! (`DropWriter::require_epoch`): if GC rewrites the file meanwhile, the compaction is
+//! discarded and picked again later. Transient files are never rewritten by GC, so their
+//! values always merge. A manual compaction (`Db::compact_range`) pauses fix-ups, flushes,
+//! and merges level by level down to the last: by the time it writes a key into the last
+//! level every copy of its records is in that merge, so there it merges any handle (an
+//! inline entry and a handle with the same key and sequence must never both exist: the
+//! handle sorts first and would win). Reads never fix a handle up to a dropped record.
+
+use super::DbInner;
+use crate::error::IoContext;
+use crate::format::handle::ValueHandle;
+use crate::format::manifest::{ValueFileOrigin, ValueFileRecord};
+use crate::format::names::value_file_path;
+use crate::key::{EntryKind, ParsedKey, internal_key};
+use crate::placement::{Action, Placement, separated_value_len};
+use crate::stats::Counters;
+use crate::version::Version;
+use crate::vlog::{DropWriter, SvTableWriter};
+use crate::{Error, Result};
+use std::path::PathBuf;
+
+/// An entry as the compaction writes it.
+pub(crate) enum Placed {
+    /// As it came.
+    Same,
+    /// With this internal key and value instead.
+    Changed(Vec<u8>, Vec<u8>),
+}
+
+/// The placement work of one compaction.
+pub(crate) struct Placer<'a> {
+    inner: &'a DbInner,
+    version: &'a Version,
+    placement: Placement,
+    /// Any handle may be merged (a manual compaction with fix-ups paused).
+    any_epoch: bool,
+    /// The value file for values re-placed out of the tree, once one is needed.
+    out: Option<(u64, PathBuf, SvTableWriter)>,
+    /// Value bytes read from value files to merge them.
+    pub bytes_read: u64,
+    merged: u64,
+    replaced_inline: u64,
+    replaced_separated: u64,
+}
+
+impl<'a> Placer<'a> {
+    /// Placement for a compaction over `version`.
+    pub fn new(inner: &'a DbInner, version: &'a Version, any_epoch: bool) -> Placer<'a> {
+        Placer {
+            inner,
+            version,
+            placement: inner.opts.placement(),
+            any_epoch,
+            out: None,
+            bytes_read: 0,
+            merged: 0,
+            replaced_inline: 0,
+            replaced_separated: 0,
+        }
+    }
+
+    /// Decides how the kept entry `ikey -> value` goes into `level`; `last` tells whether
+    /// no deeper level may hold its key (asked only for medium handles). Merging a handle
+    /// records its drop in `drops`.
+    pub fn place(
+        &mut self,
+        ikey: &[u8],
+        value: &[u8],
+        level: usize,
+        last: impl Fn() -> bool,
+        drops: &mut DropWriter,
+    ) -> Result<Placed> {
+        let p = ParsedKey::parse(ikey);
+        match p.entry_kind() {
+            Some(EntryKind::Handle) => self.place_handle(&p, value, level, last, drops),
+            Some(EntryKind::Inline) => {
+                let merge = false; // an inline value is never affected by the merge level
+                if self
+                    .placement
+                    .action(false, p.user_key.len(), value.len(), merge)
+                    != Action::Separate
+                {
+                    return Ok(Placed::Same);
+                }
+                self.separate(&p, value)
+            }
+            _ => Ok(Placed::Same),
+        }
+    }
+
+    fn place_handle(
+        &mut self,
+        p: &ParsedKey<'_>,
+        value: &[u8],
+        level: usize,
+        last: impl Fn() -> bool,
+        drops: &mut DropWriter,
+    ) -> Result<Placed> {
+        let Ok(h) = ValueHandle::decode(value) else {
+            // A damaged handle stays as it is: reads report it.
+            return Ok(Placed::Same);
+        };
+        let Some(value_len) = separated_value_len(h.len, p.user_key.len()) else {
+            return Ok(Placed::Same);
+        };
+        let value_len = usize::try_from(value_len).unwrap_or(usize::MAX);
+        let key_len = p.user_key.len();
+        let medium = self.placement.class(key_len, value_len) == crate::placement::Class::Medium;
+        let merge = medium && self.placement.merges_at(level, last());
+        if self.placement.action(true, key_len, value_len, merge) != Action::Inline {
+            return Ok(Placed::Same);
+        }
+        let Some(file) = self.version.value_files.get(&h.file) else {
+            return Ok(Placed::Same);
+        };
+        let origin = self
+            .version
+            .state
+            .value_files
+            .get(&h.file)
+            .map_or(ValueFileOrigin::Log, |f| f.origin);
+        let at_birth = file.epoch() == origin.birth_epoch() && h.epoch == file.epoch();
+        // A record of a rewritten file may have fix-up copies: only a manual compaction
+        // merges it, and only where no deeper level holds the key, so no copy is left
+        // below the inline entry (module docs).
+        let mergeable = at_birth || (self.any_epoch && last());
+        if !mergeable {
+            return Ok(Placed::Same);
+        }
+        let read = if h.epoch == file.epoch() {
+            file.read_value(&h, p.user_key, p.seq)
+        } else {
+            file.find(p.user_key, p.seq).and_then(|found| match found {
+                Some(f) => file.read_value(&f, p.user_key, p.seq),
+                None => Err(Error::corruption(
+                    file.path(),
+                    0,
+                    format!("a live entry (sequence {}) is missing", p.seq),
+                )),
+            })
+        };
+        let bytes = match read {
+            Ok(v) => v,
+            // Damage stays where reads report it, with its file and offset; compaction
+            // neither fails on it nor turns it into a loss.
+            Err(Error::Corruption { .. }) => return Ok(Placed::Same),
+            Err(e) => return Err(e),
+        };
+        self.bytes_read += u64::from(h.len);
+        if at_birth && !self.any_epoch {
+            drops.require_epoch(h.file, file.epoch());
+        }
+        drops.add(h.file, p.seq, h.epoch, h.len, p.user_key);
+        if merge {
+            self.merged += bytes.len() as u64;
+        } else {
+            self.replaced_inline += bytes.len() as u64;
+        }
+        let ikey = internal_key(p.user_key, p.seq, EntryKind::Inline as u8);
+        Ok(Placed::Changed(ikey, bytes))
+    }
+
+    /// Writes an inline value that is now large into the compaction's value file.
+    fn separate(&mut self, p: &ParsedKey<'_>, value: &[u8]) -> Result<Placed> {
+        let epoch = ValueFileOrigin::Placed.birth_epoch();
+        let (number, _, w) = match self.out.as_mut() {
+            Some(o) => o,
+            None => {
+                let number = super::lock(&self.inner.versions).new_file_number();
+                let path = value_file_path(&self.inner.dir, number, epoch);
+                let file = self.inner.fs.create(&path).ctx("create", &path)?;
+                let w = SvTableWriter::new(file, path.clone(), number, epoch);
+                self.out.insert((number, path, w))
+            }
+        };
+        let (offset, len) = w.add(p.user_key, p.seq, value)?;
+        let handle = ValueHandle {
+            file: *number,
+            epoch,
+            offset,
+            len,
+        };
+        self.replaced_separated += value.len() as u64;
+        let ikey = internal_key(p.user_key, p.seq, EntryKind::Handle as u8);
+        Ok(Placed::Changed(ikey, handle.encode()))
+    }
+
+    /// The path of the value file this compaction writes, if any (removed if the
+    /// compaction is not installed).
+    pub fn output_path(&self) -> Option<(u64, PathBuf)> {
+        self.out.as_ref().map(|(n, p, _)| (*n, p.clone()))
+    }
+
+    /// Finishes the compaction's value file, if any (synced; its directory entry is
+    /// synced with the tables'), and returns its manifest record.
+    pub fn finish(&mut self) -> Result<Option<ValueFileRecord>> {
+        let Some((number, _, w)) = self.out.take() else {
+            return Ok(None);
+        };
+        let s = w.finish()?;
+        Ok(Some(ValueFileRecord {
+            number,
+            epoch: ValueFileOrigin::Placed.birth_epoch(),
+            total_bytes: s.file_size,
+            separated_bytes: s.entry_bytes,
+            separated_count: s.entry_count,
+        }))
+    }
+
+    /// Adds this compaction's placement figures to the counters (once it is installed).
+    pub fn count(&self) {
+        let c = &self.inner.counters;
+        Counters::add(&c.medium_bytes_merged, self.merged);
+        Counters::add(&c.replaced_inline_bytes, self.replaced_inline);
+        Counters::add(&c.replaced_separated_bytes, self.replaced_separated);
+    }
+}
