@@ -20,7 +20,8 @@ use twain_bench::{BenchError, BenchResult, Engine, TwainEngine};
 struct Cli {
     #[command(flatten)]
     bench: BenchArgs,
-    /// Engines to run, in this order: twain, rocksdb, blobdb, fjall.
+    /// Engines to run, in this order: twain, rocksdb, blobdb, fjall, and twain-ms / twain-ml
+    /// (twain with medium pairs folded into small or large: Parallax's MS and ML).
     #[arg(long, default_value = "twain,rocksdb,blobdb,fjall")]
     engines: String,
     /// Directory under which each engine gets a fresh subdirectory (default: a temporary
@@ -78,7 +79,7 @@ fn run(cli: Cli) -> BenchResult<()> {
         .filter(|s| !s.is_empty())
         .collect();
     for e in &engines {
-        if !["twain", "rocksdb", "blobdb", "fjall"].contains(&e.as_str()) {
+        if !["twain", "twain-ms", "twain-ml", "rocksdb", "blobdb", "fjall"].contains(&e.as_str()) {
             return Err(BenchError::InvalidArgument(format!("unknown engine {e:?}")));
         }
     }
@@ -115,7 +116,8 @@ fn run(cli: Cli) -> BenchResult<()> {
         settings.separation_threshold
     );
     println!(
-        "# twain: inline_threshold {} (key + value), memtable {} B, compaction_threads {} + 1 flush thread, value_file_size {} B",
+        "# twain: medium_threshold {}, inline_threshold {} (key + value; twain-ms folds medium into small, twain-ml into large), memtable {} B, compaction_threads {} + 1 flush thread, value_file_size {} B",
+        twain_opts.medium_threshold,
         twain_opts.inline_threshold,
         twain_opts.memtable_size,
         twain_opts.compaction_threads,
@@ -143,6 +145,22 @@ fn run(cli: Cli) -> BenchResult<()> {
         eprintln!("== {name}");
         let engine: Box<dyn Engine> = match name.as_str() {
             "twain" => Box::new(TwainEngine::open(&dir, twain_opts.clone(), settings.sync)?),
+            // Parallax's baselines: medium pairs folded into small (MS: inline below
+            // inline_threshold) or into large (ML: separated from medium_threshold on).
+            "twain-ms" => {
+                let opts = twain::Options {
+                    medium_threshold: twain_opts.inline_threshold,
+                    ..twain_opts.clone()
+                };
+                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ms")?)
+            }
+            "twain-ml" => {
+                let opts = twain::Options {
+                    inline_threshold: twain_opts.medium_threshold,
+                    ..twain_opts.clone()
+                };
+                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ml")?)
+            }
             "rocksdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, false)?),
             "blobdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, true)?),
             _ => Box::new(fjall_engine::FjallEngine::open(&dir, &settings)?),

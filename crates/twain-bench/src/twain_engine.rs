@@ -8,6 +8,7 @@ use twain::{Db, Options, Stats, WriteOptions};
 /// A twain database under benchmark. Thread-safe.
 #[derive(Debug)]
 pub struct TwainEngine {
+    name: &'static str,
     db: Db,
     dir: PathBuf,
     write_opts: WriteOptions,
@@ -18,9 +19,20 @@ impl TwainEngine {
     /// Opens (creating) a twain database in `dir` with `opts`; `sync` makes every write
     /// durable before it returns.
     pub fn open(dir: &Path, opts: Options, sync: bool) -> BenchResult<TwainEngine> {
+        TwainEngine::open_named(dir, opts, sync, "twain")
+    }
+
+    /// The same, reported as `name` (a variant's options, e.g. placement folded).
+    pub fn open_named(
+        dir: &Path,
+        opts: Options,
+        sync: bool,
+        name: &'static str,
+    ) -> BenchResult<TwainEngine> {
         let block_size = opts.block_size as u64;
-        let db = Db::open(dir, opts).map_err(|e| BenchError::engine("twain", e))?;
+        let db = Db::open(dir, opts).map_err(|e| BenchError::engine(name, e))?;
         Ok(TwainEngine {
+            name,
             db,
             dir: dir.to_path_buf(),
             write_opts: WriteOptions { sync },
@@ -55,7 +67,7 @@ fn err(e: twain::Error) -> BenchError {
 
 impl Engine for TwainEngine {
     fn name(&self) -> &str {
-        "twain"
+        self.name
     }
 
     fn dir(&self) -> &Path {

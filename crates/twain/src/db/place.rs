@@ -8,8 +8,12 @@
 //! transient file whose values have all been merged or dropped is deleted whole.
 //!
 //! **Why merging needs care.** Value GC's lazy fix-ups give a record a second entry (same
-//! key and sequence, a newer epoch of the same file). Dropping the record for one entry
-//! would leave the other pointing at a dead record. So an automatic compaction merges a
+//! key and sequence, a newer epoch of the same file), and lsm-lookup relocation one pointing
+//! into another file. Dropping the record for one entry would leave the other pointing at a
+//! dead record; and an inline entry and a handle with the same key and sequence must never
+//! both exist (the handle sorts first and would win). A transient file's records have no
+//! copies. Any other handle is merged only where no deeper level may hold its key (every
+//! copy is then in the same merge). An automatic compaction merges a
 //! handle only when its file is still at the epoch it was born with (no GC rewrite, so no
 //! fix-up can exist), and makes its drops conditional on that epoch
 //! (`DropWriter::require_epoch`): if GC rewrites the file meanwhile, the compaction is
@@ -134,10 +138,16 @@ impl<'a> Placer<'a> {
             .get(&h.file)
             .map_or(ValueFileOrigin::Log, |f| f.origin);
         let at_birth = file.epoch() == origin.birth_epoch() && h.epoch == file.epoch();
-        // A record of a rewritten file may have fix-up copies: only a manual compaction
-        // merges it, and only where no deeper level holds the key, so no copy is left
-        // below the inline entry (module docs).
-        let mergeable = at_birth || (self.any_epoch && last());
+        // A transient file's records have no copies (GC neither rewrites nor relocates
+        // them). Any other record may: fix-ups if its file was rewritten, lsm-lookup
+        // relocations into another file. It is merged only where no deeper level may hold
+        // its key, so every copy is in this merge and none is left below the inline entry;
+        // and a rewritten file's only by a manual compaction (module docs).
+        let mergeable = if origin == ValueFileOrigin::Transient {
+            at_birth
+        } else {
+            (at_birth || self.any_epoch) && last()
+        };
         if !mergeable {
             return Ok(Placed::Same);
         }
