@@ -239,7 +239,7 @@ fn run(seed: u64, steps: u64, dir: &Path) {
     assert_pairs_eq(&got, &all, &format!("seed {seed}: final after reopen"));
     // The placement paths ran: transient files written, medium values merged in place.
     let t = db.stats().unwrap().totals;
-    if seed % 3 == 0 && steps >= 200 {
+    if seed.is_multiple_of(3) && steps >= 200 {
         assert!(t.medium_bytes_written > 0, "seed {seed}: {t:?}");
         assert!(t.transient_bytes_written > 0, "seed {seed}: {t:?}");
         assert!(t.medium_bytes_merged > 0, "seed {seed}: {t:?}");
