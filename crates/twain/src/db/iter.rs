@@ -206,8 +206,7 @@ impl DbIterator {
     /// `k`, that is the key before `k`). `None` at the start of the range; the cursor
     /// stays there, so a `next` then yields the first key.
     pub fn prev(&mut self) -> Option<Result<KvPair>> {
-        self.done = false;
-        let r = self.prev_found().and_then(|f| match f {
+        let r = self.prev_found_resumed().and_then(|f| match f {
             Some(f) => self.value_of(f, false).map(Some),
             None => Ok(None),
         });
@@ -414,6 +413,17 @@ impl DbIterator {
                 Some(Err(e))
             }
         }
+    }
+
+    /// Whether an error ended the iteration.
+    pub(crate) fn is_failed(&self) -> bool {
+        self.done
+    }
+
+    /// `prev_found` for a cursor step, which starts again after an error.
+    pub(crate) fn prev_found_resumed(&mut self) -> Result<Option<Found>> {
+        self.done = false;
+        self.prev_found()
     }
 
     /// Like `finish`, for a cursor step: an error makes the cursor seek afresh next time.

@@ -4,6 +4,7 @@
 
 mod background;
 mod compact;
+mod entries;
 mod flush;
 mod iter;
 pub(crate) mod listing;
@@ -16,6 +17,7 @@ pub(crate) mod value_gc;
 pub(crate) mod write;
 
 pub(crate) use compact::finish_table;
+pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
 
@@ -317,6 +319,18 @@ impl Db {
         let bounds = bounds(&range);
         let (sv, seq) = self.inner.read_view();
         DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
+    }
+
+    /// Iterates over the keys in `range` without reading any value file (see
+    /// [`Keys`]); `db.range(r).into_keys()`.
+    pub fn keys<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Keys {
+        self.range(range).into_keys()
+    }
+
+    /// Iterates over the entries in `range`, reading a separated value only when asked
+    /// (see [`Entry::value`]); `db.range(r).into_entries()`.
+    pub fn entries<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Entries {
+        self.range(range).into_entries()
     }
 
     /// Iterates over the keys starting with `prefix`.
