@@ -127,6 +127,10 @@ pub struct Options {
     /// Background threads running compactions (a separate thread flushes).
     /// Range: 1 ..= 64. Default: 1.
     pub compaction_threads: usize,
+    /// Threads that read separated values ahead of iterators walking forward (0: none;
+    /// each iterator then reads its values one at a time). Shared by the database's
+    /// iterators, started by the first. Range: 0 ..= 64. Default: 2.
+    pub prefetch_threads: usize,
     /// Run value GC in a background thread, and the garbage compactions that feed it
     /// (`Db::gc` and `Db::gc_report` work either way). Default: true.
     pub gc_enabled: bool,
@@ -172,6 +176,7 @@ impl Default for Options {
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
+            prefetch_threads: 2,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,
             gc_threshold: 0.5,
@@ -205,6 +210,7 @@ impl std::fmt::Debug for Options {
             .field("num_levels", &self.num_levels)
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
+            .field("prefetch_threads", &self.prefetch_threads)
             .field("gc_enabled", &self.gc_enabled)
             .field("gc_mode", &self.gc_mode)
             .field("gc_threshold", &self.gc_threshold)
@@ -331,6 +337,7 @@ impl Options {
             "num_levels" => self.num_levels = us()?,
             "target_file_size" => self.target_file_size = v,
             "compaction_threads" => self.compaction_threads = us()?,
+            "prefetch_threads" => self.prefetch_threads = us()?,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));

@@ -1,13 +1,15 @@
 //! A seekable cursor against a `BTreeMap` model: random mixes of `seek`,
 //! `seek_for_prev`, `seek_to_first`, `seek_to_last`, `next` and `prev` on one iterator
 //! over a database spread over the memtable, L0, deeper levels and value files, within
-//! many ranges, yield exactly what the model says.
+//! many ranges, yield exactly what the model says, with the value prefetcher on and off.
 
 mod dbutil;
 
-use dbutil::{Model, Rng, all_bounds, assert_layered, bound_keys, key, layered_db, model_range};
+use dbutil::{
+    Model, Rng, all_bounds, assert_layered, bound_keys, key, layered_db, layered_opts, model_range,
+};
 use std::ops::Bound;
-use twain::{DbIterator, KvPair};
+use twain::{Db, DbIterator, KvPair, Options};
 
 const N: u64 = 1200;
 
@@ -135,6 +137,21 @@ fn run_ops(
                 log.push("prev".into());
                 (it.prev().map(|r| r.expect("prev")), m.prev())
             }
+            6 => {
+                // A run of steps forward: long enough for the prefetcher to start and grow.
+                let n = rng.below(80);
+                log.push(format!("next x{n}"));
+                for _ in 0..n {
+                    let (got, want) = (it.next().map(|r| r.expect("next")), m.next());
+                    assert!(
+                        got == want,
+                        "after {:?}",
+                        &log[log.len().saturating_sub(12)..]
+                    );
+                    yielded += usize::from(got.is_some());
+                }
+                continue;
+            }
             _ => {
                 log.push("next".into());
                 (it.next().map(|r| r.expect("next")), m.next())
@@ -156,14 +173,8 @@ fn run_ops(
     yielded
 }
 
-#[test]
-fn random_seeks_and_steps_match_the_model() {
-    let dir = tempfile::tempdir().unwrap();
-    let (db, model) = layered_db(dir.path(), N, 14);
-    assert_layered(&db);
-    let s = db.stats().unwrap();
-    assert!(!s.value_files.is_empty(), "no separated values");
-    let mut rng = Rng::new(7);
+fn check(db: &Db, model: &Model, seed: u64) {
+    let mut rng = Rng::new(seed);
     let bounds = all_bounds(&bound_keys(N));
     let mut ranges = vec![(Bound::Unbounded, Bound::Unbounded)];
     for _ in 0..24 {
@@ -173,16 +184,39 @@ fn random_seeks_and_steps_match_the_model() {
     }
     for (lo, hi) in &ranges {
         let mut it = db.range((lo.clone(), hi.clone()));
-        run_ops(&mut it, &model, (lo, hi), &mut rng, 300);
+        run_ops(&mut it, model, (lo, hi), &mut rng, 300);
     }
     // A long mix on the whole database.
     let mut it = db.iter();
     let yielded = run_ops(
         &mut it,
-        &model,
+        model,
         (&Bound::Unbounded, &Bound::Unbounded),
         &mut rng,
         4000,
     );
     assert!(yielded > 2000, "the mix yielded only {yielded} entries");
+}
+
+#[test]
+fn random_seeks_and_steps_match_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = layered_db(dir.path(), N, 14);
+    assert_layered(&db);
+    assert!(db.options().prefetch_threads > 0, "the default prefetches");
+    let s = db.stats().unwrap();
+    assert!(!s.value_files.is_empty(), "no separated values");
+    check(&db, &model, 7);
+    let s = db.stats().unwrap();
+    assert!(s.prefetch_reads > 0, "the prefetcher never ran");
+
+    // The same without prefetching.
+    drop(db);
+    let opts = Options {
+        prefetch_threads: 0,
+        ..layered_opts()
+    };
+    let db = Db::open(dir.path(), opts).unwrap();
+    check(&db, &model, 8);
+    assert_eq!(db.stats().unwrap().prefetch_reads, 0);
 }

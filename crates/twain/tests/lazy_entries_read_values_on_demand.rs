@@ -25,8 +25,8 @@ fn big(i: u64) -> Vec<u8> {
 fn values_are_read_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let db = open(dir.path());
-    for i in 0..300 {
-        if i % 2 == 0 {
+    for i in 0..300u64 {
+        if i.is_multiple_of(2) {
             db.put(key(i), big(i)).unwrap();
         } else {
             db.put(key(i), b"small").unwrap();
@@ -43,22 +43,22 @@ fn values_are_read_only_when_asked() {
     );
 
     // Overwrites after the scan do not change what the entries give.
-    for i in 0..300 {
+    for i in 0..300u64 {
         db.put(key(i), b"new").unwrap();
     }
     db.flush().unwrap();
     for (i, e) in entries.iter().enumerate().step_by(7) {
         let i = i as u64;
         assert_eq!(e.key(), key(i).as_slice());
-        assert_eq!(e.is_separated(), i % 2 == 0);
-        let want = if i % 2 == 0 {
+        assert_eq!(e.is_separated(), i.is_multiple_of(2));
+        let want = if i.is_multiple_of(2) {
             big(i)
         } else {
             b"small".to_vec()
         };
         assert_eq!(e.value().unwrap(), want);
     }
-    let separated_read = (0..300).step_by(7).filter(|i| i % 2 == 0).count() as u64;
+    let separated_read = (0..300u64).step_by(7).filter(|i| i.is_multiple_of(2)).count() as u64;
     assert_eq!(db.stats().unwrap().value_reads, before + separated_read);
 }
 

@@ -74,12 +74,14 @@ impl Entry {
 
 impl DbIterator {
     /// This iterator's cursor and range, yielding keys only.
-    pub fn into_keys(self) -> Keys {
+    pub fn into_keys(mut self) -> Keys {
+        self.unalign();
         Keys(self)
     }
 
     /// This iterator's cursor and range, yielding entries whose value is read when asked.
-    pub fn into_entries(self) -> Entries {
+    pub fn into_entries(mut self) -> Entries {
+        self.unalign();
         Entries(self)
     }
 }

@@ -2,6 +2,7 @@
 //! the range, and reads separated values. A seekable cursor: `seek`, `seek_for_prev`,
 //! `next` and `prev` on one iterator, which keeps its snapshot across seeks.
 
+use super::prefetch::Prefetcher;
 use super::{DbInner, SuperVersion, read};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
@@ -45,6 +46,10 @@ pub struct DbIterator {
     /// Where the forward walk's last SVTable searches ended (the backward walk searches
     /// afresh).
     hints: ScanHints,
+    /// The entries read ahead of the cursor and their values' reads, when the database
+    /// prefetches. REQUIRES: empty unless `dir` is `Forward` (the cursor's sources are
+    /// then after the window's last entry).
+    prefetch: Option<Prefetcher>,
 }
 
 /// Where the cursor stands between user keys.
@@ -151,7 +156,9 @@ impl DbIterator {
         seq: SeqNo,
         (lower, upper): (Bound<Vec<u8>>, Bound<Vec<u8>>),
     ) -> DbIterator {
+        let prefetch = inner.prefetch.prefetcher(&inner.counters);
         DbIterator {
+            prefetch,
             inner,
             sv,
             seq,
@@ -215,7 +222,7 @@ impl DbIterator {
 
     fn reposition(&mut self, pos: Pos) {
         self.pos = pos;
-        self.dir = Dir::Unset;
+        self.unalign();
         self.back = None;
         self.back_key = None;
         self.done = false;
@@ -268,13 +275,21 @@ impl DbIterator {
         (&self.inner, &self.sv, self.seq)
     }
 
+    /// Makes the next step seek its sources from `pos`, forgetting the window read ahead.
+    pub(crate) fn unalign(&mut self) {
+        self.dir = Dir::Unset;
+        if let Some(p) = self.prefetch.as_mut() {
+            p.reset();
+        }
+    }
+
     /// Positions the cursor's sources for walking in `dir` from `pos`.
     /// REQUIRES: `pos` is neither `End` (walking forward) nor `Start` (walking back).
     fn align(&mut self, dir: Dir) -> Result<()> {
         if self.dir == dir && self.cursor.is_some() {
             return Ok(());
         }
-        self.dir = Dir::Unset;
+        self.unalign();
         let mut c = match self.cursor.take() {
             Some(c) => c,
             None => merged_sources(&self.sv, true),
@@ -327,12 +342,31 @@ impl DbIterator {
     }
 
     /// The next visible entry after the cursor, its value not read; moves the cursor
-    /// there (or to `End`).
+    /// there (or to `End`). REQUIRES: no window read ahead (see `unalign`).
     pub(crate) fn next_found(&mut self) -> Result<Option<Found>> {
         if self.pos == Pos::End {
             return Ok(None);
         }
         self.align(Dir::Forward)?;
+        let found = self.scan_next()?;
+        self.arrive(found.as_ref());
+        Ok(found)
+    }
+
+    /// Moves the cursor to `found`, or to `End`.
+    fn arrive(&mut self, found: Option<&Found>) {
+        match found {
+            Some(f) => self.pos = Pos::At(f.user_key().to_vec()),
+            None => {
+                self.pos = Pos::End;
+                self.dir = Dir::Unset;
+            }
+        }
+    }
+
+    /// The next visible entry from the cursor's sources (aligned forward), without moving
+    /// the cursor.
+    fn scan_next(&mut self) -> Result<Option<Found>> {
         let (Some(mut c), mut skip) = (self.cursor.take(), self.skip.take()) else {
             return Ok(None);
         };
@@ -341,16 +375,78 @@ impl DbIterator {
         let found = scan_forward(&mut c, self.seq, &mut skip, &stop);
         self.cursor = Some(c);
         self.skip = skip;
-        match found? {
-            Some(f) => {
-                self.pos = Pos::At(f.user_key().to_vec());
-                Ok(Some(f))
+        found
+    }
+
+    /// The next pair forward, reading values ahead of the cursor when the database
+    /// prefetches.
+    fn next_pair(&mut self) -> Result<Option<KvPair>> {
+        let Some(mut p) = self.prefetch.take() else {
+            return match self.next_found()? {
+                Some(f) => self.value_of(f, true).map(Some),
+                None => Ok(None),
+            };
+        };
+        let r = self.next_pair_ahead(&mut p);
+        self.prefetch = Some(p);
+        r
+    }
+
+    fn next_pair_ahead(&mut self, p: &mut Prefetcher) -> Result<Option<KvPair>> {
+        if self.pos == Pos::End {
+            return Ok(None);
+        }
+        if self.dir != Dir::Forward || self.cursor.is_none() {
+            p.reset();
+            self.align(Dir::Forward)?;
+        }
+        if let Some(depth) = p.step() {
+            while p.len() < depth && p.has_room() {
+                match self.scan_next() {
+                    Ok(Some(f)) => p.push(f, &self.sv),
+                    Ok(None) => {
+                        p.end(None);
+                        break;
+                    }
+                    Err(e) => {
+                        p.end(Some(e));
+                        break;
+                    }
+                }
             }
-            None => {
-                self.pos = Pos::End;
-                self.dir = Dir::Unset;
-                Ok(None)
-            }
+            p.submit();
+        }
+        let Some((found, value)) = p.pop() else {
+            return match p.take_end() {
+                (Some(e), _) => Err(e),
+                (None, true) => {
+                    self.arrive(None);
+                    Ok(None)
+                }
+                (None, false) => {
+                    let found = self.scan_next()?;
+                    self.arrive(found.as_ref());
+                    match found {
+                        Some(f) => self.value_of(f, true).map(Some),
+                        None => Ok(None),
+                    }
+                }
+            };
+        };
+        // The back end may have come closer since the entry was read ahead.
+        if self
+            .back_key
+            .as_deref()
+            .is_some_and(|b| found.user_key() >= b)
+        {
+            p.reset();
+            self.arrive(None);
+            return Ok(None);
+        }
+        self.arrive(Some(&found));
+        match value {
+            Some(v) => Ok(Some((found.user_key().to_vec(), v))),
+            None => self.value_of(found, true).map(Some),
         }
     }
 
@@ -429,7 +525,7 @@ impl DbIterator {
     /// Like `finish`, for a cursor step: an error makes the cursor seek afresh next time.
     pub(crate) fn finish_cursor<T>(&mut self, r: Result<Option<T>>) -> Option<Result<T>> {
         if r.is_err() {
-            self.dir = Dir::Unset;
+            self.unalign();
             self.cursor = None;
         }
         self.finish(r)
@@ -521,10 +617,7 @@ impl Iterator for DbIterator {
         if self.done {
             return None;
         }
-        let r = self.next_found().and_then(|f| match f {
-            Some(f) => self.value_of(f, true).map(Some),
-            None => Ok(None),
-        });
+        let r = self.next_pair();
         self.finish_cursor(r)
     }
 }

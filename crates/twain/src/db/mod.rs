@@ -10,6 +10,7 @@ mod iter;
 pub(crate) mod listing;
 mod open;
 mod pacing;
+mod prefetch;
 pub(crate) mod read;
 mod snapshot;
 mod space;
@@ -95,6 +96,8 @@ pub(crate) struct DbInner {
     pub unexpected: Vec<PathBuf>,
     /// The newest live-data pass (`Stats::live_bytes`), made in the background.
     pub live_cache: space::LiveCache,
+    /// The threads that read values ahead of iterators.
+    pub prefetch: prefetch::PrefetchPool,
 }
 
 impl DbInner {

@@ -344,6 +344,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             .iter()
             .map(|u| dir.join(&u.name))
             .collect(),
+        prefetch: super::prefetch::PrefetchPool::new(opts.prefetch_threads),
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);
