@@ -131,6 +131,11 @@ pub struct Options {
     /// each iterator then reads its values one at a time). Shared by the database's
     /// iterators, started by the first. Range: 0 ..= 64. Default: 2.
     pub prefetch_threads: usize,
+    /// Iterators prefetch only while reading one separated value takes at least this many
+    /// microseconds on average over the database's reads (a page-cache hit takes about 1,
+    /// a read from an SSD 50 or more); below, handing reads to threads costs more than it
+    /// saves. 0 prefetches however fast reads are. Range: 0 ..= 1000000. Default: 10.
+    pub prefetch_min_read_micros: u64,
     /// Run value GC in a background thread, and the garbage compactions that feed it
     /// (`Db::gc` and `Db::gc_report` work either way). Default: true.
     pub gc_enabled: bool,
@@ -177,6 +182,7 @@ impl Default for Options {
             target_file_size: 64 << 20,
             compaction_threads: 1,
             prefetch_threads: 2,
+            prefetch_min_read_micros: 10,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,
             gc_threshold: 0.5,
@@ -211,6 +217,7 @@ impl std::fmt::Debug for Options {
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
             .field("prefetch_threads", &self.prefetch_threads)
+            .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
             .field("gc_enabled", &self.gc_enabled)
             .field("gc_mode", &self.gc_mode)
             .field("gc_threshold", &self.gc_threshold)
@@ -338,6 +345,7 @@ impl Options {
             "target_file_size" => self.target_file_size = v,
             "compaction_threads" => self.compaction_threads = us()?,
             "prefetch_threads" => self.prefetch_threads = us()?,
+            "prefetch_min_read_micros" => self.prefetch_min_read_micros = v,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));

@@ -58,7 +58,10 @@ fn values_are_read_only_when_asked() {
         };
         assert_eq!(e.value().unwrap(), want);
     }
-    let separated_read = (0..300u64).step_by(7).filter(|i| i.is_multiple_of(2)).count() as u64;
+    let separated_read = (0..300u64)
+        .step_by(7)
+        .filter(|i| i.is_multiple_of(2))
+        .count() as u64;
     assert_eq!(db.stats().unwrap().value_reads, before + separated_read);
 }
 

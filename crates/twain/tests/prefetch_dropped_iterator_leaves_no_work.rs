@@ -22,6 +22,7 @@ fn no_read_after_drop_returns() {
         value_file_size: 256 << 10,
         inline_threshold: 16,
         prefetch_threads: 4,
+        prefetch_min_read_micros: 0,
         gc_enabled: false,
         ..Options::default()
     };

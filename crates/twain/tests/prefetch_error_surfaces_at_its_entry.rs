@@ -17,6 +17,7 @@ fn the_error_comes_at_the_damaged_entry() {
     let dir = tempfile::tempdir().unwrap();
     let opts = Options {
         prefetch_threads: 2,
+        prefetch_min_read_micros: 0,
         inline_threshold: 32,
         gc_enabled: false,
         ..small_opts()

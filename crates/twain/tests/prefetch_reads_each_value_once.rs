@@ -11,6 +11,7 @@ use twain::{Db, Options};
 fn filled(dir: &std::path::Path, prefetch_threads: usize) -> Db {
     let opts = Options {
         prefetch_threads,
+        prefetch_min_read_micros: 0,
         inline_threshold: 32,
         gc_enabled: false,
         ..small_opts()

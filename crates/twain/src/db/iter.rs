@@ -427,7 +427,7 @@ impl DbIterator {
                     let found = self.scan_next()?;
                     self.arrive(found.as_ref());
                     match found {
-                        Some(f) => self.value_of(f, true).map(Some),
+                        Some(f) => self.timed_value_of(f, p).map(Some),
                         None => Ok(None),
                     }
                 }
@@ -446,8 +446,19 @@ impl DbIterator {
         self.arrive(Some(&found));
         match value {
             Some(v) => Ok(Some((found.user_key().to_vec(), v))),
-            None => self.value_of(found, true).map(Some),
+            None => self.timed_value_of(found, p).map(Some),
         }
+    }
+
+    /// Reads a value forward, telling the prefetcher how long a separated one took.
+    fn timed_value_of(&mut self, f: Found, p: &Prefetcher) -> Result<KvPair> {
+        if !f.is_handle() {
+            return self.value_of(f, true);
+        }
+        let started = std::time::Instant::now();
+        let kv = self.value_of(f, true)?;
+        p.observe(started.elapsed());
+        Ok(kv)
     }
 
     /// The visible entry before the cursor, its value not read; moves the cursor there

@@ -4,7 +4,9 @@
 //! finds them read when it gets there.
 //!
 //! - Reads that fall close together in one value file are one positional read.
-//! - The window starts small and doubles each time the cursor uses it up, to
+//! - It runs only while reading a value costs more than handing it to a thread (a
+//!   moving average over the database's reads, against `prefetch_min_read_micros`).
+//! - The window grows with the distance the cursor has gone, to
 //!   [`MAX_DEPTH`] entries; the bytes read ahead of one iterator stay under
 //!   [`MAX_AHEAD_BYTES`].
 //! - Only handles that name their file's current epoch in the iterator's own version,
@@ -12,6 +14,8 @@
 //!   entry itself (stale handles search an SVTable and may be fixed up, see `read`).
 //! - A value whose read or check failed is not reported by the pool: the cursor reads
 //!   it again itself when it gets there, and reports that error then.
+//! - A read no thread has started when the cursor needs it is done by the cursor, so a
+//!   busy machine never makes an iterator wait for a thread to wake.
 //! - A repositioned iterator forgets its window; a dropped one takes its queued reads
 //!   off the queue and waits for the ones running, so no work of it outlives it.
 
@@ -23,13 +27,15 @@ use crate::key::{ParsedKey, SeqNo};
 use crate::stats::Counters;
 use crate::vlog::ValueFile;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Sequential steps of an iterator before it starts prefetching.
 const START_AFTER_STEPS: u32 = 2;
 /// Entries in the first window.
-const FIRST_DEPTH: usize = 4;
+const FIRST_DEPTH: usize = 8;
 /// The largest window, in entries.
 pub(crate) const MAX_DEPTH: usize = 256;
 /// Bytes of values one iterator may have read (or be reading) ahead of its cursor.
@@ -43,15 +49,35 @@ const MAX_RUN: u64 = 256 << 10;
 /// threads start on first use; dropping the pool stops and joins them.
 pub(crate) struct PrefetchPool {
     threads: usize,
+    /// Prefetch only while a value read takes at least this long on average.
+    min_read: Duration,
     queue: Arc<Queue>,
     workers: OnceLock<Vec<JoinHandle<()>>>,
 }
 
-/// The reads waiting for a thread.
+/// The reads waiting for a thread, and what reading a value costs.
 #[derive(Default)]
 struct Queue {
     state: Mutex<QueueState>,
     ready: Condvar,
+    /// A moving average of the nanoseconds one separated value takes to read, over every
+    /// iterator of the database (0: none measured yet).
+    read_nanos: AtomicU64,
+}
+
+impl Queue {
+    /// Adds a measured read of `values` values that took `nanos` to the average. (Two
+    /// updates racing lose one; it is an estimate.)
+    fn observe(&self, nanos: u64, values: u64) {
+        let per_value = nanos / values.max(1);
+        let old = self.read_nanos.load(Ordering::Relaxed);
+        let new = if old == 0 {
+            per_value.max(1)
+        } else {
+            (old * 7 + per_value) / 8
+        };
+        self.read_nanos.store(new.max(1), Ordering::Relaxed);
+    }
 }
 
 #[derive(Default)]
@@ -60,9 +86,14 @@ struct QueueState {
     stop: bool,
 }
 
-/// One positional read covering the entries of `items`, for one iterator's `batch`.
+/// Reads for one iterator's `batch`, done one after the other by one thread.
 struct Job {
     batch: Arc<Batch>,
+    runs: Vec<Run>,
+}
+
+/// One positional read covering the entries of `items`.
+struct Run {
     file: Arc<ValueFile>,
     offset: u64,
     len: u64,
@@ -91,6 +122,8 @@ struct BatchState {
     outcomes: HashMap<u64, Outcome>,
     /// Jobs queued or running.
     in_flight: usize,
+    /// The iterator waits on `changed` (otherwise finished reads need not wake it).
+    waiting: bool,
 }
 
 enum Outcome {
@@ -109,10 +142,12 @@ impl std::fmt::Debug for PrefetchPool {
 }
 
 impl PrefetchPool {
-    /// A pool of `threads` threads (0: no prefetching).
-    pub(crate) fn new(threads: usize) -> PrefetchPool {
+    /// A pool of `threads` threads (0: no prefetching) for iterators that prefetch while
+    /// a value read takes at least `min_read` on average.
+    pub(crate) fn new(threads: usize, min_read: Duration) -> PrefetchPool {
         PrefetchPool {
             threads,
+            min_read,
             queue: Arc::default(),
             workers: OnceLock::new(),
         }
@@ -120,10 +155,13 @@ impl PrefetchPool {
 
     /// A prefetcher for one iterator, or `None` when prefetching is off.
     pub(crate) fn prefetcher(&self, counters: &Arc<Counters>) -> Option<Prefetcher> {
-        if self.threads == 0 || self.start() == 0 {
+        let threads = if self.threads == 0 { 0 } else { self.start() };
+        if threads == 0 {
             return None;
         }
         Some(Prefetcher {
+            threads,
+            min_read_nanos: u64::try_from(self.min_read.as_nanos()).unwrap_or(u64::MAX),
             queue: Arc::clone(&self.queue),
             batch: Arc::new(Batch {
                 state: Mutex::default(),
@@ -187,33 +225,67 @@ fn work(queue: &Queue) {
                 q = queue.ready.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        run(job);
+        run(job, queue);
     }
 }
 
-/// Reads one job's span and checks each value in it, unless the iterator no longer
-/// wants any of them.
-fn run(job: Job) {
+/// Does one job's reads, publishing each run's values as it is read.
+fn run(job: Job, queue: &Queue) {
     let batch = &job.batch;
+    for r in &job.runs {
+        let started = Instant::now();
+        let outcomes = read_run(batch, r);
+        if !outcomes.is_empty() {
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            queue.observe(nanos, outcomes.len() as u64);
+        }
+        let mut s = lock(&batch.state);
+        for (id, outcome) in outcomes {
+            match s.outcomes.get_mut(&id) {
+                Some(slot) => *slot = outcome,
+                None => {
+                    if let Outcome::Read(v) = outcome {
+                        Counters::add(&batch.counters.prefetch_wasted_bytes, v.len() as u64);
+                    }
+                }
+            }
+        }
+        if s.waiting {
+            batch.changed.notify_all();
+        }
+    }
+    let mut s = lock(&batch.state);
+    s.in_flight -= 1;
+    if s.waiting {
+        batch.changed.notify_all();
+    }
+}
+
+/// Reads one run and checks each value in it, unless the iterator no longer wants any
+/// of them.
+fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
     let wanted = {
         let s = lock(&batch.state);
-        job.items.iter().any(|i| s.outcomes.contains_key(&i.id))
+        run.items.iter().any(|i| s.outcomes.contains_key(&i.id))
     };
-    let mut read: Vec<(u64, Outcome)> = Vec::with_capacity(job.items.len());
-    if wanted {
-        let c = &batch.counters;
-        let mut buf = vec![0u8; job.len as usize];
-        let ok = job.file.read_span(job.offset, &mut buf).is_ok();
-        if ok {
-            Counters::add(&c.prefetch_reads, 1);
-            Counters::add(&c.prefetch_bytes, job.len);
-        }
-        for item in &job.items {
+    if !wanted {
+        return Vec::new();
+    }
+    let c = &batch.counters;
+    let mut buf = vec![0u8; run.len as usize];
+    let ok = run.file.read_span(run.offset, &mut buf).is_ok();
+    if ok {
+        Counters::add(&c.prefetch_reads, 1);
+        Counters::add(&c.prefetch_bytes, run.len);
+    }
+    run.items
+        .iter()
+        .map(|item| {
             let h = &item.handle;
-            let start = (h.offset - job.offset) as usize;
+            let start = (h.offset - run.offset) as usize;
             let entry = buf.get(start..start + h.len as usize).filter(|_| ok);
             let outcome = match entry {
-                Some(entry) => match job.file.value_range(h, entry, &item.key, item.seq) {
+                Some(entry) => match run.file.value_range(h, entry, &item.key, item.seq) {
                     Ok(range) => {
                         Counters::add(&c.value_reads, 1);
                         Counters::add(&c.value_bytes_read, u64::from(h.len));
@@ -223,23 +295,9 @@ fn run(job: Job) {
                 },
                 None => Outcome::Failed,
             };
-            read.push((item.id, outcome));
-        }
-    }
-    let mut s = lock(&batch.state);
-    for (id, outcome) in read {
-        match s.outcomes.get_mut(&id) {
-            Some(slot) => *slot = outcome,
-            None => {
-                if let Outcome::Read(v) = outcome {
-                    Counters::add(&batch.counters.prefetch_wasted_bytes, v.len() as u64);
-                }
-            }
-        }
-    }
-    s.in_flight -= 1;
-    drop(s);
-    batch.changed.notify_all();
+            (item.id, outcome)
+        })
+        .collect()
 }
 
 /// An entry the iterator has read ahead of its cursor.
@@ -256,13 +314,17 @@ pub(crate) struct Ahead {
 /// One iterator's prefetch state: the entries read ahead of its cursor, and the window.
 /// Not thread-safe; owned by the iterator.
 pub(crate) struct Prefetcher {
+    /// Threads of the pool: jobs per submission.
+    threads: usize,
+    /// Prefetch only while a value read takes at least this long on average.
+    min_read_nanos: u64,
     queue: Arc<Queue>,
     batch: Arc<Batch>,
     ahead: VecDeque<Ahead>,
     /// Bytes of the values in `ahead` that were sent to be read.
     ahead_bytes: u64,
     next_id: u64,
-    /// Entries the window holds when full.
+    /// The least entries the window holds (learned before the last reposition).
     depth: usize,
     /// Forward steps since the last reposition.
     steps: u32,
@@ -285,20 +347,31 @@ impl std::fmt::Debug for Prefetcher {
 
 impl Prefetcher {
     /// Counts a forward step of the cursor; says whether the window wants filling now,
-    /// and if so how many entries it should hold.
+    /// and if so how many entries it should hold: as many as the steps the cursor has
+    /// taken (an iterator that went far is likely to go as far again), at least what the
+    /// iterator learned before its last reposition, at most [`MAX_DEPTH`]. The window is
+    /// filled when half of it is used, so that reads go out in batches. Nothing is
+    /// prefetched while values read faster than the pool's `min_read` on average.
     pub(crate) fn step(&mut self) -> Option<usize> {
         self.steps = self.steps.saturating_add(1);
         if self.steps <= START_AFTER_STEPS || self.ended || self.error.is_some() {
             return None;
         }
-        if self.ahead.len() > self.depth / 2 {
+        // Values read that fast (from the page cache) are not worth handing to threads.
+        if self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos {
             return None;
         }
-        // The cursor used up half the window: it goes far, so look further ahead.
-        if self.ahead.len() < self.depth && self.steps > START_AFTER_STEPS + 1 {
-            self.depth = (self.depth * 2).min(MAX_DEPTH);
+        let want = (self.steps as usize).clamp(self.depth, MAX_DEPTH);
+        if self.ahead.len() > want / 2 {
+            return None;
         }
-        Some(self.depth)
+        Some(want)
+    }
+
+    /// Records that the cursor read one value itself in `took`.
+    pub(crate) fn observe(&self, took: Duration) {
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.queue.observe(nanos, 1);
     }
 
     /// Whether the window may take more bytes.
@@ -350,48 +423,61 @@ impl Prefetcher {
         self.error = error;
     }
 
-    /// Queues the reads chosen since the last call, coalescing neighbours in one file.
+    /// Queues the reads chosen since the last call: neighbours in one file are one read,
+    /// and the reads are dealt in key order to one job per thread, so that every thread
+    /// works on the nearest entries first.
     pub(crate) fn submit(&mut self) {
         if self.to_submit.is_empty() {
             return;
         }
         let mut items = std::mem::take(&mut self.to_submit);
         items.sort_by_key(|(f, i)| (f.number(), i.handle.offset));
-        let mut jobs: Vec<Job> = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
         for (file, item) in items {
-            let (start, end) = (
-                item.handle.offset,
-                item.handle.offset + u64::from(item.handle.len),
-            );
-            if let Some(job) = jobs.last_mut()
-                && Arc::ptr_eq(&job.file, &file)
-                && start >= job.offset + job.len
-                && start - (job.offset + job.len) <= COALESCE_GAP
-                && end - job.offset <= MAX_RUN
+            let h = &item.handle;
+            let (start, end) = (h.offset, h.offset + u64::from(h.len));
+            if let Some(run) = runs.last_mut()
+                && Arc::ptr_eq(&run.file, &file)
+                && start >= run.offset + run.len
+                && start - (run.offset + run.len) <= COALESCE_GAP
+                && end - run.offset <= MAX_RUN
             {
-                job.len = end - job.offset;
-                job.items.push(item);
+                run.len = end - run.offset;
+                run.items.push(item);
                 continue;
             }
-            jobs.push(Job {
-                batch: Arc::clone(&self.batch),
+            runs.push(Run {
                 file,
                 offset: start,
                 len: end - start,
                 items: vec![item],
             });
         }
+        // Ids grow in key order.
+        runs.sort_by_key(|r| r.items.first().map_or(0, |i| i.id));
+        let n = self.threads.min(runs.len()).max(1);
+        let mut jobs: Vec<Job> = (0..n)
+            .map(|_| Job {
+                batch: Arc::clone(&self.batch),
+                runs: Vec::new(),
+            })
+            .collect();
+        for (i, run) in runs.into_iter().enumerate() {
+            if let Some(job) = jobs.get_mut(i % n) {
+                job.runs.push(run);
+            }
+        }
         {
             let mut s = lock(&self.batch.state);
-            for job in &jobs {
-                for item in &job.items {
-                    s.outcomes.insert(item.id, Outcome::Pending);
-                }
+            for item in jobs.iter().flat_map(|j| &j.runs).flat_map(|r| &r.items) {
+                s.outcomes.insert(item.id, Outcome::Pending);
             }
             s.in_flight += jobs.len();
         }
         lock(&self.queue.state).jobs.extend(jobs);
-        self.queue.ready.notify_all();
+        for _ in 0..n {
+            self.queue.ready.notify_one();
+        }
     }
 
     /// The next entry of the window, and its value if it was prefetched (waiting for the
@@ -404,16 +490,35 @@ impl Prefetcher {
         self.ahead_bytes -= ahead.bytes;
         let mut s = lock(&self.batch.state);
         while matches!(s.outcomes.get(&id), Some(Outcome::Pending)) {
+            // A read no thread has taken yet is done here rather than waited for.
+            if let Some(job) = self.steal(id) {
+                drop(s);
+                run(job, &self.queue);
+                s = lock(&self.batch.state);
+                continue;
+            }
+            s.waiting = true;
             s = self
                 .batch
                 .changed
                 .wait(s)
                 .unwrap_or_else(|e| e.into_inner());
+            s.waiting = false;
         }
         match s.outcomes.remove(&id) {
             Some(Outcome::Read(v)) => Some((ahead.found, Some(v))),
             _ => Some((ahead.found, None)),
         }
+    }
+
+    /// Takes the still queued job that reads prefetch `id`, if no thread has taken it.
+    fn steal(&self, id: u64) -> Option<Job> {
+        let mut q = lock(&self.queue.state);
+        let at = q.jobs.iter().position(|j| {
+            Arc::ptr_eq(&j.batch, &self.batch)
+                && j.runs.iter().flat_map(|r| &r.items).any(|i| i.id == id)
+        })?;
+        q.jobs.remove(at)
     }
 
     /// With the window empty: the error the walk ahead met, and whether it met the end.
@@ -445,10 +550,12 @@ impl Prefetcher {
             }
         }
         self.ahead_bytes = 0;
+        // Keep half of what the iterator learned.
+        let reached = (self.steps as usize).min(MAX_DEPTH);
+        self.depth = (reached / 2).max(self.depth / 2).max(FIRST_DEPTH);
         self.steps = 0;
         self.ended = false;
         self.error = None;
-        self.depth = (self.depth / 2).max(FIRST_DEPTH);
     }
 }
 
@@ -466,12 +573,14 @@ impl Drop for Prefetcher {
         let mut s = lock(&self.batch.state);
         s.in_flight -= removed;
         while s.in_flight > 0 {
+            s.waiting = true;
             s = self
                 .batch
                 .changed
                 .wait(s)
                 .unwrap_or_else(|e| e.into_inner());
         }
+        s.waiting = false;
     }
 }
 
@@ -480,15 +589,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_window_waits_for_sequential_steps_then_doubles() {
-        let pool = PrefetchPool::new(1);
+    fn fast_reads_are_not_prefetched() {
+        let pool = PrefetchPool::new(1, Duration::from_micros(10));
+        let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
+        for _ in 0..10 {
+            p.observe(Duration::from_micros(1));
+            assert_eq!(p.step(), None, "page-cache reads");
+        }
+        for _ in 0..40 {
+            p.observe(Duration::from_micros(100));
+        }
+        assert!(p.step().is_some(), "disk reads");
+    }
+
+    #[test]
+    fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
+        let pool = PrefetchPool::new(1, Duration::ZERO);
         let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
         for _ in 0..START_AFTER_STEPS {
             assert_eq!(p.step(), None);
         }
         assert_eq!(p.step(), Some(FIRST_DEPTH));
         let mut last = FIRST_DEPTH;
-        for _ in 0..20 {
+        for _ in 0..1000 {
             if let Some(d) = p.step() {
                 assert!(d >= last && d <= MAX_DEPTH);
                 last = d;
@@ -499,8 +622,16 @@ mod tests {
         assert_eq!(
             p.depth,
             MAX_DEPTH / 2,
-            "a reposition halves the learned depth"
+            "a reposition keeps half the learned depth"
         );
-        assert!(PrefetchPool::new(0).prefetcher(&Arc::default()).is_none());
+        for _ in 0..START_AFTER_STEPS {
+            assert_eq!(p.step(), None);
+        }
+        assert_eq!(p.step(), Some(MAX_DEPTH / 2));
+        assert!(
+            PrefetchPool::new(0, Duration::ZERO)
+                .prefetcher(&Arc::default())
+                .is_none()
+        );
     }
 }
