@@ -129,7 +129,7 @@ pub struct Options {
     pub compaction_threads: usize,
     /// Threads that read separated values ahead of iterators walking forward (0: none;
     /// each iterator then reads its values one at a time). Shared by the database's
-    /// iterators, started by the first. Range: 0 ..= 64. Default: 2.
+    /// iterators, started by the first. Range: 0 ..= 64. Default: 8.
     pub prefetch_threads: usize,
     /// Iterators prefetch only while reading one separated value takes at least this many
     /// microseconds on average over the database's reads (a page-cache hit takes about 1,
@@ -181,7 +181,7 @@ impl Default for Options {
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
-            prefetch_threads: 2,
+            prefetch_threads: 8,
             prefetch_min_read_micros: 10,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,
