@@ -126,8 +126,7 @@ impl Reader {
         reverse: bool,
         prefix: Option<Bytes<'_>>,
     ) -> PyResult<PyKeyIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
-        let slot = self.adopt_scan(py, scan, twain::DbIterator::into_keys)?;
+        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, |it| it.into_keys())?;
         Ok(PyKeyIterator::new(slot, reverse))
     }
 
@@ -142,8 +141,8 @@ impl Reader {
         reverse: bool,
         prefix: Option<Bytes<'_>>,
     ) -> PyResult<PyEntryIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
-        let slot = self.adopt_scan(py, scan, twain::DbIterator::into_entries)?;
+        let entries = |it: twain::DbIterator| it.into_entries();
+        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, entries)?;
         Ok(PyEntryIterator::new(slot, Arc::clone(&self.handle), reverse))
     }
 }

@@ -28,7 +28,7 @@ use crate::stats::Counters;
 use crate::vlog::ValueFile;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -114,6 +114,16 @@ struct Batch {
     state: Mutex<BatchState>,
     changed: Condvar,
     counters: Arc<Counters>,
+}
+
+impl Batch {
+    /// Waits until a thread publishes something (flagging the wait, so that it does).
+    fn wait<'a>(&self, mut s: MutexGuard<'a, BatchState>) -> MutexGuard<'a, BatchState> {
+        s.waiting = true;
+        let mut s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        s.waiting = false;
+        s
+    }
 }
 
 #[derive(Default)]
@@ -497,13 +507,7 @@ impl Prefetcher {
                 s = lock(&self.batch.state);
                 continue;
             }
-            s.waiting = true;
-            s = self
-                .batch
-                .changed
-                .wait(s)
-                .unwrap_or_else(|e| e.into_inner());
-            s.waiting = false;
+            s = self.batch.wait(s);
         }
         match s.outcomes.remove(&id) {
             Some(Outcome::Read(v)) => Some((ahead.found, Some(v))),
@@ -573,14 +577,8 @@ impl Drop for Prefetcher {
         let mut s = lock(&self.batch.state);
         s.in_flight -= removed;
         while s.in_flight > 0 {
-            s.waiting = true;
-            s = self
-                .batch
-                .changed
-                .wait(s)
-                .unwrap_or_else(|e| e.into_inner());
+            s = self.batch.wait(s);
         }
-        s.waiting = false;
     }
 }
 
