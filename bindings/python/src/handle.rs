@@ -100,6 +100,9 @@ impl<T: Send + Sync> Release for Slot<T> {
 struct Registry {
     closed: bool,
     held: Vec<Weak<dyn Release>>,
+    /// Forget dead slots when `held` grows to this length (twice the live ones after the
+    /// last pass, so a scan adopting many entries costs O(1) per adoption).
+    prune_at: usize,
 }
 
 /// The open database, shared by the Python `Db`, its snapshots and iterators (which only
@@ -136,7 +139,10 @@ impl Handle {
             return Err(Failure::Closed("database"));
         }
         // Forget the slots whose Python objects are gone, so the list tracks live ones.
-        reg.held.retain(|w| w.strong_count() > 0);
+        if reg.held.len() >= reg.prune_at {
+            reg.held.retain(|w| w.strong_count() > 0);
+            reg.prune_at = (2 * reg.held.len()).max(64);
+        }
         let weak: Weak<dyn Release> = Arc::downgrade(&slot) as Weak<dyn Release>;
         reg.held.push(weak);
         Ok(slot)

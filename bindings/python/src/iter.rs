@@ -1,7 +1,7 @@
 //! Iterators handed to Python: what a scan covers, and stepping through it.
 
 use crate::convert::{Bytes, pair};
-use crate::handle::Slot;
+use crate::handle::{Handle, Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::ops::Bound as KeyBound;
@@ -98,5 +98,112 @@ impl PyIterator {
             if reverse { it.next_back() } else { it.next() }.transpose()
         })?;
         Ok(step.map(|kv| pair(py, kv)))
+    }
+}
+
+/// An iterator over keys (`bytes`) only, in key order or (`reverse`) in reverse: no
+/// value file is read. Otherwise like `Iterator`.
+#[pyclass(name = "KeyIterator", module = "twain", frozen)]
+pub struct PyKeyIterator {
+    slot: Arc<Slot<Mutex<twain::Keys>>>,
+    reverse: bool,
+}
+
+impl PyKeyIterator {
+    /// An iterator stepping through the engine iterator in `slot`.
+    pub fn new(slot: Arc<Slot<Mutex<twain::Keys>>>, reverse: bool) -> PyKeyIterator {
+        PyKeyIterator { slot, reverse }
+    }
+}
+
+#[pymethods]
+impl PyKeyIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let reverse = self.reverse;
+        let step = self.slot.call(py, |it| {
+            let mut it = it.lock().unwrap_or_else(|e| e.into_inner());
+            if reverse { it.next_back() } else { it.next() }.transpose()
+        })?;
+        Ok(step.map(|k| PyBytes::new(py, &k)))
+    }
+}
+
+/// An iterator over `Entry`s, in key order or (`reverse`) in reverse: each entry's
+/// value is read only when its `value()` is called. Otherwise like `Iterator`.
+#[pyclass(name = "EntryIterator", module = "twain", frozen)]
+pub struct PyEntryIterator {
+    slot: Arc<Slot<Mutex<twain::Entries>>>,
+    handle: Arc<Handle>,
+    reverse: bool,
+}
+
+impl PyEntryIterator {
+    /// An iterator stepping through the engine iterator in `slot`, whose entries
+    /// `handle`'s `close` releases.
+    pub fn new(
+        slot: Arc<Slot<Mutex<twain::Entries>>>,
+        handle: Arc<Handle>,
+        reverse: bool,
+    ) -> PyEntryIterator {
+        PyEntryIterator {
+            slot,
+            handle,
+            reverse,
+        }
+    }
+}
+
+#[pymethods]
+impl PyEntryIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyEntry>> {
+        let reverse = self.reverse;
+        let step = py.detach(|| {
+            self.slot.with(|it| {
+                let mut it = it.lock().unwrap_or_else(|e| e.into_inner());
+                let entry = if reverse { it.next_back() } else { it.next() }.transpose()?;
+                entry
+                    .map(|e| {
+                        let key = e.key().to_vec();
+                        self.handle.adopt(e, "entry").map(|slot| PyEntry { key, slot })
+                    })
+                    .transpose()
+            })
+        })?;
+        Ok(step)
+    }
+}
+
+/// A key and its value, read from disk when `value()` is called (each call reads).
+/// Raises `ClosedError` once the database is closed.
+#[pyclass(name = "Entry", module = "twain", frozen)]
+pub struct PyEntry {
+    key: Vec<u8>,
+    slot: Arc<Slot<twain::Entry>>,
+}
+
+#[pymethods]
+impl PyEntry {
+    /// The key.
+    #[getter]
+    fn key<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.key)
+    }
+
+    /// The value, read now.
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self.slot.call(py, |e| e.value())?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Entry(key={:?})", String::from_utf8_lossy(&self.key))
     }
 }

@@ -28,6 +28,9 @@ fn _twain(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<db::PyDb>()?;
     m.add_class::<snapshot::PySnapshot>()?;
     m.add_class::<iter::PyIterator>()?;
+    m.add_class::<iter::PyKeyIterator>()?;
+    m.add_class::<iter::PyEntryIterator>()?;
+    m.add_class::<iter::PyEntry>()?;
     m.add_class::<batch::PyWriteBatch>()?;
     for class in errors::Exceptions::get(py)?.all() {
         let class = class.bind(py);

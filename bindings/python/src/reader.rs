@@ -3,7 +3,7 @@
 
 use crate::convert::Bytes;
 use crate::handle::{Handle, Slot};
-use crate::iter::{PyIterator, Scan};
+use crate::iter::{PyEntryIterator, PyIterator, PyKeyIterator, Scan};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::{Arc, Mutex};
@@ -40,13 +40,39 @@ impl Reader {
         }
     }
 
-    fn open(&self, py: Python<'_>, scan: Scan<'_>, reverse: bool) -> PyResult<PyIterator> {
-        let adopt = |it| self.handle.adopt(Mutex::new(it), "database");
-        let slot = py.detach(|| match &self.view {
+    /// An engine iterator over `scan`, made into a `T` by `shape`, in a slot `close`
+    /// empties.
+    fn adopt_scan<T: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        scan: Scan<'_>,
+        shape: impl Fn(twain::DbIterator) -> T + Send + Sync,
+    ) -> PyResult<Arc<Slot<Mutex<T>>>> {
+        let adopt = |it| self.handle.adopt(Mutex::new(shape(it)), "database");
+        Ok(py.detach(|| match &self.view {
             View::Live => self.handle.db().with(|db| adopt(scan.open(db))),
             View::Snapshot(snap) => snap.with(|s| adopt(scan.open(s))),
-        })?;
+        })?)
+    }
+
+    fn open(&self, py: Python<'_>, scan: Scan<'_>, reverse: bool) -> PyResult<PyIterator> {
+        let slot = self.adopt_scan(py, scan, |it| it)?;
         Ok(PyIterator::new(slot, reverse))
+    }
+
+    /// The scan `keys` and `entries` cover: a prefix, or a range.
+    fn scan_of<'a>(
+        start: Option<Bytes<'a>>,
+        end: Option<Bytes<'a>>,
+        prefix: Option<Bytes<'a>>,
+    ) -> PyResult<Scan<'a>> {
+        match prefix {
+            Some(_) if start.is_some() || end.is_some() => Err(
+                pyo3::exceptions::PyValueError::new_err("give a prefix or a range, not both"),
+            ),
+            Some(p) => Ok(Scan::Prefix(p)),
+            None => Ok(Scan::Range { start, end }),
+        }
     }
 }
 
@@ -87,5 +113,36 @@ impl Reader {
     #[pyo3(signature = (prefix, reverse = false))]
     fn prefix(&self, py: Python<'_>, prefix: Bytes<'_>, reverse: bool) -> PyResult<PyIterator> {
         self.open(py, Scan::Prefix(prefix), reverse)
+    }
+
+    /// The keys from `start` (inclusive) to `end` (exclusive), or those starting with
+    /// `prefix`, without reading any value file.
+    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    fn keys(
+        &self,
+        py: Python<'_>,
+        start: Option<Bytes<'_>>,
+        end: Option<Bytes<'_>>,
+        reverse: bool,
+        prefix: Option<Bytes<'_>>,
+    ) -> PyResult<PyKeyIterator> {
+        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, |it| it.into_keys())?;
+        Ok(PyKeyIterator::new(slot, reverse))
+    }
+
+    /// Entries (`key`, and `value()` read when called) from `start` (inclusive) to `end`
+    /// (exclusive), or those starting with `prefix`.
+    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    fn entries(
+        &self,
+        py: Python<'_>,
+        start: Option<Bytes<'_>>,
+        end: Option<Bytes<'_>>,
+        reverse: bool,
+        prefix: Option<Bytes<'_>>,
+    ) -> PyResult<PyEntryIterator> {
+        let entries = |it: twain::DbIterator| it.into_entries();
+        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, entries)?;
+        Ok(PyEntryIterator::new(slot, Arc::clone(&self.handle), reverse))
     }
 }

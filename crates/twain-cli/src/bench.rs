@@ -146,7 +146,7 @@ fn finish(temp: Option<tempfile::TempDir>, keep: bool, dir: &Path) -> Result<(),
 /// The engine options that matter for performance, as one line.
 fn engine_options(o: &Options) -> String {
     format!(
-        "inline_threshold={} memtable_size={} value_file_size={} block_size={} bloom_bits_per_key={} block_cache_size={} l0_compaction_trigger={} l1_target_size={} level_size_ratio={} target_file_size={} compaction_threads={}",
+        "inline_threshold={} memtable_size={} value_file_size={} block_size={} bloom_bits_per_key={} block_cache_size={} l0_compaction_trigger={} l1_target_size={} level_size_ratio={} target_file_size={} compaction_threads={} prefetch_threads={}",
         o.inline_threshold,
         o.memtable_size,
         o.value_file_size,
@@ -157,6 +157,7 @@ fn engine_options(o: &Options) -> String {
         o.l1_target_size,
         o.level_size_ratio,
         o.target_file_size,
-        o.compaction_threads
+        o.compaction_threads,
+        o.prefetch_threads
     )
 }

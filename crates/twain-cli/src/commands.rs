@@ -96,6 +96,12 @@ enum Command {
         /// Stop after this many pairs.
         #[arg(long)]
         limit: Option<usize>,
+        /// Print keys only, one a line; no value file is read.
+        #[arg(long, conflicts_with = "count")]
+        keys_only: bool,
+        /// Print only how many keys there are (no value file is read).
+        #[arg(long)]
+        count: bool,
     },
     /// Read `key<TAB>value` lines as `scan` prints them from stdin and write them in
     /// batches (creates the database if missing).
@@ -202,6 +208,8 @@ pub fn run(cli: Cli) -> twain::Result<()> {
             prefix,
             reverse,
             limit,
+            keys_only,
+            count,
         } => {
             let db = cli.open_read_only()?;
             let bound = |k: &Option<String>| k.as_deref().map(|k| text.arg("key", k)).transpose();
@@ -212,12 +220,33 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 (None, None, Some(b)) => db.range(..b),
                 (None, None, None) => db.iter(),
             };
+            let limit = limit.unwrap_or(usize::MAX);
+            if *keys_only || *count {
+                let keys = iter.into_keys();
+                let keys: Box<dyn Iterator<Item = twain::Result<Vec<u8>>>> = if *reverse {
+                    Box::new(keys.rev())
+                } else {
+                    Box::new(keys)
+                };
+                let mut n = 0u64;
+                for k in keys.take(limit) {
+                    let k = k?;
+                    n += 1;
+                    if !*count {
+                        writeln!(out, "{}", text.show(&k)).map_err(w)?;
+                    }
+                }
+                if *count {
+                    writeln!(out, "{n}").map_err(w)?;
+                }
+                return Ok(());
+            }
             let iter: Box<dyn Iterator<Item = twain::Result<twain::KvPair>>> = if *reverse {
                 Box::new(iter.rev())
             } else {
                 Box::new(iter)
             };
-            for kv in iter.take(limit.unwrap_or(usize::MAX)) {
+            for kv in iter.take(limit) {
                 let (k, v) = kv?;
                 writeln!(out, "{}\t{}", text.show(&k), text.show(&v)).map_err(w)?;
             }

@@ -49,7 +49,7 @@ pub mod version;
 pub mod vlog;
 
 pub use batch::{BatchOp, WriteBatch};
-pub use db::{Db, DbIterator, KvPair, Snapshot};
+pub use db::{Db, DbIterator, Entries, Entry, Keys, KvPair, Snapshot};
 pub use error::{Error, Result};
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{

@@ -17,10 +17,13 @@ __all__ = [
     "ClosedError",
     "CorruptionError",
     "Db",
+    "Entry",
+    "EntryIterator",
     "Error",
     "InvalidArgumentError",
     "IoError",
     "Iterator",
+    "KeyIterator",
     "LockedError",
     "NotFoundError",
     "NotSupportedError",
@@ -43,6 +46,20 @@ class Reader:
         reverse: bool = False,
     ) -> Iterator: ...
     def prefix(self, prefix: _Bytes, reverse: bool = False) -> Iterator: ...
+    def keys(
+        self,
+        start: _Bytes | None = None,
+        end: _Bytes | None = None,
+        reverse: bool = False,
+        prefix: _Bytes | None = None,
+    ) -> KeyIterator: ...
+    def entries(
+        self,
+        start: _Bytes | None = None,
+        end: _Bytes | None = None,
+        reverse: bool = False,
+        prefix: _Bytes | None = None,
+    ) -> EntryIterator: ...
 
 @final
 class Db(Reader):
@@ -83,6 +100,31 @@ class Iterator:
 
     def __iter__(self) -> Iterator: ...
     def __next__(self) -> tuple[bytes, bytes]: ...
+
+@final
+class KeyIterator:
+    """Keys in key order, or in reverse, without reading any value file; sees the
+    database as it was when made. Raises ClosedError once the database is closed."""
+
+    def __iter__(self) -> KeyIterator: ...
+    def __next__(self) -> bytes: ...
+
+@final
+class EntryIterator:
+    """Entries in key order, or in reverse, their values unread; sees the database as it
+    was when made. Raises ClosedError once the database is closed."""
+
+    def __iter__(self) -> EntryIterator: ...
+    def __next__(self) -> Entry: ...
+
+@final
+class Entry:
+    """A key, and its value read from disk when value() is called (each call reads).
+    Raises ClosedError once the database is closed."""
+
+    @property
+    def key(self) -> bytes: ...
+    def value(self) -> bytes: ...
 
 @final
 class WriteBatch:

@@ -1,11 +1,13 @@
 //! The user's iterator: merges every source, hides old versions and tombstones, applies
-//! the range, and reads separated values.
+//! the range, and reads separated values. A seekable cursor: `seek`, `seek_for_prev`,
+//! `next` and `prev` on one iterator, which keeps its snapshot across seeks.
 
+use super::prefetch::Prefetcher;
 use super::{DbInner, SuperVersion, read};
-use crate::Result;
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
 use crate::vlog::ScanHints;
+use crate::{Error, Result};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,25 +18,88 @@ pub type KvPair = (Vec<u8>, Vec<u8>);
 /// Iterates over a range of keys at one sequence number, in key order; `.rev()` (or
 /// `next_back`) walks from the end. Both ends can be used at once and meet in the middle.
 ///
-/// Holds the memtables and files it reads, so it sees one consistent state however long it
-/// lives. An error is yielded once and ends the iteration. Not thread-safe to share;
-/// `Send`.
+/// It is also a cursor: [`seek`](Self::seek) and [`seek_for_prev`](Self::seek_for_prev)
+/// move it anywhere in its range, [`prev`](Self::prev) steps back from where `next` (or
+/// a seek) left it. Seeks keep the iterator's view of the database: one iterator sees
+/// one consistent state however long it lives and however it moves.
+///
+/// Holds the memtables and files it reads. An error is yielded once and ends the
+/// iteration (a seek starts it again). Not thread-safe to share; `Send`.
 pub struct DbIterator {
     inner: Arc<DbInner>,
     sv: Arc<SuperVersion>,
     seq: SeqNo,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
-    front: Option<MergingIterator>,
+    /// The cursor's merged sources, positioned as `dir` says.
+    cursor: Option<MergingIterator>,
+    dir: Dir,
+    /// Walking forward: the user key whose remaining (older) versions to skip.
+    skip: Option<Vec<u8>>,
+    /// Where the cursor is, in user keys.
+    pos: Pos,
+    /// The `next_back` end.
     back: Option<MergingIterator>,
-    /// The last key yielded from the front (also: the key whose older versions to skip).
-    front_key: Option<Vec<u8>>,
     /// The last key yielded from the back.
     back_key: Option<Vec<u8>>,
     done: bool,
     /// Where the forward walk's last SVTable searches ended (the backward walk searches
     /// afresh).
     hints: ScanHints,
+    /// The entries read ahead of the cursor and their values' reads, when the database
+    /// prefetches. REQUIRES: empty unless `dir` is `Forward` (the cursor's sources are
+    /// then after the window's last entry).
+    prefetch: Option<Prefetcher>,
+}
+
+/// Where the cursor stands between user keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pos {
+    /// Before the range: `next` yields its first key, `prev` nothing.
+    Start,
+    /// Past the range: `prev` yields its last key, `next` nothing.
+    End,
+    /// Just before `k` (after `seek(k)`): `next` yields the first key `>= k`, `prev` the
+    /// last key `< k`.
+    Before(Vec<u8>),
+    /// At `k` (the key last yielded): `next` yields the first key `> k`, `prev` the last
+    /// key `< k`.
+    At(Vec<u8>),
+    /// Just after `k` (after `seek_for_prev(k)`): `prev` yields the last key `<= k`,
+    /// `next` the first key `> k`.
+    After(Vec<u8>),
+}
+
+/// How the cursor's merged sources are positioned relative to `pos`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    /// Not positioned: the next step seeks.
+    Unset,
+    /// At the first entry after `pos` (entries of `skip` aside).
+    Forward,
+    /// At the last entry before `pos`.
+    Backward,
+}
+
+/// The newest version of a key visible to the iterator, not a tombstone, value not read.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// The internal key.
+    pub ikey: Vec<u8>,
+    /// Inline value bytes or an encoded handle, as the key's kind says.
+    pub value: Vec<u8>,
+}
+
+impl Found {
+    /// The user key.
+    pub fn user_key(&self) -> &[u8] {
+        ParsedKey::parse(&self.ikey).user_key
+    }
+
+    /// Whether the value is in a value file (the entry holds a handle).
+    pub fn is_handle(&self) -> bool {
+        ParsedKey::parse(&self.ikey).entry_kind() == Some(EntryKind::Handle)
+    }
 }
 
 impl std::fmt::Debug for DbIterator {
@@ -43,6 +108,7 @@ impl std::fmt::Debug for DbIterator {
             .field("seq", &self.seq)
             .field("lower", &self.lower)
             .field("upper", &self.upper)
+            .field("pos", &self.pos)
             .finish()
     }
 }
@@ -68,6 +134,18 @@ pub(crate) fn merged_sources(sv: &SuperVersion, fill_cache: bool) -> MergingIter
     MergingIterator::new(children)
 }
 
+/// A found entry that is neither a tombstone nor of a known kind is corruption.
+fn check_kind(p: &ParsedKey<'_>) -> Result<()> {
+    match p.entry_kind() {
+        Some(_) => Ok(()),
+        None => Err(Error::corruption(
+            Path::new("iterator"),
+            0,
+            format!("entry of unknown kind {}", p.kind),
+        )),
+    }
+}
+
 impl DbIterator {
     /// REQUIRES: `sv` holds every version visible at `seq`: a pair from
     /// [`DbInner::read_view`], or a registered snapshot's sequence with any later super
@@ -78,23 +156,76 @@ impl DbIterator {
         seq: SeqNo,
         (lower, upper): (Bound<Vec<u8>>, Bound<Vec<u8>>),
     ) -> DbIterator {
+        let prefetch = inner.prefetch.prefetcher(&inner.counters);
         DbIterator {
+            prefetch,
             inner,
             sv,
             seq,
             lower,
             upper,
-            front: None,
+            cursor: None,
+            dir: Dir::Unset,
+            skip: None,
+            pos: Pos::Start,
             back: None,
-            front_key: None,
             back_key: None,
             done: false,
             hints: ScanHints::default(),
         }
     }
 
-    fn sources(&self) -> MergingIterator {
-        merged_sources(&self.sv, true)
+    /// Positions the cursor so that `next` yields the first key `>= key` in the range
+    /// (and `prev` the last key `< key`). Forgets the `next_back` end.
+    pub fn seek(&mut self, key: impl AsRef<[u8]>) {
+        let key = key.as_ref();
+        let pos = if self.below_lower(key) {
+            Pos::Start
+        } else {
+            Pos::Before(key.to_vec())
+        };
+        self.reposition(pos);
+    }
+
+    /// Positions the cursor so that `prev` yields the last key `<= key` in the range (and
+    /// `next` the first key `> key`). Forgets the `next_back` end.
+    pub fn seek_for_prev(&mut self, key: impl AsRef<[u8]>) {
+        let key = key.as_ref();
+        let pos = if self.above_upper(key) {
+            Pos::End
+        } else {
+            Pos::After(key.to_vec())
+        };
+        self.reposition(pos);
+    }
+
+    /// Positions the cursor before the range: `next` yields its first key.
+    pub fn seek_to_first(&mut self) {
+        self.reposition(Pos::Start);
+    }
+
+    /// Positions the cursor past the range: `prev` yields its last key.
+    pub fn seek_to_last(&mut self) {
+        self.reposition(Pos::End);
+    }
+
+    /// Steps the cursor back: the last key before where it stands (after `next` yielded
+    /// `k`, that is the key before `k`). `None` at the start of the range; the cursor
+    /// stays there, so a `next` then yields the first key.
+    pub fn prev(&mut self) -> Option<Result<KvPair>> {
+        let r = self.prev_found_resumed().and_then(|f| match f {
+            Some(f) => self.value_of(f, false).map(Some),
+            None => Ok(None),
+        });
+        self.finish_cursor(r)
+    }
+
+    fn reposition(&mut self, pos: Pos) {
+        self.pos = pos;
+        self.unalign();
+        self.back = None;
+        self.back_key = None;
+        self.done = false;
     }
 
     fn above_upper(&self, key: &[u8]) -> bool {
@@ -113,131 +244,381 @@ impl DbIterator {
         }
     }
 
-    fn value_of(&mut self, ikey: &[u8], value: Vec<u8>, forward: bool) -> Result<Option<Vec<u8>>> {
-        read::resolve(
+    /// Whether the back end may not yield `key`: the cursor has passed it, or stands at
+    /// it.
+    fn behind_cursor(&self, key: &[u8]) -> bool {
+        match &self.pos {
+            Pos::Start => false,
+            Pos::End => true,
+            Pos::Before(k) => key < k.as_slice(),
+            Pos::At(k) | Pos::After(k) => key <= k.as_slice(),
+        }
+    }
+
+    /// Reads the value of a found entry.
+    pub(crate) fn value_of(&mut self, f: Found, forward: bool) -> Result<KvPair> {
+        let user_key = f.user_key().to_vec();
+        let value = read::resolve(
             &self.inner,
             &self.sv,
             self.seq,
             Path::new("iterator"),
-            ikey,
-            value,
+            &f.ikey,
+            f.value,
             forward.then_some(&mut self.hints),
-        )
+        )?;
+        Ok((user_key, value.unwrap_or_default()))
     }
 
-    fn step_front(&mut self) -> Result<Option<KvPair>> {
-        let mut cursor = match self.front.take() {
+    /// The database, view and sequence the iterator reads (for lazy values).
+    pub(crate) fn view(&self) -> (&Arc<DbInner>, &Arc<SuperVersion>, SeqNo) {
+        (&self.inner, &self.sv, self.seq)
+    }
+
+    /// Makes the next step seek its sources from `pos`, forgetting the window read ahead.
+    pub(crate) fn unalign(&mut self) {
+        self.dir = Dir::Unset;
+        if let Some(p) = self.prefetch.as_mut() {
+            p.reset();
+        }
+    }
+
+    /// Positions the cursor's sources for walking in `dir` from `pos`.
+    /// REQUIRES: `pos` is neither `End` (walking forward) nor `Start` (walking back).
+    fn align(&mut self, dir: Dir) -> Result<()> {
+        if self.dir == dir && self.cursor.is_some() {
+            return Ok(());
+        }
+        self.unalign();
+        let mut c = match self.cursor.take() {
             Some(c) => c,
-            None => {
-                let mut c = self.sources();
+            None => merged_sources(&self.sv, true),
+        };
+        self.skip = None;
+        // A position outside the range walks from the range's nearer end.
+        let pos = match &self.pos {
+            Pos::Before(k) | Pos::At(k) | Pos::After(k)
+                if dir == Dir::Forward && self.below_lower(k) =>
+            {
+                &Pos::Start
+            }
+            Pos::Before(k) | Pos::At(k) | Pos::After(k)
+                if dir == Dir::Backward && self.above_upper(k) =>
+            {
+                &Pos::End
+            }
+            p => p,
+        };
+        match (dir, pos) {
+            (Dir::Forward, Pos::Start) => {
                 match &self.lower {
                     Bound::Unbounded => c.seek_to_first()?,
                     Bound::Included(k) | Bound::Excluded(k) => c.seek(&lookup_key(k, MAX_SEQNO))?,
                 }
                 if let Bound::Excluded(k) = &self.lower {
-                    self.front_key = Some(k.clone());
+                    self.skip = Some(k.clone());
                 }
-                c
             }
-        };
-        let out = self.scan_front(&mut cursor);
-        self.front = Some(cursor);
-        out
+            (Dir::Forward, Pos::Before(k)) => c.seek(&lookup_key(k, MAX_SEQNO))?,
+            (Dir::Forward, Pos::At(k) | Pos::After(k)) => {
+                c.seek(&lookup_key(k, MAX_SEQNO))?;
+                self.skip = Some(k.clone());
+            }
+            (Dir::Backward, Pos::End) => match &self.upper {
+                Bound::Unbounded => c.seek_to_last()?,
+                // The last internal key of user key `k` is (k, seq 0, kind 0).
+                Bound::Included(k) => c.seek_for_prev(&internal_key(k, 0, 0))?,
+                Bound::Excluded(k) => c.seek_for_prev(&lookup_key(k, MAX_SEQNO))?,
+            },
+            (Dir::Backward, Pos::Before(k) | Pos::At(k)) => {
+                c.seek_for_prev(&lookup_key(k, MAX_SEQNO))?
+            }
+            (Dir::Backward, Pos::After(k)) => c.seek_for_prev(&internal_key(k, 0, 0))?,
+            _ => {}
+        }
+        self.cursor = Some(c);
+        self.dir = dir;
+        Ok(())
     }
 
-    fn scan_front(&mut self, c: &mut MergingIterator) -> Result<Option<KvPair>> {
-        while c.valid() {
-            let p = ParsedKey::parse(c.key());
-            if p.seq > self.seq || self.front_key.as_deref() == Some(p.user_key) {
-                c.next()?;
-                continue;
-            }
-            if self.above_upper(p.user_key)
-                || self.back_key.as_deref().is_some_and(|b| p.user_key >= b)
-            {
-                return Ok(None);
-            }
-            self.front_key = Some(p.user_key.to_vec());
-            if p.entry_kind() == Some(EntryKind::Delete) {
-                c.next()?;
-                continue;
-            }
-            let ikey = c.key().to_vec();
-            let value = self.value_of(&ikey, c.value().to_vec(), true)?;
-            c.next()?;
-            if let Some(v) = value {
-                return Ok(Some((ParsedKey::parse(&ikey).user_key.to_vec(), v)));
+    /// The next visible entry after the cursor, its value not read; moves the cursor
+    /// there (or to `End`). REQUIRES: no window read ahead (see `unalign`).
+    pub(crate) fn next_found(&mut self) -> Result<Option<Found>> {
+        if self.pos == Pos::End {
+            return Ok(None);
+        }
+        self.align(Dir::Forward)?;
+        let found = self.scan_next()?;
+        self.arrive(found.as_ref());
+        Ok(found)
+    }
+
+    /// Moves the cursor to `found`, or to `End`.
+    fn arrive(&mut self, found: Option<&Found>) {
+        match found {
+            Some(f) => self.pos = Pos::At(f.user_key().to_vec()),
+            None => {
+                self.pos = Pos::End;
+                self.dir = Dir::Unset;
             }
         }
-        Ok(None)
     }
 
-    fn step_back(&mut self) -> Result<Option<KvPair>> {
-        let mut cursor = match self.back.take() {
+    /// The next visible entry from the cursor's sources (aligned forward), without moving
+    /// the cursor.
+    fn scan_next(&mut self) -> Result<Option<Found>> {
+        let (Some(mut c), mut skip) = (self.cursor.take(), self.skip.take()) else {
+            return Ok(None);
+        };
+        let stop =
+            |k: &[u8]| self.above_upper(k) || self.back_key.as_deref().is_some_and(|b| k >= b);
+        let found = scan_forward(&mut c, self.seq, &mut skip, &stop);
+        self.cursor = Some(c);
+        self.skip = skip;
+        found
+    }
+
+    /// The next pair forward, reading values ahead of the cursor when the database
+    /// prefetches.
+    fn next_pair(&mut self) -> Result<Option<KvPair>> {
+        let Some(mut p) = self.prefetch.take() else {
+            return match self.next_found()? {
+                Some(f) => self.value_of(f, true).map(Some),
+                None => Ok(None),
+            };
+        };
+        let r = self.next_pair_ahead(&mut p);
+        self.prefetch = Some(p);
+        r
+    }
+
+    fn next_pair_ahead(&mut self, p: &mut Prefetcher) -> Result<Option<KvPair>> {
+        if self.pos == Pos::End {
+            return Ok(None);
+        }
+        if self.dir != Dir::Forward || self.cursor.is_none() {
+            p.reset();
+            self.align(Dir::Forward)?;
+        }
+        if let Some(depth) = p.step() {
+            while p.len() < depth && p.has_room() {
+                match self.scan_next() {
+                    Ok(Some(f)) => p.push(f, &self.sv),
+                    Ok(None) => {
+                        p.end(None);
+                        break;
+                    }
+                    Err(e) => {
+                        p.end(Some(e));
+                        break;
+                    }
+                }
+            }
+            p.submit();
+        }
+        let Some((found, value)) = p.pop() else {
+            return match p.take_end() {
+                (Some(e), _) => Err(e),
+                (None, true) => {
+                    self.arrive(None);
+                    Ok(None)
+                }
+                (None, false) => {
+                    let found = self.scan_next()?;
+                    self.arrive(found.as_ref());
+                    match found {
+                        Some(f) => self.timed_value_of(f, p).map(Some),
+                        None => Ok(None),
+                    }
+                }
+            };
+        };
+        // The back end may have come closer since the entry was read ahead.
+        if self
+            .back_key
+            .as_deref()
+            .is_some_and(|b| found.user_key() >= b)
+        {
+            p.reset();
+            self.arrive(None);
+            return Ok(None);
+        }
+        self.arrive(Some(&found));
+        match value {
+            Some(v) => Ok(Some((found.user_key().to_vec(), v))),
+            None => self.timed_value_of(found, p).map(Some),
+        }
+    }
+
+    /// Reads a value forward, telling the prefetcher how long a separated one took.
+    fn timed_value_of(&mut self, f: Found, p: &Prefetcher) -> Result<KvPair> {
+        if !f.is_handle() {
+            return self.value_of(f, true);
+        }
+        let started = std::time::Instant::now();
+        let kv = self.value_of(f, true)?;
+        p.observe(started.elapsed());
+        Ok(kv)
+    }
+
+    /// The visible entry before the cursor, its value not read; moves the cursor there
+    /// (or to `Start`).
+    pub(crate) fn prev_found(&mut self) -> Result<Option<Found>> {
+        if self.pos == Pos::Start {
+            return Ok(None);
+        }
+        self.align(Dir::Backward)?;
+        let Some(mut c) = self.cursor.take() else {
+            return Ok(None);
+        };
+        let found = scan_backward(&mut c, self.seq, &|k| self.below_lower(k), &self.upper);
+        self.cursor = Some(c);
+        match found? {
+            Some(f) => {
+                self.pos = Pos::At(f.user_key().to_vec());
+                Ok(Some(f))
+            }
+            None => {
+                self.pos = Pos::Start;
+                self.dir = Dir::Unset;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The next visible entry from the back end, its value not read.
+    pub(crate) fn next_back_found(&mut self) -> Result<Option<Found>> {
+        let mut c = match self.back.take() {
             Some(c) => c,
             None => {
-                let mut c = self.sources();
+                let mut c = merged_sources(&self.sv, true);
                 match &self.upper {
                     Bound::Unbounded => c.seek_to_last()?,
-                    // The last internal key of user key `k` is (k, seq 0, kind 0).
                     Bound::Included(k) => c.seek_for_prev(&internal_key(k, 0, 0))?,
                     Bound::Excluded(k) => c.seek_for_prev(&lookup_key(k, MAX_SEQNO))?,
                 }
                 c
             }
         };
-        let out = self.scan_back(&mut cursor);
-        self.back = Some(cursor);
-        out
-    }
-
-    fn scan_back(&mut self, c: &mut MergingIterator) -> Result<Option<KvPair>> {
-        while c.valid() {
-            let user_key = ParsedKey::parse(c.key()).user_key.to_vec();
-            if self.below_lower(&user_key)
-                || self
-                    .front_key
-                    .as_deref()
-                    .is_some_and(|f| user_key.as_slice() <= f)
-            {
-                return Ok(None);
-            }
-            // Walking backwards meets a key's versions oldest first: the last visible one
-            // seen is the newest.
-            let mut newest: Option<(Vec<u8>, Vec<u8>)> = None;
-            while c.valid() && ParsedKey::parse(c.key()).user_key == user_key.as_slice() {
-                if ParsedKey::parse(c.key()).seq <= self.seq {
-                    newest = Some((c.key().to_vec(), c.value().to_vec()));
-                }
-                c.prev()?;
-            }
-            if self.above_upper(&user_key) {
-                continue;
-            }
-            let Some((ikey, value)) = newest else {
-                continue;
-            };
-            self.back_key = Some(user_key.clone());
-            if let Some(v) = self.value_of(&ikey, value, false)? {
-                return Ok(Some((user_key, v)));
-            }
+        let stop = |k: &[u8]| self.below_lower(k) || self.behind_cursor(k);
+        let found = scan_backward(&mut c, self.seq, &stop, &self.upper);
+        self.back = Some(c);
+        let found = found?;
+        if let Some(f) = &found {
+            self.back_key = Some(f.user_key().to_vec());
         }
-        Ok(None)
+        Ok(found)
     }
 
-    fn finish(&mut self, r: Result<Option<KvPair>>) -> Option<Result<KvPair>> {
+    /// Ends the iteration on an error. (At the end nothing needs remembering: the cursor
+    /// stands at `End` and the back end stops at the cursor.)
+    pub(crate) fn finish<T>(&mut self, r: Result<Option<T>>) -> Option<Result<T>> {
         match r {
-            Ok(Some(kv)) => Some(Ok(kv)),
-            Ok(None) => {
-                self.done = true;
-                None
-            }
+            Ok(x) => x.map(Ok),
             Err(e) => {
                 self.done = true;
                 Some(Err(e))
             }
         }
     }
+
+    /// Whether an error ended the iteration.
+    pub(crate) fn is_failed(&self) -> bool {
+        self.done
+    }
+
+    /// `prev_found` for a cursor step, which starts again after an error.
+    pub(crate) fn prev_found_resumed(&mut self) -> Result<Option<Found>> {
+        self.done = false;
+        self.prev_found()
+    }
+
+    /// Like `finish`, for a cursor step: an error makes the cursor seek afresh next time.
+    pub(crate) fn finish_cursor<T>(&mut self, r: Result<Option<T>>) -> Option<Result<T>> {
+        if r.is_err() {
+            self.unalign();
+            self.cursor = None;
+        }
+        self.finish(r)
+    }
+}
+
+/// Walks forward from `c` to the next visible entry that is not a tombstone, skipping
+/// older versions of `skip` (and updating it); leaves `c` after the entry. Ends at the
+/// first key `stop` says is out of reach.
+fn scan_forward(
+    c: &mut MergingIterator,
+    seq: SeqNo,
+    skip: &mut Option<Vec<u8>>,
+    stop: &dyn Fn(&[u8]) -> bool,
+) -> Result<Option<Found>> {
+    while c.valid() {
+        let p = ParsedKey::parse(c.key());
+        if p.seq > seq || skip.as_deref() == Some(p.user_key) {
+            c.next()?;
+            continue;
+        }
+        if stop(p.user_key) {
+            return Ok(None);
+        }
+        *skip = Some(p.user_key.to_vec());
+        if p.entry_kind() == Some(EntryKind::Delete) {
+            c.next()?;
+            continue;
+        }
+        check_kind(&p)?;
+        let found = Found {
+            ikey: c.key().to_vec(),
+            value: c.value().to_vec(),
+        };
+        c.next()?;
+        return Ok(Some(found));
+    }
+    Ok(None)
+}
+
+/// Walks back from `c` (at the last version of some key) to the previous visible entry
+/// at or below `upper` that is not a tombstone; leaves `c` before the entry's key. Ends at
+/// the first key `stop` says is out of reach.
+fn scan_backward(
+    c: &mut MergingIterator,
+    seq: SeqNo,
+    stop: &dyn Fn(&[u8]) -> bool,
+    upper: &Bound<Vec<u8>>,
+) -> Result<Option<Found>> {
+    while c.valid() {
+        let user_key = ParsedKey::parse(c.key()).user_key.to_vec();
+        if stop(&user_key) {
+            return Ok(None);
+        }
+        // Walking backwards meets a key's versions oldest first: the last visible one
+        // seen is the newest.
+        let mut newest: Option<Found> = None;
+        while c.valid() && ParsedKey::parse(c.key()).user_key == user_key.as_slice() {
+            if ParsedKey::parse(c.key()).seq <= seq {
+                newest = Some(Found {
+                    ikey: c.key().to_vec(),
+                    value: c.value().to_vec(),
+                });
+            }
+            c.prev()?;
+        }
+        let above = match upper {
+            Bound::Included(u) => user_key > *u,
+            Bound::Excluded(u) => user_key >= *u,
+            Bound::Unbounded => false,
+        };
+        let Some(f) = newest.filter(|_| !above) else {
+            continue;
+        };
+        let p = ParsedKey::parse(&f.ikey);
+        if p.entry_kind() == Some(EntryKind::Delete) {
+            continue;
+        }
+        check_kind(&p)?;
+        return Ok(Some(f));
+    }
+    Ok(None)
 }
 
 impl Iterator for DbIterator {
@@ -247,8 +628,8 @@ impl Iterator for DbIterator {
         if self.done {
             return None;
         }
-        let r = self.step_front();
-        self.finish(r)
+        let r = self.next_pair();
+        self.finish_cursor(r)
     }
 }
 
@@ -257,7 +638,10 @@ impl DoubleEndedIterator for DbIterator {
         if self.done {
             return None;
         }
-        let r = self.step_back();
+        let r = self.next_back_found().and_then(|f| match f {
+            Some(f) => self.value_of(f, false).map(Some),
+            None => Ok(None),
+        });
         self.finish(r)
     }
 }

@@ -4,12 +4,14 @@
 
 mod background;
 mod compact;
+mod entries;
 mod flush;
 mod iter;
 pub(crate) mod listing;
 mod open;
 mod pacing;
 mod place;
+mod prefetch;
 pub(crate) mod read;
 mod snapshot;
 mod space;
@@ -17,6 +19,7 @@ pub(crate) mod value_gc;
 pub(crate) mod write;
 
 pub(crate) use compact::finish_table;
+pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
 
@@ -98,6 +101,8 @@ pub(crate) struct DbInner {
     /// placement can merge any record into the tree (`db::place`). Changed under the
     /// write lock.
     pub fixups_paused: AtomicU64,
+    /// The threads that read values ahead of iterators.
+    pub prefetch: prefetch::PrefetchPool,
 }
 
 impl DbInner {
@@ -322,6 +327,18 @@ impl Db {
         let bounds = bounds(&range);
         let (sv, seq) = self.inner.read_view();
         DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
+    }
+
+    /// Iterates over the keys in `range` without reading any value file (see
+    /// [`Keys`]); `db.range(r).into_keys()`.
+    pub fn keys<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Keys {
+        self.range(range).into_keys()
+    }
+
+    /// Iterates over the entries in `range`, reading a separated value only when asked
+    /// (see [`Entry::value`]); `db.range(r).into_entries()`.
+    pub fn entries<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Entries {
+        self.range(range).into_entries()
     }
 
     /// Iterates over the keys starting with `prefix`.

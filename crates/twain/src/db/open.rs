@@ -346,6 +346,10 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             .iter()
             .map(|u| dir.join(&u.name))
             .collect(),
+        prefetch: super::prefetch::PrefetchPool::new(
+            opts.prefetch_threads,
+            std::time::Duration::from_micros(opts.prefetch_min_read_micros),
+        ),
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);

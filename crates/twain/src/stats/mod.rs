@@ -57,6 +57,9 @@ pub(crate) struct Counters {
     pub medium_bytes_merged: AtomicU64,
     pub replaced_inline_bytes: AtomicU64,
     pub replaced_separated_bytes: AtomicU64,
+    pub prefetch_reads: AtomicU64,
+    pub prefetch_bytes: AtomicU64,
+    pub prefetch_wasted_bytes: AtomicU64,
 }
 
 impl Counters {
@@ -220,6 +223,14 @@ pub struct Stats {
     pub value_reads: u64,
     /// Bytes read that way.
     pub value_bytes_read: u64,
+    /// Reads made by iterators' prefetch threads (each covers one or more values that lie
+    /// close together in one value file; the values are counted in `value_reads`).
+    pub prefetch_reads: u64,
+    /// Bytes those reads read.
+    pub prefetch_bytes: u64,
+    /// Bytes of values prefetched but never used (the iterator moved elsewhere or was
+    /// dropped first).
+    pub prefetch_wasted_bytes: u64,
     /// Bytes of torn log tail truncated when the database was opened.
     pub recovered_torn_bytes: u64,
     /// Value GC runs that rewrote a value file.

@@ -35,6 +35,9 @@ impl Stats {
         o.num("gets", self.gets);
         o.num("value_reads", self.value_reads);
         o.num("value_bytes_read", self.value_bytes_read);
+        o.num("prefetch_reads", self.prefetch_reads);
+        o.num("prefetch_bytes", self.prefetch_bytes);
+        o.num("prefetch_wasted_bytes", self.prefetch_wasted_bytes);
         o.num("recovered_torn_bytes", self.recovered_torn_bytes);
         o.num("gc_runs", self.gc_runs);
         o.num("gc_bytes_read", self.gc_bytes_read);
@@ -256,6 +259,12 @@ impl Stats {
         line(format!(
             "reads            {} gets, {} value reads, block cache {} hits / {} misses",
             self.gets, self.value_reads, self.block_cache_hits, self.block_cache_misses
+        ));
+        line(format!(
+            "prefetch         {} reads, {:.1} MiB, {:.1} MiB wasted",
+            self.prefetch_reads,
+            mb(self.prefetch_bytes),
+            mb(self.prefetch_wasted_bytes)
         ));
         line(format!(
             "memtables        {} entries, {:.1} MiB",

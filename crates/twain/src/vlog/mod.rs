@@ -276,22 +276,36 @@ impl ValueFile {
     pub fn read_value(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; handle.len as usize];
         if !self.read_tail(handle.offset, &mut buf) {
-            self.read_file(handle, &mut buf)?;
+            self.read_span(handle.offset, &mut buf)?;
         }
-        let range = decode_separated(&buf, key, seq)
-            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        let range = self.value_range(handle, &buf, key, seq)?;
         buf.truncate(range.end);
         buf.drain(..range.start);
         Ok(buf)
     }
 
-    fn read_file(&self, handle: &ValueHandle, buf: &mut [u8]) -> Result<()> {
+    /// Where the value lies in `entry` (the bytes `handle` points at), verifying the
+    /// entry as [`read_value`](Self::read_value) does.
+    pub(crate) fn value_range(
+        &self,
+        handle: &ValueHandle,
+        entry: &[u8],
+        key: &[u8],
+        seq: SeqNo,
+    ) -> Result<std::ops::Range<usize>> {
+        decode_separated(entry, key, seq).map_err(|e| e.into_corruption(&self.path, handle.offset))
+    }
+
+    /// Reads `buf.len()` bytes at `offset` from the operating system's file.
+    /// REQUIRES: they end at or before [`written_len`](Self::written_len) (they are not in
+    /// the unflushed tail).
+    pub(crate) fn read_span(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let reader = self.reader()?;
-        reader.read_exact_at(buf, handle.offset).map_err(|e| {
+        reader.read_exact_at(buf, offset).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 Error::corruption(
                     &self.path,
-                    handle.offset,
+                    offset,
                     "value handle points past the end of the file",
                 )
             } else {

@@ -13,7 +13,8 @@ use twain::{Db, DbIterator, KvPair, Options, Stats};
 /// The model of a database: what every read should return.
 pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
-/// Small sizes so that a few thousand writes flush, compact and roll value files.
+/// Small sizes so that a few thousand writes flush, compact and roll value files; the
+/// value prefetcher runs however fast reads are, so every iterator test runs with it.
 pub fn small_opts() -> Options {
     Options {
         memtable_size: 64 << 10,
@@ -21,6 +22,7 @@ pub fn small_opts() -> Options {
         l1_target_size: 256 << 10,
         target_file_size: 64 << 10,
         inline_threshold: 64,
+        prefetch_min_read_micros: 0,
         ..Options::default()
     }
 }

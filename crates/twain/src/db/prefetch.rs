@@ -1,0 +1,635 @@
+//! The value prefetcher (WiscKey's parallel range query): once an iterator has moved
+//! forward a few steps, it reads the entries ahead of its cursor from the key store and
+//! has a pool of threads read their separated values in parallel, so that the cursor
+//! finds them read when it gets there.
+//!
+//! - Reads that fall close together in one value file are one positional read.
+//! - It runs only while reading a value costs more than handing it to a thread (a
+//!   moving average over the database's reads, against `prefetch_min_read_micros`).
+//! - The window grows with the distance the cursor has gone, to
+//!   [`MAX_DEPTH`] entries; the bytes read ahead of one iterator stay under
+//!   [`MAX_AHEAD_BYTES`].
+//! - Only handles that name their file's current epoch in the iterator's own version,
+//!   and bytes the operating system has, are prefetched; the cursor resolves every other
+//!   entry itself (stale handles search an SVTable and may be fixed up, see `read`).
+//! - A value whose read or check failed is not reported by the pool: the cursor reads
+//!   it again itself when it gets there, and reports that error then.
+//! - A read no thread has started when the cursor needs it is done by the cursor, so a
+//!   busy machine never makes an iterator wait for a thread to wake.
+//! - A repositioned iterator forgets its window; a dropped one takes its queued reads
+//!   off the queue and waits for the ones running, so no work of it outlives it.
+
+use super::iter::Found;
+use super::{SuperVersion, lock};
+use crate::Error;
+use crate::format::handle::ValueHandle;
+use crate::key::{ParsedKey, SeqNo};
+use crate::stats::Counters;
+use crate::vlog::ValueFile;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Sequential steps of an iterator before it starts prefetching.
+const START_AFTER_STEPS: u32 = 2;
+/// Entries in the first window.
+const FIRST_DEPTH: usize = 8;
+/// The largest window, in entries.
+pub(crate) const MAX_DEPTH: usize = 256;
+/// Bytes of values one iterator may have read (or be reading) ahead of its cursor.
+pub(crate) const MAX_AHEAD_BYTES: u64 = 4 << 20;
+/// Values at most this far apart in one file are read together.
+const COALESCE_GAP: u64 = 4 << 10;
+/// The largest coalesced read.
+const MAX_RUN: u64 = 256 << 10;
+
+/// The prefetch threads of one database, shared by its iterators. Thread-safe. The
+/// threads start on first use; dropping the pool stops and joins them.
+pub(crate) struct PrefetchPool {
+    threads: usize,
+    /// Prefetch only while a value read takes at least this long on average.
+    min_read: Duration,
+    queue: Arc<Queue>,
+    workers: OnceLock<Vec<JoinHandle<()>>>,
+}
+
+/// The reads waiting for a thread, and what reading a value costs.
+#[derive(Default)]
+struct Queue {
+    state: Mutex<QueueState>,
+    ready: Condvar,
+    /// A moving average of the nanoseconds one separated value takes to read, over every
+    /// iterator of the database (0: none measured yet).
+    read_nanos: AtomicU64,
+}
+
+impl Queue {
+    /// Adds a measured read of `values` values that took `nanos` to the average. (Two
+    /// updates racing lose one; it is an estimate.)
+    fn observe(&self, nanos: u64, values: u64) {
+        let per_value = nanos / values.max(1);
+        let old = self.read_nanos.load(Ordering::Relaxed);
+        let new = if old == 0 {
+            per_value.max(1)
+        } else {
+            (old * 7 + per_value) / 8
+        };
+        self.read_nanos.store(new.max(1), Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
+struct QueueState {
+    jobs: VecDeque<Job>,
+    stop: bool,
+}
+
+/// Reads for one iterator's `batch`, done one after the other by one thread.
+struct Job {
+    batch: Arc<Batch>,
+    runs: Vec<Run>,
+}
+
+/// One positional read covering the entries of `items`.
+struct Run {
+    file: Arc<ValueFile>,
+    offset: u64,
+    len: u64,
+    items: Vec<Item>,
+}
+
+/// One prefetched value: its id in the batch, handle, key and sequence.
+struct Item {
+    id: u64,
+    handle: ValueHandle,
+    key: Vec<u8>,
+    seq: SeqNo,
+}
+
+/// One iterator's prefetches: their outcomes, and how many jobs are queued or running.
+/// Thread-safe.
+struct Batch {
+    state: Mutex<BatchState>,
+    changed: Condvar,
+    counters: Arc<Counters>,
+}
+
+impl Batch {
+    /// Waits until a thread publishes something (flagging the wait, so that it does).
+    fn wait<'a>(&self, mut s: MutexGuard<'a, BatchState>) -> MutexGuard<'a, BatchState> {
+        s.waiting = true;
+        let mut s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        s.waiting = false;
+        s
+    }
+}
+
+#[derive(Default)]
+struct BatchState {
+    /// Prefetches the iterator still wants, by id.
+    outcomes: HashMap<u64, Outcome>,
+    /// Jobs queued or running.
+    in_flight: usize,
+    /// The iterator waits on `changed` (otherwise finished reads need not wake it).
+    waiting: bool,
+}
+
+enum Outcome {
+    Pending,
+    Read(Vec<u8>),
+    /// The read or its check failed: the cursor reads the value itself.
+    Failed,
+}
+
+impl std::fmt::Debug for PrefetchPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrefetchPool")
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl PrefetchPool {
+    /// A pool of `threads` threads (0: no prefetching) for iterators that prefetch while
+    /// a value read takes at least `min_read` on average.
+    pub(crate) fn new(threads: usize, min_read: Duration) -> PrefetchPool {
+        PrefetchPool {
+            threads,
+            min_read,
+            queue: Arc::default(),
+            workers: OnceLock::new(),
+        }
+    }
+
+    /// A prefetcher for one iterator, or `None` when prefetching is off.
+    pub(crate) fn prefetcher(&self, counters: &Arc<Counters>) -> Option<Prefetcher> {
+        let threads = if self.threads == 0 { 0 } else { self.start() };
+        if threads == 0 {
+            return None;
+        }
+        Some(Prefetcher {
+            threads,
+            min_read_nanos: u64::try_from(self.min_read.as_nanos()).unwrap_or(u64::MAX),
+            queue: Arc::clone(&self.queue),
+            batch: Arc::new(Batch {
+                state: Mutex::default(),
+                changed: Condvar::new(),
+                counters: Arc::clone(counters),
+            }),
+            ahead: VecDeque::new(),
+            ahead_bytes: 0,
+            next_id: 0,
+            depth: FIRST_DEPTH,
+            steps: 0,
+            ended: false,
+            error: None,
+            to_submit: Vec::new(),
+        })
+    }
+
+    /// Starts the threads if they are not running, and says how many run. A thread that
+    /// cannot be spawned is done without (with none, iterators do not prefetch).
+    fn start(&self) -> usize {
+        self.workers
+            .get_or_init(|| {
+                (0..self.threads)
+                    .filter_map(|i| {
+                        let queue = Arc::clone(&self.queue);
+                        std::thread::Builder::new()
+                            .name(format!("twain-prefetch-{i}"))
+                            .spawn(move || work(&queue))
+                            .ok()
+                    })
+                    .collect()
+            })
+            .len()
+    }
+}
+
+impl Drop for PrefetchPool {
+    fn drop(&mut self) {
+        lock(&self.queue.state).stop = true;
+        self.queue.ready.notify_all();
+        if let Some(workers) = self.workers.take() {
+            for w in workers {
+                let _ = w.join();
+            }
+        }
+    }
+}
+
+/// A worker: runs jobs until the pool stops.
+fn work(queue: &Queue) {
+    loop {
+        let job = {
+            let mut q = lock(&queue.state);
+            loop {
+                if let Some(job) = q.jobs.pop_front() {
+                    break job;
+                }
+                if q.stop {
+                    return;
+                }
+                q = queue.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        run(job, queue);
+    }
+}
+
+/// Does one job's reads, publishing each run's values as it is read.
+fn run(job: Job, queue: &Queue) {
+    let batch = &job.batch;
+    for r in &job.runs {
+        let started = Instant::now();
+        let outcomes = read_run(batch, r);
+        if !outcomes.is_empty() {
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            queue.observe(nanos, outcomes.len() as u64);
+        }
+        let mut s = lock(&batch.state);
+        for (id, outcome) in outcomes {
+            match s.outcomes.get_mut(&id) {
+                Some(slot) => *slot = outcome,
+                None => {
+                    if let Outcome::Read(v) = outcome {
+                        Counters::add(&batch.counters.prefetch_wasted_bytes, v.len() as u64);
+                    }
+                }
+            }
+        }
+        if s.waiting {
+            batch.changed.notify_all();
+        }
+    }
+    let mut s = lock(&batch.state);
+    s.in_flight -= 1;
+    if s.waiting {
+        batch.changed.notify_all();
+    }
+}
+
+/// Reads one run and checks each value in it, unless the iterator no longer wants any
+/// of them.
+fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
+    let wanted = {
+        let s = lock(&batch.state);
+        run.items.iter().any(|i| s.outcomes.contains_key(&i.id))
+    };
+    if !wanted {
+        return Vec::new();
+    }
+    let c = &batch.counters;
+    let mut buf = vec![0u8; run.len as usize];
+    let ok = run.file.read_span(run.offset, &mut buf).is_ok();
+    if ok {
+        Counters::add(&c.prefetch_reads, 1);
+        Counters::add(&c.prefetch_bytes, run.len);
+    }
+    run.items
+        .iter()
+        .map(|item| {
+            let h = &item.handle;
+            let start = (h.offset - run.offset) as usize;
+            let entry = buf.get(start..start + h.len as usize).filter(|_| ok);
+            let outcome = match entry {
+                Some(entry) => match run.file.value_range(h, entry, &item.key, item.seq) {
+                    Ok(range) => {
+                        Counters::add(&c.value_reads, 1);
+                        Counters::add(&c.value_bytes_read, u64::from(h.len));
+                        Outcome::Read(entry.get(range).unwrap_or_default().to_vec())
+                    }
+                    Err(_) => Outcome::Failed,
+                },
+                None => Outcome::Failed,
+            };
+            (item.id, outcome)
+        })
+        .collect()
+}
+
+/// An entry the iterator has read ahead of its cursor.
+#[derive(Debug)]
+pub(crate) struct Ahead {
+    /// The entry, its value not read.
+    pub found: Found,
+    /// Its prefetch, if one was started.
+    id: Option<u64>,
+    /// Its value's bytes in the value file (0 for an inline value).
+    bytes: u64,
+}
+
+/// One iterator's prefetch state: the entries read ahead of its cursor, and the window.
+/// Not thread-safe; owned by the iterator.
+pub(crate) struct Prefetcher {
+    /// Threads of the pool: jobs per submission.
+    threads: usize,
+    /// Prefetch only while a value read takes at least this long on average.
+    min_read_nanos: u64,
+    queue: Arc<Queue>,
+    batch: Arc<Batch>,
+    ahead: VecDeque<Ahead>,
+    /// Bytes of the values in `ahead` that were sent to be read.
+    ahead_bytes: u64,
+    next_id: u64,
+    /// The least entries the window holds (learned before the last reposition).
+    depth: usize,
+    /// Forward steps since the last reposition.
+    steps: u32,
+    /// The walk ahead met the end of the range.
+    ended: bool,
+    /// The walk ahead met this error: the cursor reports it after the entries before it.
+    error: Option<Error>,
+    /// Prefetches chosen but not yet queued: file, item.
+    to_submit: Vec<(Arc<ValueFile>, Item)>,
+}
+
+impl std::fmt::Debug for Prefetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prefetcher")
+            .field("ahead", &self.ahead.len())
+            .field("depth", &self.depth)
+            .finish()
+    }
+}
+
+impl Prefetcher {
+    /// Counts a forward step of the cursor; says whether the window wants filling now,
+    /// and if so how many entries it should hold: as many as the steps the cursor has
+    /// taken (an iterator that went far is likely to go as far again), at least what the
+    /// iterator learned before its last reposition, at most [`MAX_DEPTH`]. The window is
+    /// filled when half of it is used, so that reads go out in batches. Nothing is
+    /// prefetched while values read faster than the pool's `min_read` on average.
+    pub(crate) fn step(&mut self) -> Option<usize> {
+        self.steps = self.steps.saturating_add(1);
+        if self.steps <= START_AFTER_STEPS || self.ended || self.error.is_some() {
+            return None;
+        }
+        // Values read that fast (from the page cache) are not worth handing to threads.
+        if self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos {
+            return None;
+        }
+        let want = (self.steps as usize).clamp(self.depth, MAX_DEPTH);
+        if self.ahead.len() > want / 2 {
+            return None;
+        }
+        Some(want)
+    }
+
+    /// Records that the cursor read one value itself in `took`.
+    pub(crate) fn observe(&self, took: Duration) {
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.queue.observe(nanos, 1);
+    }
+
+    /// Whether the window may take more bytes.
+    pub(crate) fn has_room(&self) -> bool {
+        self.ahead_bytes < MAX_AHEAD_BYTES
+    }
+
+    /// Entries in the window.
+    pub(crate) fn len(&self) -> usize {
+        self.ahead.len()
+    }
+
+    /// Adds an entry read ahead, choosing to prefetch its value if it is separated in a
+    /// file of `sv`'s version at the handle's epoch, in bytes the operating system has.
+    pub(crate) fn push(&mut self, found: Found, sv: &SuperVersion) {
+        let mut ahead = Ahead {
+            found,
+            id: None,
+            bytes: 0,
+        };
+        if ahead.found.is_handle()
+            && let Ok(h) = ValueHandle::decode(&ahead.found.value)
+            && let Some(file) = sv.version.value_files.get(&h.file)
+            && file.epoch() == h.epoch
+            && h.offset + u64::from(h.len) <= file.written_len()
+        {
+            let p = ParsedKey::parse(&ahead.found.ikey);
+            let id = self.next_id;
+            self.next_id += 1;
+            ahead.id = Some(id);
+            ahead.bytes = u64::from(h.len);
+            self.ahead_bytes += ahead.bytes;
+            self.to_submit.push((
+                Arc::clone(file),
+                Item {
+                    id,
+                    handle: h,
+                    key: p.user_key.to_vec(),
+                    seq: p.seq,
+                },
+            ));
+        }
+        self.ahead.push_back(ahead);
+    }
+
+    /// The walk ahead ended: at the end of the range, or on an error.
+    pub(crate) fn end(&mut self, error: Option<Error>) {
+        self.ended = true;
+        self.error = error;
+    }
+
+    /// Queues the reads chosen since the last call: neighbours in one file are one read,
+    /// and the reads are dealt in key order to one job per thread, so that every thread
+    /// works on the nearest entries first.
+    pub(crate) fn submit(&mut self) {
+        if self.to_submit.is_empty() {
+            return;
+        }
+        let mut items = std::mem::take(&mut self.to_submit);
+        items.sort_by_key(|(f, i)| (f.number(), i.handle.offset));
+        let mut runs: Vec<Run> = Vec::new();
+        for (file, item) in items {
+            let h = &item.handle;
+            let (start, end) = (h.offset, h.offset + u64::from(h.len));
+            if let Some(run) = runs.last_mut()
+                && Arc::ptr_eq(&run.file, &file)
+                && start >= run.offset + run.len
+                && start - (run.offset + run.len) <= COALESCE_GAP
+                && end - run.offset <= MAX_RUN
+            {
+                run.len = end - run.offset;
+                run.items.push(item);
+                continue;
+            }
+            runs.push(Run {
+                file,
+                offset: start,
+                len: end - start,
+                items: vec![item],
+            });
+        }
+        // Ids grow in key order.
+        runs.sort_by_key(|r| r.items.first().map_or(0, |i| i.id));
+        let n = self.threads.min(runs.len()).max(1);
+        let mut jobs: Vec<Job> = (0..n)
+            .map(|_| Job {
+                batch: Arc::clone(&self.batch),
+                runs: Vec::new(),
+            })
+            .collect();
+        for (i, run) in runs.into_iter().enumerate() {
+            if let Some(job) = jobs.get_mut(i % n) {
+                job.runs.push(run);
+            }
+        }
+        {
+            let mut s = lock(&self.batch.state);
+            for item in jobs.iter().flat_map(|j| &j.runs).flat_map(|r| &r.items) {
+                s.outcomes.insert(item.id, Outcome::Pending);
+            }
+            s.in_flight += jobs.len();
+        }
+        lock(&self.queue.state).jobs.extend(jobs);
+        for _ in 0..n {
+            self.queue.ready.notify_one();
+        }
+    }
+
+    /// The next entry of the window, and its value if it was prefetched (waiting for the
+    /// read if it is under way). `None` when the window is empty.
+    pub(crate) fn pop(&mut self) -> Option<(Found, Option<Vec<u8>>)> {
+        let ahead = self.ahead.pop_front()?;
+        let Some(id) = ahead.id else {
+            return Some((ahead.found, None));
+        };
+        self.ahead_bytes -= ahead.bytes;
+        let mut s = lock(&self.batch.state);
+        while matches!(s.outcomes.get(&id), Some(Outcome::Pending)) {
+            // A read no thread has taken yet is done here rather than waited for.
+            if let Some(job) = self.steal(id) {
+                drop(s);
+                run(job, &self.queue);
+                s = lock(&self.batch.state);
+                continue;
+            }
+            s = self.batch.wait(s);
+        }
+        match s.outcomes.remove(&id) {
+            Some(Outcome::Read(v)) => Some((ahead.found, Some(v))),
+            _ => Some((ahead.found, None)),
+        }
+    }
+
+    /// Takes the still queued job that reads prefetch `id`, if no thread has taken it.
+    fn steal(&self, id: u64) -> Option<Job> {
+        let mut q = lock(&self.queue.state);
+        let at = q.jobs.iter().position(|j| {
+            Arc::ptr_eq(&j.batch, &self.batch)
+                && j.runs.iter().flat_map(|r| &r.items).any(|i| i.id == id)
+        })?;
+        q.jobs.remove(at)
+    }
+
+    /// With the window empty: the error the walk ahead met, and whether it met the end.
+    pub(crate) fn take_end(&mut self) -> (Option<Error>, bool) {
+        let ended = self.ended && self.ahead.is_empty();
+        let error = if self.ahead.is_empty() {
+            self.error.take()
+        } else {
+            None
+        };
+        if ended {
+            self.ended = false;
+        }
+        (error, ended)
+    }
+
+    /// Forgets the window (the iterator moved elsewhere): its values not yet used are
+    /// wasted. The learned depth is kept, halved.
+    pub(crate) fn reset(&mut self) {
+        self.to_submit.clear();
+        if !self.ahead.is_empty() {
+            let mut s = lock(&self.batch.state);
+            for a in self.ahead.drain(..) {
+                if let Some(id) = a.id
+                    && let Some(Outcome::Read(v)) = s.outcomes.remove(&id)
+                {
+                    Counters::add(&self.batch.counters.prefetch_wasted_bytes, v.len() as u64);
+                }
+            }
+        }
+        self.ahead_bytes = 0;
+        // Keep half of what the iterator learned.
+        let reached = (self.steps as usize).min(MAX_DEPTH);
+        self.depth = (reached / 2).max(self.depth / 2).max(FIRST_DEPTH);
+        self.steps = 0;
+        self.ended = false;
+        self.error = None;
+    }
+}
+
+impl Drop for Prefetcher {
+    fn drop(&mut self) {
+        self.reset();
+        // Take this iterator's jobs off the queue, then wait for those running.
+        let mine = |j: &Job| Arc::ptr_eq(&j.batch, &self.batch);
+        let removed = {
+            let mut q = lock(&self.queue.state);
+            let before = q.jobs.len();
+            q.jobs.retain(|j| !mine(j));
+            before - q.jobs.len()
+        };
+        let mut s = lock(&self.batch.state);
+        s.in_flight -= removed;
+        while s.in_flight > 0 {
+            s = self.batch.wait(s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_reads_are_not_prefetched() {
+        let pool = PrefetchPool::new(1, Duration::from_micros(10));
+        let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
+        for _ in 0..10 {
+            p.observe(Duration::from_micros(1));
+            assert_eq!(p.step(), None, "page-cache reads");
+        }
+        for _ in 0..40 {
+            p.observe(Duration::from_micros(100));
+        }
+        assert!(p.step().is_some(), "disk reads");
+    }
+
+    #[test]
+    fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
+        let pool = PrefetchPool::new(1, Duration::ZERO);
+        let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
+        for _ in 0..START_AFTER_STEPS {
+            assert_eq!(p.step(), None);
+        }
+        assert_eq!(p.step(), Some(FIRST_DEPTH));
+        let mut last = FIRST_DEPTH;
+        for _ in 0..1000 {
+            if let Some(d) = p.step() {
+                assert!(d >= last && d <= MAX_DEPTH);
+                last = d;
+            }
+        }
+        assert_eq!(last, MAX_DEPTH, "an empty window keeps growing to the cap");
+        p.reset();
+        assert_eq!(
+            p.depth,
+            MAX_DEPTH / 2,
+            "a reposition keeps half the learned depth"
+        );
+        for _ in 0..START_AFTER_STEPS {
+            assert_eq!(p.step(), None);
+        }
+        assert_eq!(p.step(), Some(MAX_DEPTH / 2));
+        assert!(
+            PrefetchPool::new(0, Duration::ZERO)
+                .prefetcher(&Arc::default())
+                .is_none()
+        );
+    }
+}
