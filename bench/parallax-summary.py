@@ -9,7 +9,8 @@ I/O amplification of a phase = (device bytes read + written - cancelled writes) 
 traffic per byte of the operations). Space amplification: the directory's allocated bytes /
 live key + value bytes, at the end of the phase.
 
-Usage: bench/parallax-summary.py bench/results/run9
+Usage: bench/parallax-summary.py bench/results/run9 [--svg FILE]
+(--svg draws the median ops/s of each phase per mix and engine as grouped bars.)
 """
 import json
 import os
@@ -107,5 +108,52 @@ def main(directory):
         print(f"{name:<52} {fmt(v):>7}  {'yes' if met else 'NO'}")
 
 
+COLORS = {"twain": "#1f77b4", "twain-ms": "#9ecae1", "twain-ml": "#6baed6",
+          "rocksdb": "#d62728", "blobdb": "#ff9896"}
+
+
+def svg(directory, path):
+    rows = load(directory)
+    mixes = [m for m in MIXES if any(k[0] == m for k in rows)]
+    groups = [(m, p) for m in mixes for p in PHASES]
+    vals = {(g, e): med(rows, (g[0], e, g[1]), "ops_per_sec") or 0 for g in groups for e in ENGINES}
+    top = max(vals.values()) or 1
+    bar, gap, h, left, base = 9, 14, 300, 60, 340
+    width = left + len(groups) * (len(ENGINES) * bar + gap) + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="420" font-family="sans-serif" font-size="11">',
+           f'<text x="{left}" y="16" font-size="13">YCSB Load A / Run A, median ops/s of the runs in {directory}</text>']
+    for i in range(5):
+        y = base - h * i / 4
+        out.append(f'<line x1="{left}" y1="{y}" x2="{width - 10}" y2="{y}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 4}" y="{y + 4}" text-anchor="end">{int(top * i / 4 / 1000)}k</text>')
+    x = left + 6
+    for g in groups:
+        for e in ENGINES:
+            v = vals[(g, e)]
+            bh = h * v / top
+            out.append(f'<rect x="{x}" y="{base - bh:.1f}" width="{bar - 1}" height="{bh:.1f}" fill="{COLORS[e]}"><title>{e} {g[0]} {g[1]}: {v:.0f} ops/s</title></rect>')
+            x += bar
+        out.append(f'<text x="{x - len(ENGINES) * bar / 2}" y="{base + 14}" text-anchor="middle">{g[0].upper()}</text>')
+        out.append(f'<text x="{x - len(ENGINES) * bar / 2}" y="{base + 27}" text-anchor="middle" fill="#666">{"load" if g[1] == "ycsb-load" else "run A"}</text>')
+        x += gap
+    lx = left
+    for e in ENGINES:
+        out.append(f'<rect x="{lx}" y="395" width="10" height="10" fill="{COLORS[e]}"/><text x="{lx + 14}" y="404">{e}</text>')
+        lx += 90
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/run9")
+    args = sys.argv[1:]
+    if "--svg" in args:
+        i = args.index("--svg")
+        svg_path = args[i + 1]
+        del args[i:i + 2]
+    else:
+        svg_path = None
+    d = args[0] if args else "bench/results/run9"
+    main(d)
+    if svg_path:
+        svg(d, svg_path)

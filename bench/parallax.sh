@@ -13,6 +13,9 @@ NUM=${NUM:-500000}
 RUNS=${RUNS:-3}
 MIXES=${MIXES:-"m md s sd l ld"}
 DIR=${DIR:-/work/peers-db}
+# The three-class thresholds (Parallax's 120 B / 1 KiB boundaries, rounded), whatever
+# twain's defaults are; twain-ms and twain-ml fold medium from these.
+PLACEMENT=${PLACEMENT:-"--set medium_threshold=128 --set inline_threshold=1024"}
 EXTRA=${EXTRA:-}
 engines=(twain twain-ms twain-ml rocksdb blobdb)
 mkdir -p "$OUT"
@@ -32,7 +35,7 @@ for run in $(seq 1 "$RUNS"); do
         echo "== run $run mix $mix engines $order ($(date -u +%H:%M:%S))"
         # shellcheck disable=SC2086
         "$BIN" --engines "$order" --workloads ycsb-load,ycsb-a --value-size "$(spec "$mix")" \
-            --num "$NUM" --ops "$NUM" --quiet --dir "$DIR" $EXTRA \
+            --num "$NUM" --ops "$NUM" --quiet --dir "$DIR" $PLACEMENT $EXTRA \
             --out "$OUT/$mix-r$run.jsonl" > "$OUT/$mix-r$run.txt" 2>&1
     done
 done

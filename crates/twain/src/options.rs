@@ -77,14 +77,17 @@ pub struct Options {
     /// Smaller ones stay inline (small) or are medium (see `medium_threshold`).
     /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`); above `value_file_size`
     /// it keeps every value inline.
-    /// Default: 1024 (Parallax's boundary; see `docs/benchmarks.md`, Run 9).
+    /// Default: 128 (measured against 1024 with medium pairs, `docs/benchmarks.md`, Run 9).
     pub inline_threshold: usize,
     /// Entries of at least this many bytes (key + value) and below `inline_threshold` are
     /// *medium* (Parallax): the log holds them inline for recovery only, the flush moves
     /// their values into a sorted transient value file, and the compaction that writes them
     /// into the merge level (`medium_merge_level`) writes them inline again, so the
     /// transient file is freed whole without value GC. At or above `inline_threshold`
-    /// there is no medium class. Range: 0 ..= 67174400. Default: 128.
+    /// there is no medium class. Range: 0 ..= 67174400. Default: 128, equal to
+    /// `inline_threshold`: no medium class (Parallax's "ML"), which ran faster and wrote
+    /// less than three classes (128 / 1024) on every mix of `docs/benchmarks.md`, Run 9;
+    /// set `inline_threshold` above it (e.g. 1024) for three classes.
     pub medium_threshold: usize,
     /// The level from which compaction writes medium values inline: 0 means the last level
     /// (where no deeper level holds the key), n >= 1 level n and deeper (and the last level
@@ -177,7 +180,7 @@ impl Default for Options {
             create_if_missing: true,
             error_if_exists: false,
             fs: Arc::new(RealFs::new()),
-            inline_threshold: 1024,
+            inline_threshold: 128,
             medium_threshold: 128,
             medium_merge_level: 0,
             value_file_size: 128 << 20,

@@ -349,6 +349,7 @@ impl<'a> FixupPause<'a> {
         // Under the write lock, which a fix-up holds from its check to its insert.
         let _ws = lock(&inner.write.state);
         inner.fixups_paused.fetch_add(1, Ordering::SeqCst);
+        inner.manual_compactions.fetch_add(1, Ordering::SeqCst);
         FixupPause(inner)
     }
 }

@@ -101,6 +101,9 @@ pub(crate) struct DbInner {
     /// placement can merge any record into the tree (`db::place`). Changed under the
     /// write lock.
     pub fixups_paused: AtomicU64,
+    /// Manual compactions started since open (changed under the write lock with
+    /// `fixups_paused`): a fix-up whose checks straddle one's start is not made.
+    pub manual_compactions: AtomicU64,
     /// The threads that read values ahead of iterators.
     pub prefetch: prefetch::PrefetchPool,
 }

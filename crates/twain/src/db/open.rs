@@ -337,6 +337,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         log_sync,
         live_cache: Default::default(),
         fixups_paused: Default::default(),
+        manual_compactions: Default::default(),
         gc_set_aside: Default::default(),
         gc_punch: Default::default(),
         lock,

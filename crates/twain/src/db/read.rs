@@ -211,13 +211,20 @@ pub(crate) fn fix_handle(
     handle: &ValueHandle,
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
+    // Never to a dropped record: a manual compaction may have merged it inline
+    // (`db::place`). Checked before the write lock (the drop lock is held across fsyncs);
+    // a manual compaction that starts after the check is seen below by its count.
+    let manual_before = inner.manual_compactions.load(Ordering::SeqCst);
+    if inner
+        .drop_index
+        .is_dropped(file.number(), file.epoch(), seq)
+    {
+        return Ok(false);
+    }
     let ws = lock(&inner.write.state);
-    // Never while placement may merge records of rewritten files into the tree, and never
-    // to a dropped record: compaction may have merged it inline (`db::place`).
+    // Never while a manual compaction may merge records of rewritten files into the tree.
     if inner.fixups_paused.load(Ordering::SeqCst) > 0
-        || inner
-            .drop_index
-            .is_dropped(file.number(), file.epoch(), seq)
+        || inner.manual_compactions.load(Ordering::SeqCst) != manual_before
     {
         return Ok(false);
     }
