@@ -248,13 +248,22 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
     // The drop files are the truth about dead records, up to what the manifest counts:
     // blocks appended by a flush or compaction whose edit never landed are cut off (the
     // work is redone; a placement merge's drops name records tables still point at).
+    // Logs the manifest has no entry for (no drop counted yet) are loaded too, with nothing
+    // counted: a drop file of theirs holds only blocks of interrupted work.
+    let uncounted_logs: Vec<u64> = replayed
+        .logs
+        .iter()
+        .map(|f| f.number())
+        .filter(|n| !state.value_files.contains_key(n))
+        .collect();
     let drop_index = DropIndex::load(
         fs.as_ref(),
         dir,
         state
             .value_files
             .iter()
-            .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch), f.dropped_count)),
+            .map(|(&n, f)| (n, f.sealed.map_or(0, |s| s.epoch), f.dropped_count))
+            .chain(uncounted_logs.into_iter().map(|n| (n, 0, 0))),
         read_only.is_none(),
     )?;
     for (n, drops) in drop_index.lock().iter() {

@@ -12,13 +12,13 @@
 //! into another file. Dropping the record for one entry would leave the other pointing at a
 //! dead record; and an inline entry and a handle with the same key and sequence must never
 //! both exist (the handle sorts first and would win). A transient file's records have no
-//! copies. Any other handle is merged only where no deeper level may hold its key (every
-//! copy is then in the same merge). An automatic compaction merges a
-//! handle only when its file is still at the epoch it was born with (no GC rewrite, so no
-//! fix-up can exist), and makes its drops conditional on that epoch
-//! (`DropWriter::require_epoch`): if GC rewrites the file meanwhile, the compaction is
-//! discarded and picked again later. Transient files are never rewritten by GC, so their
-//! values always merge. A manual compaction (`Db::compact_range`) pauses fix-ups, flushes,
+//! copies, so automatic compactions merge them: only while the file is at the epoch it was
+//! born with (always, as GC never rewrites a transient file), with drops conditional on that
+//! epoch (`DropWriter::require_epoch`: if the file moved meanwhile, the compaction is
+//! discarded and picked again later). Any other handle — a value separated under other
+//! thresholds, re-placed into the tree — is merged only by a manual compaction, and only
+//! where no deeper level may hold its key (every copy is then in the same merge). A manual
+//! compaction (`Db::compact_range`) pauses fix-ups, flushes,
 //! and merges level by level down to the last: by the time it writes a key into the last
 //! level every copy of its records is in that merge, so there it merges any handle (an
 //! inline entry and a handle with the same key and sequence must never both exist: the
@@ -146,7 +146,9 @@ impl<'a> Placer<'a> {
         let mergeable = if origin == ValueFileOrigin::Transient {
             at_birth
         } else {
-            (at_birth || self.any_epoch) && last()
+            // Only a manual compaction: it pauses fix-ups and flushes first, and the
+            // value logs it touches are in the manifest before it drops into them.
+            self.any_epoch && last()
         };
         if !mergeable {
             return Ok(Placed::Same);
