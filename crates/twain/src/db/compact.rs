@@ -2,7 +2,7 @@
 
 use super::background::shutting_down;
 use super::flush::{flush_all, persist_drops, record_drop, table_options};
-use super::place::{Placed, Placer};
+use super::place::{ManualRange, Placed, Placer};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
@@ -35,12 +35,12 @@ enum Outcome {
 
 /// Runs one compaction task and installs its result.
 pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
-    run_placing(inner, task, false)
+    run_placing(inner, task, None)
 }
 
-/// Runs one compaction task; `any_epoch` lets placement merge any handle (a manual
-/// compaction with handle fix-ups paused, see `db::place`).
-fn run_placing(inner: &DbInner, task: &CompactionTask, any_epoch: bool) -> Result<()> {
+/// Runs one compaction task; `manual` is the range of a manual compaction, inside which
+/// placement may merge any handle (fix-ups are paused, see `db::place`).
+fn run_placing(inner: &DbInner, task: &CompactionTask, manual: Option<ManualRange>) -> Result<()> {
     if task.reason == crate::compaction::picker::GARBAGE {
         Counters::add(&inner.counters.garbage_compactions, 1);
     }
@@ -52,7 +52,7 @@ fn run_placing(inner: &DbInner, task: &CompactionTask, any_epoch: bool) -> Resul
     // IMPORTANT: a failure makes the database read-only before anything else happens, so
     // that no write is accepted once the failed operation has returned.
     let result =
-        merge(inner, task, &version, &mut written, any_epoch).map_err(|e| inner.set_bg_error(e));
+        merge(inner, task, &version, &mut written, manual).map_err(|e| inner.set_bg_error(e));
     if !matches!(result, Ok(Outcome::Installed)) {
         // Outputs that no version names are garbage; leftovers are removed on open.
         for (_, path) in &written {
@@ -128,10 +128,10 @@ fn merge(
     task: &CompactionTask,
     version: &Version,
     written: &mut Vec<(u64, PathBuf)>,
-    any_epoch: bool,
+    manual: Option<ManualRange>,
 ) -> Result<Outcome> {
     let out_level = task.output_level;
-    let mut placer = Placer::new(inner, version, any_epoch);
+    let mut placer = Placer::new(inner, version, manual);
     let mut input = input_iterator(version, task);
     let mut filter = DropFilter::new(inner.snapshot_seqs());
     let mut drops = DropWriter::new();
@@ -306,6 +306,10 @@ fn pause_automatic(inner: &DbInner) {
 }
 
 fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    let manual = ManualRange {
+        begin: begin.map(<[u8]>::to_vec),
+        end: end.map(<[u8]>::to_vec),
+    };
     let lo = begin.unwrap_or_default().to_vec();
     let levels = inner.opts.num_levels;
     let deepest = |version: &Version| {
@@ -329,14 +333,14 @@ fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> 
             };
             // A manual compaction rewrites, so tombstones and old versions go away.
             task.trivial_move = false;
-            run_placing(inner, &task, true)?;
+            run_placing(inner, &task, Some(manual.clone()))?;
         }
     }
     let version = Arc::clone(&inner.super_version().version);
     let bottom = deepest(&version);
     let hi = range_end(&version, end);
     match pick_bottom(&version.state, bottom, &lo, &hi, &HashSet::new()) {
-        Some(task) => run_placing(inner, &task, true),
+        Some(task) => run_placing(inner, &task, Some(manual)),
         None => Ok(()),
     }
 }

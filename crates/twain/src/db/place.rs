@@ -37,6 +37,22 @@ use crate::vlog::{DropWriter, SvTableWriter};
 use crate::{Error, Result};
 use std::path::PathBuf;
 
+/// The key range `[begin, end]` a manual compaction was asked for (`None`: unbounded). A
+/// table it compacts may hold keys outside it, whose copies in the levels above it does
+/// not merge down: those are never merged into the tree.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ManualRange {
+    pub begin: Option<Vec<u8>>,
+    pub end: Option<Vec<u8>>,
+}
+
+impl ManualRange {
+    fn contains(&self, key: &[u8]) -> bool {
+        self.begin.as_deref().is_none_or(|b| key >= b)
+            && self.end.as_deref().is_none_or(|e| key <= e)
+    }
+}
+
 /// An entry as the compaction writes it.
 pub(crate) enum Placed {
     /// As it came.
@@ -50,8 +66,9 @@ pub(crate) struct Placer<'a> {
     inner: &'a DbInner,
     version: &'a Version,
     placement: Placement,
-    /// Any handle may be merged (a manual compaction with fix-ups paused).
-    any_epoch: bool,
+    /// The key range of a manual compaction (fix-ups paused, every level merged down in
+    /// it): inside it any handle may be merged. `None` for an automatic compaction.
+    manual: Option<ManualRange>,
     /// The value file for values re-placed out of the tree, once one is needed.
     out: Option<(u64, PathBuf, SvTableWriter)>,
     /// Value bytes read from value files to merge them.
@@ -63,12 +80,16 @@ pub(crate) struct Placer<'a> {
 
 impl<'a> Placer<'a> {
     /// Placement for a compaction over `version`.
-    pub fn new(inner: &'a DbInner, version: &'a Version, any_epoch: bool) -> Placer<'a> {
+    pub fn new(
+        inner: &'a DbInner,
+        version: &'a Version,
+        manual: Option<ManualRange>,
+    ) -> Placer<'a> {
         Placer {
             inner,
             version,
             placement: inner.opts.placement(),
-            any_epoch,
+            manual,
             out: None,
             bytes_read: 0,
             merged: 0,
@@ -148,7 +169,9 @@ impl<'a> Placer<'a> {
         } else {
             // Only a manual compaction: it pauses fix-ups and flushes first, and the
             // value logs it touches are in the manifest before it drops into them.
-            self.any_epoch && last()
+            self.manual
+                .as_ref()
+                .is_some_and(|r| r.contains(p.user_key) && last())
         };
         if !mergeable {
             return Ok(Placed::Same);
@@ -173,7 +196,7 @@ impl<'a> Placer<'a> {
             Err(e) => return Err(e),
         };
         self.bytes_read += u64::from(h.len);
-        if at_birth && !self.any_epoch {
+        if at_birth && self.manual.is_none() {
             drops.require_epoch(h.file, file.epoch());
         }
         drops.add(h.file, p.seq, h.epoch, h.len, p.user_key);
