@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallax's evaluation (issue 11, docs/benchmarks.md Run 9): YCSB Load A then Run A on the
+# Parallax's evaluation (issue 11, docs/benchmarks-history.md Run 9): YCSB Load A then Run A on the
 # value-size mixes of Parallax's Table 1 — S, M, L (all small / medium / large) and SD, MD,
 # LD (60/20/20, 20/60/20, 20/20/60) — for twain with three placement classes, twain-ms
 # (medium folded into small), twain-ml (medium folded into large), RocksDB and BlobDB, in one

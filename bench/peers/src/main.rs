@@ -20,8 +20,9 @@ use twain_bench::{BenchError, BenchResult, Engine, TwainEngine};
 struct Cli {
     #[command(flatten)]
     bench: BenchArgs,
-    /// Engines to run, in this order: twain, rocksdb, blobdb, fjall, and twain-ms / twain-ml
-    /// (twain with medium pairs folded into small or large: Parallax's MS and ML).
+    /// Engines to run, in this order: twain, rocksdb, blobdb, fjall, twain-ms / twain-ml
+    /// (twain with medium pairs folded into small or large: Parallax's MS and ML) and
+    /// twain-lookup (twain with `gc_mode = lsm-lookup`: the WiscKey baseline).
     #[arg(long, default_value = "twain,rocksdb,blobdb,fjall")]
     engines: String,
     /// Directory under which each engine gets a fresh subdirectory (default: a temporary
@@ -44,6 +45,14 @@ struct Cli {
     /// Values at least this large are separated by BlobDB and fjall.
     #[arg(long, default_value_t = 64)]
     separation_threshold: u64,
+    /// Draw throughput, space amplification, cumulative write amplification and memory
+    /// use over time, one panel per metric, every engine, into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot_over_time: Option<PathBuf>,
+    /// Run nothing: read these JSON-lines files (comma-separated, written by `--out`) and
+    /// print the tables and draw `--plot` / `--plot-over-time` from them.
+    #[arg(long, value_name = "FILE.jsonl,...")]
+    replot: Option<String>,
 }
 
 fn main() {
@@ -53,8 +62,28 @@ fn main() {
     }
 }
 
+/// Every engine `twain-peers` can run.
+const ENGINES: [&str; 7] = [
+    "twain",
+    "twain-ms",
+    "twain-ml",
+    "twain-lookup",
+    "rocksdb",
+    "blobdb",
+    "fjall",
+];
+
 fn run(cli: Cli) -> BenchResult<()> {
+    if let Some(files) = &cli.replot {
+        return replot(&cli, files);
+    }
     let plan = cli.bench.plan(Scale::OneK)?;
+    // Held for the whole run: every engine runs inside the same limit, one after the
+    // other, and the process leaves the group when it is dropped.
+    let cgroup = plan
+        .memory_limit
+        .map(twain_bench::cgroup::MemoryCgroup::enter)
+        .transpose()?;
     let mut twain_opts = twain::Options::default();
     for s in &cli.set {
         let (k, v) = s.split_once('=').ok_or_else(|| {
@@ -79,7 +108,7 @@ fn run(cli: Cli) -> BenchResult<()> {
         .filter(|s| !s.is_empty())
         .collect();
     for e in &engines {
-        if !["twain", "twain-ms", "twain-ml", "rocksdb", "blobdb", "fjall"].contains(&e.as_str()) {
+        if !ENGINES.contains(&e.as_str()) {
             return Err(BenchError::InvalidArgument(format!("unknown engine {e:?}")));
         }
     }
@@ -123,6 +152,21 @@ fn run(cli: Cli) -> BenchResult<()> {
         twain_opts.compaction_threads,
         twain_opts.value_file_size
     );
+    println!(
+        "# caches: every engine gets a {} B block cache and {} B memtables (RocksDB and BlobDB: block-based table LRU cache; fjall: its block cache; twain: block_cache_size, plus up to memtable_max_log_bytes {} B of log per memtable); value and blob files are read through the OS page cache by every engine{}",
+        settings.block_cache_size,
+        settings.memtable_size,
+        twain_opts.memtable_max_log_bytes,
+        match &cgroup {
+            Some(g) => format!(
+                "; memory cgroup {} limited to {} MiB (memory + page cache), caches dropped before each phase: {}",
+                g.path().display(),
+                g.limit() >> 20,
+                plan.run.drop_caches
+            ),
+            None => String::new(),
+        }
+    );
 
     let mut out_file = match &cli.out {
         Some(p) => Some(
@@ -161,6 +205,14 @@ fn run(cli: Cli) -> BenchResult<()> {
                 };
                 Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ml")?)
             }
+            // The WiscKey baseline: value GC that asks the tree which values are live.
+            "twain-lookup" => {
+                let opts = twain::Options {
+                    gc_mode: twain::GcMode::LsmLookup,
+                    ..twain_opts.clone()
+                };
+                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-lookup")?)
+            }
             "rocksdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, false)?),
             "blobdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, true)?),
             _ => Box::new(fjall_engine::FjallEngine::open(&dir, &settings)?),
@@ -187,33 +239,74 @@ fn run(cli: Cli) -> BenchResult<()> {
             Ok(())
         })?;
         drop(engine);
+        if let Some(g) = &cgroup {
+            println!(
+                "# {name}: memory cgroup peak {} MiB of {} MiB, limit reached {} times",
+                g.max_usage().map_or("-".into(), |b| (b >> 20).to_string()),
+                g.limit() >> 20,
+                g.failcnt().map_or("-".into(), |n| n.to_string())
+            );
+            g.reset_peak();
+        }
         if !cli.keep {
             let _ = std::fs::remove_dir_all(&dir);
         }
         all.extend(results);
     }
 
-    println!("\n{}", comparison(&all, &engines));
-    println!("{}", targets(&all));
-    println!("{}", tail_targets(&all));
-    println!("{}", space_targets::whole_run(&all, &engines));
-    println!("{}", space_targets::targets(&all));
-    if let Some(plot) = &cli.bench.plot {
-        let title = format!(
-            "{}: {} keys, values {} B",
-            engines.join(" vs "),
-            plan.counts.num,
-            plan.run.value_dist
-        );
-        twain_bench::plot::plot(&all, &title, plot)?;
-        println!("plot written to {}", plot.display());
-    }
+    let title = format!(
+        "{}: {} keys, values {} B",
+        engines.join(" vs "),
+        plan.counts.num,
+        plan.run.value_dist
+    );
+    report_all(&cli, &all, &engines, &title)?;
     if cli.keep
         && let Some(t) = temp
     {
         eprintln!("kept {}", t.keep().display());
     }
     Ok(())
+}
+
+/// The tables and plots of a run's results.
+fn report_all(cli: &Cli, all: &[PhaseResult], engines: &[String], title: &str) -> BenchResult<()> {
+    println!("\n{}", comparison(all, engines));
+    println!("{}", targets(all));
+    println!("{}", tail_targets(all));
+    println!("{}", space_targets::whole_run(all, engines));
+    println!("{}", space_targets::targets(all));
+    if let Some(plot) = &cli.bench.plot {
+        twain_bench::plot::plot(all, title, plot)?;
+        println!("plot written to {}", plot.display());
+    }
+    if let Some(plot) = &cli.plot_over_time {
+        twain_bench::plot_time::plot_over_time(all, title, plot)?;
+        println!("over-time plot written to {}", plot.display());
+    }
+    Ok(())
+}
+
+/// `--replot`: the tables and plots of earlier runs' JSON lines.
+fn replot(cli: &Cli, files: &str) -> BenchResult<()> {
+    let mut all = Vec::new();
+    for f in files.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| BenchError::io(format!("reading {f}"), e))?;
+        all.extend(report::parse_json_lines(&text));
+    }
+    let mut engines: Vec<String> = Vec::new();
+    for r in &all {
+        if !engines.contains(&r.engine) {
+            engines.push(r.engine.clone());
+        }
+    }
+    if engines.is_empty() {
+        return Err(BenchError::InvalidArgument(format!(
+            "--replot {files}: no results in these files"
+        )));
+    }
+    report_all(cli, &all, &engines, &format!("{} ({files})", engines.join(" vs ")))
 }
 
 fn fmt(v: Option<f64>, digits: usize) -> String {

@@ -114,6 +114,14 @@ pub struct BenchArgs {
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
+    /// Run inside a new memory cgroup limited to this size (memory and page cache, e.g.
+    /// `1G`; at least 64M): larger than memory. Needs root and cgroup v1.
+    #[arg(long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+    /// Write dirty pages out and empty the page cache before each phase (not timed; needs
+    /// root).
+    #[arg(long)]
+    pub drop_caches: bool,
 }
 
 /// The options alone, parsed from `argv` (its first item is the program name): for
@@ -142,6 +150,8 @@ pub struct Plan {
     pub counts: Counts,
     /// The phases in order.
     pub phases: Vec<PhaseSpec>,
+    /// The memory cgroup limit the run asks for, in bytes (`--memory-limit`).
+    pub memory_limit: Option<u64>,
 }
 
 impl BenchArgs {
@@ -184,6 +194,21 @@ impl BenchArgs {
                 p.display()
             )));
         }
+        let memory_limit = match &self.memory_limit {
+            Some(s) => {
+                let bytes = twain::parse_size(s).map_err(|e| {
+                    BenchError::InvalidArgument(format!("--memory-limit {s:?}: {e}"))
+                })?;
+                if bytes < crate::cgroup::MIN_LIMIT {
+                    return Err(BenchError::InvalidArgument(format!(
+                        "--memory-limit {s}: at least {} MiB",
+                        crate::cgroup::MIN_LIMIT >> 20
+                    )));
+                }
+                Some(bytes)
+            }
+            None => None,
+        };
         let progress = if self.quiet {
             Progress::Quiet
         } else if std::io::stderr().is_terminal() {
@@ -205,9 +230,11 @@ impl BenchArgs {
                 seed: self.seed,
                 scan_length: counts.scan_length,
                 settle: self.settle,
+                drop_caches: self.drop_caches,
                 progress,
             },
             counts,
+            memory_limit,
         })
     }
 }
@@ -218,7 +245,7 @@ impl Plan {
         let c = &self.counts;
         let r = &self.run;
         format!(
-            "workloads: {}\nkeys: {} x 16 B, values: {} B\nreads: {}, overwrites: {}, scans: {} x {}, deletes: {}, ycsb ops: {}\nthreads: {}, seed: {}, settle: {}",
+            "workloads: {}\nkeys: {} x 16 B, values: {} B\nreads: {}, overwrites: {}, scans: {} x {}, deletes: {}, ycsb ops: {}\nthreads: {}, seed: {}, settle: {}, drop caches before each phase: {}, memory limit: {}",
             self.phases
                 .iter()
                 .map(|p| p.name.as_str())
@@ -235,6 +262,11 @@ impl Plan {
             r.threads,
             r.seed,
             r.settle,
+            r.drop_caches,
+            self.memory_limit.map_or("none".to_string(), |b| format!(
+                "{} MiB (memory cgroup)",
+                b >> 20
+            )),
         )
     }
 }
@@ -278,5 +310,27 @@ mod tests {
             Scale::Small,
         );
         assert_eq!(given, ["fillrandom", "idle5"]);
+    }
+
+    #[test]
+    fn memory_limits_are_sizes_of_at_least_64_mib() {
+        let plan = |limit: &str| {
+            parse_bench_args(["bench", "--memory-limit", limit])
+                .unwrap()
+                .plan(Scale::Small)
+        };
+        assert_eq!(plan("1G").unwrap().memory_limit, Some(1 << 30));
+        assert_eq!(plan("64M").unwrap().memory_limit, Some(64 << 20));
+        let small = plan("63M").unwrap_err().to_string();
+        assert!(small.contains("at least 64 MiB"), "{small}");
+        let bad = plan("lots").unwrap_err().to_string();
+        assert!(bad.contains("--memory-limit \"lots\""), "{bad}");
+        let none = parse_bench_args(["bench"])
+            .unwrap()
+            .plan(Scale::Small)
+            .unwrap();
+        assert_eq!(none.memory_limit, None);
+        assert!(!none.run.drop_caches);
+        assert!(none.describe().contains("memory limit: none"));
     }
 }

@@ -10,18 +10,21 @@
 //!   throughput sampler and a progress bar, and measures each phase.
 //! - [`timeline`]: latency over time, per interval of a phase, bounded.
 //! - [`space`]: space amplification over time, sampled while phases run.
-//! - [`report`], [`plot`]: the table, JSON lines and the SVG plot.
+//! - [`report`], [`plot`], [`plot_time`]: the table, JSON lines and the SVG plots.
+//! - [`cgroup`]: larger than memory: a memory cgroup around the run, dropped caches.
 //! - [`args::BenchArgs`]: the command-line options both binaries share.
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod args;
+pub mod cgroup;
 pub mod dist;
 pub mod engine;
 mod error;
 pub mod keys;
 pub mod measure;
 pub mod plot;
+pub mod plot_time;
 pub mod report;
 pub mod runner;
 pub mod space;

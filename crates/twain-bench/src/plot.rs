@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-fn perr(e: impl std::fmt::Display) -> BenchError {
+pub(crate) fn perr(e: impl std::fmt::Display) -> BenchError {
     BenchError::Plot(e.to_string())
 }
 
@@ -171,7 +171,7 @@ pub fn plot(results: &[PhaseResult], title: &str, path: &Path) -> BenchResult<()
 }
 
 /// Draws the legend of `chart`'s labelled series at `pos`.
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
     pos: SeriesLabelPosition,
 ) -> BenchResult<()> {

@@ -45,6 +45,8 @@ pub struct RunConfig {
     pub scan_length: usize,
     /// Flush after each write phase (timed separately, I/O counted in the phase).
     pub settle: bool,
+    /// Write dirty pages out and empty the page cache before each phase (not timed).
+    pub drop_caches: bool,
     /// Progress display.
     pub progress: Progress,
 }
@@ -124,6 +126,8 @@ struct Shared {
     start: Instant,
     /// Latency over time.
     timeline: Mutex<Timeline>,
+    /// `/proc/self/io` `write_bytes` when the phase began.
+    write_bytes0: u64,
 }
 
 /// Per-thread tallies of a phase.
@@ -196,6 +200,12 @@ impl Runner {
         index: usize,
     ) -> BenchResult<PhaseResult> {
         let threads = self.cfg.threads;
+        if self.cfg.drop_caches {
+            let t = Instant::now();
+            crate::cgroup::drop_caches()?;
+            // Not part of the run's time line.
+            self.started += t.elapsed();
+        }
         let counters0 = engine.counters()?;
         let io0 = ProcIo::read()?;
         let cpu0 = process_cpu_secs()?;
@@ -209,6 +219,7 @@ impl Runner {
             stop: AtomicBool::new(false),
             start: Instant::now(),
             timeline: Mutex::new(Timeline::default()),
+            write_bytes0: io0.write_bytes,
         };
         let (stop, start) = (&shared.stop, shared.start);
 
@@ -306,6 +317,8 @@ impl Runner {
             user_bytes: self.cum_user,
             db_bytes,
             live_bytes: r.live_bytes,
+            write_bytes: self.cum_write_bytes,
+            mem_bytes: crate::cgroup::memory_usage(),
         });
         r.space_over_time = space;
         r.idle_cpu_pct = idle_cpu_pct;
@@ -520,11 +533,14 @@ impl Runner {
     /// listed gives no sample (the phase end measures it again and reports the error).
     fn space_sample(&self, engine: &dyn Engine, shared: &Shared) -> Option<SpaceSample> {
         let written = shared.written.load(Ordering::Relaxed);
+        let io = ProcIo::read().ok()?;
         Some(SpaceSample {
             secs: shared.start.elapsed().as_secs_f64(),
             user_bytes: self.cum_user + written,
             db_bytes: dir_bytes(engine.dir()).ok()?,
             live_bytes: self.live.live_bytes(),
+            write_bytes: self.cum_write_bytes + io.write_bytes.saturating_sub(shared.write_bytes0),
+            mem_bytes: crate::cgroup::memory_usage(),
         })
     }
 

@@ -16,12 +16,24 @@ pub struct SpaceSample {
     pub db_bytes: u64,
     /// Key + value bytes of the live keys (the workload's model).
     pub live_bytes: u64,
+    /// Bytes the process caused to be written to storage since the run began
+    /// (`/proc/self/io` `write_bytes`, cumulative over phases; 0 in older lines).
+    #[serde(default)]
+    pub write_bytes: u64,
+    /// Memory and page cache the process's memory cgroup uses (absent outside one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_bytes: Option<u64>,
 }
 
 impl SpaceSample {
     /// `db_bytes / live_bytes`, or `None` when nothing is live.
     pub fn space_amp(&self) -> Option<f64> {
         ratio(self.db_bytes, self.live_bytes)
+    }
+
+    /// Cumulative write amplification so far: `write_bytes / user_bytes`.
+    pub fn write_amp(&self) -> Option<f64> {
+        ratio(self.write_bytes, self.user_bytes)
     }
 }
 
@@ -91,6 +103,7 @@ mod tests {
                 user_bytes,
                 db_bytes,
                 live_bytes,
+                ..SpaceSample::default()
             })
             .collect();
         r

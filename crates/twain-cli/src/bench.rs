@@ -44,6 +44,11 @@ pub fn run(cmd: &BenchCmd, sets: &[String]) -> twain::Result<()> {
 
 fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
     let plan = cmd.args.plan(Scale::Small)?;
+    // Held for the whole run: the process leaves the group when it is dropped.
+    let _cgroup = plan
+        .memory_limit
+        .map(twain_bench::cgroup::MemoryCgroup::enter)
+        .transpose()?;
     let mut opts = Options::default();
     crate::commands::apply_sets(&mut opts, sets)
         .map_err(|e| BenchError::InvalidArgument(e.to_string()))?;

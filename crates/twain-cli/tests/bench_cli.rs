@@ -54,6 +54,13 @@ fn bench_json_prints_one_object_per_phase() {
     }
     let fill: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(fill["ops"], 2000);
+    // The phase-end space sample carries the bytes written to storage since the run began
+    // (what the over-time plot divides by the user bytes; 0 where the file system is not
+    // block storage, e.g. tmpfs), equal to the phase's own figure for the first phase.
+    let samples = fill["space_over_time"].as_array().unwrap();
+    let end = samples.last().unwrap();
+    assert_eq!(end["user_bytes"], 2000 * (16 + 1024));
+    assert_eq!(end["write_bytes"], fill["write_bytes"], "{end}");
     assert_eq!(fill["user_bytes"], 2000 * (16 + 1024));
     let read: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
     assert_eq!(read["found"], 500);
@@ -110,10 +117,19 @@ fn bench_rejects_bad_arguments() {
         &["bench", "--value-size", "x"],
         &["bench", "--set", "nope=1"],
         &["bench", "--plot", "out.gif"],
+        &["bench", "--memory-limit", "lots"],
     ] {
         let out = twain().args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
     }
+    // A limit no engine can run in is refused before any cgroup is made.
+    let out = twain()
+        .args(["bench", "--memory-limit", "1M"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("at least 64 MiB"), "{stderr}");
 }
 
 #[test]

@@ -77,7 +77,7 @@ pub struct Options {
     /// Smaller ones stay inline (small) or are medium (see `medium_threshold`).
     /// Range: 0 ..= 67174400 (`MAX_KEY_SIZE + MAX_VALUE_SIZE`); above `value_file_size`
     /// it keeps every value inline.
-    /// Default: 128 (measured against 1024 with medium pairs, `docs/benchmarks.md`, Run 9).
+    /// Default: 128 (measured against 1024 with medium pairs, `docs/benchmarks-history.md`, Run 9).
     pub inline_threshold: usize,
     /// Entries of at least this many bytes (key + value) and below `inline_threshold` are
     /// *medium* (Parallax): the log holds them inline for recovery only, the flush moves
@@ -86,7 +86,7 @@ pub struct Options {
     /// transient file is freed whole without value GC. At or above `inline_threshold`
     /// there is no medium class. Range: 0 ..= 67174400. Default: 128, equal to
     /// `inline_threshold`: no medium class (Parallax's "ML"), which ran faster and wrote
-    /// less than three classes (128 / 1024) on every mix of `docs/benchmarks.md`, Run 9;
+    /// less than three classes (128 / 1024) on every mix of `docs/benchmarks-history.md`, Run 9;
     /// set `inline_threshold` above it (e.g. 1024) for three classes.
     pub medium_threshold: usize,
     /// The level from which compaction writes medium values inline: 0 means the last level
