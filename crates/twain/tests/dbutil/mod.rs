@@ -384,3 +384,41 @@ pub fn table_handles(fs: &twain::fs::MemFs, dir: &str) -> u64 {
     }
     total
 }
+
+/// Every value handle in the tables in directory `dir` of `fs`: (user key, sequence,
+/// value file number, epoch), table by table in key order.
+pub fn table_handle_epochs(fs: &twain::fs::MemFs, dir: &str) -> Vec<(Vec<u8>, u64, u64, u32)> {
+    use std::sync::Arc;
+    use twain::fs::Fs;
+    use twain::iter::InternalIterator;
+    use twain::key::{EntryKind, ParsedKey};
+    let dir = std::path::Path::new(dir);
+    let mut out = Vec::new();
+    for name in fs.list_dir(dir).unwrap() {
+        let Some(number) = name.strip_suffix(".sst") else {
+            continue;
+        };
+        let path = dir.join(&name);
+        let file = fs.open_read(&path).unwrap();
+        let size = file.len().unwrap();
+        let table = twain::table::Table::open(
+            number.parse().unwrap(),
+            path,
+            file,
+            size,
+            Arc::new(twain::cache::BlockCache::new(0)),
+        )
+        .unwrap();
+        let mut it = Arc::new(table).iter(false);
+        it.seek_to_first().unwrap();
+        while it.valid() {
+            let p = ParsedKey::parse(it.key());
+            if p.entry_kind() == Some(EntryKind::Handle) {
+                let h = twain::format::handle::ValueHandle::decode(it.value()).unwrap();
+                out.push((p.user_key.to_vec(), p.seq, h.file, h.epoch));
+            }
+            it.next().unwrap();
+        }
+    }
+    out
+}
