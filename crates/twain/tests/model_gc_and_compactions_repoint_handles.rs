@@ -6,7 +6,10 @@
 
 mod dbutil;
 
-use dbutil::{Model, Rng, assert_pairs_eq, model_range, value};
+use dbutil::{
+    Model, Rng, Snapshots, assert_pairs_eq, assert_snapshots_read_back, model_range, pick_snapshot,
+    take_or_release_snapshot, value,
+};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -91,7 +94,7 @@ fn run(seed: u64, steps: u64) {
     let db = Db::open(dir, opts(&fs)).unwrap();
     let mut rng = Rng::new(seed);
     let mut model = Model::new();
-    let mut snaps: Vec<(Snapshot, Model)> = Vec::new();
+    let mut snaps = Snapshots::new();
     let mut version = 0u64;
     for step in 0..steps {
         let what = format!("seed {seed} step {step}");
@@ -133,16 +136,10 @@ fn run(seed: u64, steps: u64) {
                 );
             }
             72..=76 => {
-                if snaps.len() < 3 {
-                    snaps.push((db.snapshot(), model.clone()));
-                } else {
-                    snaps.remove(rng.below(3) as usize);
-                }
+                take_or_release_snapshot(&db, &model, &mut snaps, &mut rng);
             }
             77..=84 => {
-                if !snaps.is_empty() {
-                    let i = rng.below(snaps.len() as u64) as usize;
-                    let (s, m) = &snaps[i];
+                if let Some((i, s, m)) = pick_snapshot(&snaps, &mut rng) {
                     reads_agree(m, &mut rng, &db, Some(s), &format!("{what} snapshot {i}"));
                 }
             }
@@ -150,11 +147,7 @@ fn run(seed: u64, steps: u64) {
         }
     }
     let all = model_range(&model, &Bound::Unbounded, &Bound::Unbounded);
-    for (i, (s, m)) in snaps.iter().enumerate() {
-        let got: Vec<KvPair> = s.iter().map(|r| r.unwrap()).collect();
-        let want = model_range(m, &Bound::Unbounded, &Bound::Unbounded);
-        assert_pairs_eq(&got, &want, &format!("seed {seed}: final snapshot {i}"));
-    }
+    assert_snapshots_read_back(&snaps, &format!("seed {seed}"));
     snaps.clear();
     let t = db.stats().unwrap().totals;
     assert!(t.gc_runs > 0, "seed {seed}: no GC ran: {t:?}");

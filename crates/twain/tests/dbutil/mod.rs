@@ -422,3 +422,37 @@ pub fn table_handle_epochs(fs: &twain::fs::MemFs, dir: &str) -> Vec<(Vec<u8>, u6
     }
     out
 }
+
+/// The snapshots a model test holds, each with the model as of its taking.
+pub type Snapshots = Vec<(twain::Snapshot, Model)>;
+
+/// Takes a snapshot (with a copy of `model`) while fewer than three are held, else
+/// releases one at random.
+pub fn take_or_release_snapshot(db: &Db, model: &Model, snaps: &mut Snapshots, rng: &mut Rng) {
+    if snaps.len() < 3 {
+        snaps.push((db.snapshot(), model.clone()));
+    } else {
+        snaps.remove(rng.below(3) as usize);
+    }
+}
+
+/// A random held snapshot with its index and model, if any is held.
+pub fn pick_snapshot<'a>(
+    snaps: &'a Snapshots,
+    rng: &mut Rng,
+) -> Option<(usize, &'a twain::Snapshot, &'a Model)> {
+    if snaps.is_empty() {
+        return None;
+    }
+    let i = rng.below(snaps.len() as u64) as usize;
+    Some((i, &snaps[i].0, &snaps[i].1))
+}
+
+/// Every held snapshot reads back its whole model; `what` names the run.
+pub fn assert_snapshots_read_back(snaps: &Snapshots, what: &str) {
+    for (i, (s, m)) in snaps.iter().enumerate() {
+        let got: Vec<KvPair> = s.iter().map(|r| r.unwrap()).collect();
+        let want = model_range(m, &Bound::Unbounded, &Bound::Unbounded);
+        assert_pairs_eq(&got, &want, &format!("{what}: final snapshot {i}"));
+    }
+}
