@@ -147,7 +147,10 @@ fn gc_command_collects_and_stats_json_names_the_gc_counters() {
         "gc_files_deleted_unread",
         "gc_lsm_lookups",
         "svtable_searches",
+        "scan_svtable_searches",
         "handle_fixups",
+        "compaction_handle_refreshes",
+        "total_compaction_handle_refreshes",
         "space_amplification",
     ] {
         assert!(

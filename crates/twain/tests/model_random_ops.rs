@@ -6,7 +6,10 @@
 
 mod dbutil;
 
-use dbutil::{Model, Rng, assert_pairs_eq, model_prefix, model_range, value};
+use dbutil::{
+    Model, Rng, Snapshots, assert_pairs_eq, assert_snapshots_read_back, model_prefix, model_range,
+    pick_snapshot, take_or_release_snapshot, value,
+};
 use std::ops::Bound;
 use std::path::Path;
 use twain::{Db, KvPair, Options, Snapshot, WriteBatch, WriteOptions};
@@ -151,7 +154,7 @@ fn run(seed: u64, steps: u64, dir: &Path) {
     let mut placement = seed % 3;
     let mut db = Db::open(dir, opts(seed, placement)).unwrap();
     let mut model = Model::new();
-    let mut snaps: Vec<(Snapshot, Model)> = Vec::new();
+    let mut snaps = Snapshots::new();
     let mut version = 0u64;
     for step in 0..steps {
         let what = format!("seed {seed} step {step}");
@@ -207,16 +210,10 @@ fn run(seed: u64, steps: u64, dir: &Path) {
                 db = Db::open(dir, opts(seed, placement)).unwrap();
             }
             77..=79 => {
-                if snaps.len() < 3 {
-                    snaps.push((db.snapshot(), model.clone()));
-                } else {
-                    snaps.remove(rng.below(3) as usize);
-                }
+                take_or_release_snapshot(&db, &model, &mut snaps, &mut rng);
             }
             80..=84 => {
-                if !snaps.is_empty() {
-                    let i = rng.below(snaps.len() as u64) as usize;
-                    let (s, m) = &snaps[i];
+                if let Some((i, s, m)) = pick_snapshot(&snaps, &mut rng) {
                     check_snapshot(s, m, &mut rng, &format!("{what} snapshot {i}"));
                 }
             }
@@ -227,11 +224,7 @@ fn run(seed: u64, steps: u64, dir: &Path) {
     let all = model_range(&model, &Bound::Unbounded, &Bound::Unbounded);
     let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
     assert_pairs_eq(&got, &all, &format!("seed {seed}: final"));
-    for (i, (s, m)) in snaps.iter().enumerate() {
-        let got: Vec<KvPair> = s.iter().map(|r| r.unwrap()).collect();
-        let want = model_range(m, &Bound::Unbounded, &Bound::Unbounded);
-        assert_pairs_eq(&got, &want, &format!("seed {seed}: final snapshot {i}"));
-    }
+    assert_snapshots_read_back(&snaps, &format!("seed {seed}"));
     snaps.clear();
     drop(db);
     let db = Db::open(dir, opts(seed, placement)).unwrap();

@@ -3,6 +3,7 @@
 use super::background::shutting_down;
 use super::flush::{flush_all, persist_drops, record_drop, table_options};
 use super::place::{ManualRange, Placed, Placer};
+use super::refresh::Refresher;
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
@@ -132,6 +133,7 @@ fn merge(
 ) -> Result<Outcome> {
     let out_level = task.output_level;
     let mut placer = Placer::new(inner, version, manual);
+    let mut refresher = Refresher::new(inner, version);
     let mut input = input_iterator(version, task);
     let mut filter = DropFilter::new(inner.snapshot_seqs());
     let mut drops = DropWriter::new();
@@ -173,7 +175,15 @@ fn merge(
                     }
                 };
                 let last = || !deeper_levels_may_hold(version, out_level, uk);
-                let placed = placer.place(key, input.value(), out_level, last, &mut drops);
+                let placed = placer
+                    .place(key, input.value(), out_level, last, &mut drops)
+                    .and_then(|placed| match placed {
+                        // Stale handles re-pointed at their file's new epoch (`db::refresh`).
+                        Placed::Same => Ok(refresher
+                            .refresh(key, input.value())?
+                            .map_or(Placed::Same, |v| Placed::Changed(key.to_vec(), v))),
+                        changed => Ok(changed),
+                    });
                 match placed.inspect_err(|_| written.extend(placer.output_path()))? {
                     Placed::Same => b.add(key, input.value())?,
                     Placed::Changed(k, v) => b.add(&k, &v)?,
@@ -227,6 +237,7 @@ fn merge(
     drop(held);
 
     placer.count();
+    refresher.count();
     let c = &inner.counters;
     Counters::add(&c.compactions, 1);
     Counters::add(&c.compaction_bytes_read, bytes_read);

@@ -61,7 +61,7 @@ impl Entry {
             Path::new("iterator"),
             &self.found.ikey,
             self.found.value.clone(),
-            None,
+            read::Reader::Scan(None),
         )?;
         Ok(v.unwrap_or_default())
     }

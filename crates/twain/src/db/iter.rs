@@ -265,7 +265,7 @@ impl DbIterator {
             Path::new("iterator"),
             &f.ikey,
             f.value,
-            forward.then_some(&mut self.hints),
+            read::Reader::Scan(forward.then_some(&mut self.hints)),
         )?;
         Ok((user_key, value.unwrap_or_default()))
     }

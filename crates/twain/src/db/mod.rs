@@ -13,6 +13,7 @@ mod pacing;
 mod place;
 mod prefetch;
 pub(crate) mod read;
+mod refresh;
 mod snapshot;
 mod space;
 pub(crate) mod value_gc;

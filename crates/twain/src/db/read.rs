@@ -33,7 +33,15 @@ pub(crate) fn get_in(
     let lookup = lookup_key(key, seq);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some((ikey, value)) = mem.get(&lookup) {
-            return resolve(inner, sv, seq, Path::new("memtable"), &ikey, value, None);
+            return resolve(
+                inner,
+                sv,
+                seq,
+                Path::new("memtable"),
+                &ikey,
+                value,
+                Reader::Get,
+            );
         }
     }
     let version = &sv.version;
@@ -42,14 +50,14 @@ pub(crate) fn get_in(
             continue;
         }
         if let Some((ikey, value)) = t.table.get(&lookup)? {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value, None);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value, Reader::Get);
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
             && let Some((ikey, value)) = t.table.get(&lookup)?
         {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value, None);
+            return resolve(inner, sv, seq, t.table.path(), &ikey, value, Reader::Get);
         }
     }
     Ok(None)
@@ -82,10 +90,17 @@ pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<
     Ok(None)
 }
 
+/// Who reads a handle: a point read, or a scan (an iterator or a lazy entry of one), which
+/// passes its search hints when it resolves keys in ascending order. Scans count their
+/// stale handles apart (`Stats::scan_svtable_searches`).
+pub(crate) enum Reader<'a> {
+    Get,
+    Scan(Option<&'a mut ScanHints>),
+}
+
 /// Turns a found entry into the user's value: nothing for a tombstone, the bytes for an
 /// inline value, the value file's bytes for a handle. The entry is the newest version of
-/// its key visible at `view`; `source` names where it came from, for errors. An iterator
-/// passes its `hints`: it resolves keys in ascending order.
+/// its key visible at `view`; `source` names where it came from, for errors.
 pub(crate) fn resolve(
     inner: &DbInner,
     sv: &SuperVersion,
@@ -93,15 +108,13 @@ pub(crate) fn resolve(
     source: &Path,
     ikey: &[u8],
     value: Vec<u8>,
-    hints: Option<&mut ScanHints>,
+    by: Reader<'_>,
 ) -> Result<Option<Vec<u8>>> {
     let p = ParsedKey::parse(ikey);
     match p.entry_kind() {
         Some(EntryKind::Delete) => Ok(None),
         Some(EntryKind::Inline) => Ok(Some(value)),
-        Some(EntryKind::Handle) => {
-            read_handle(inner, sv, view, source, &p, &value, hints).map(Some)
-        }
+        Some(EntryKind::Handle) => read_handle(inner, sv, view, source, &p, &value, by).map(Some),
         None => Err(Error::corruption(
             source,
             0,
@@ -124,7 +137,7 @@ pub(crate) fn read_handle(
     source: &Path,
     entry: &ParsedKey<'_>,
     encoded: &[u8],
-    hints: Option<&mut ScanHints>,
+    by: Reader<'_>,
 ) -> Result<Vec<u8>> {
     let (key, seq) = (entry.user_key, entry.seq);
     let h = ValueHandle::decode(encoded)
@@ -173,6 +186,13 @@ pub(crate) fn read_handle(
         },
     };
     Counters::add(&inner.counters.svtable_searches, 1);
+    let hints = match by {
+        Reader::Get => None,
+        Reader::Scan(hints) => {
+            Counters::add(&inner.counters.scan_svtable_searches, 1);
+            hints
+        }
+    };
     let found = match hints {
         Some(h) => file.find_near(key, seq, h.index_hint(file.number(), file.epoch())),
         None => file.find(key, seq),
@@ -368,6 +388,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         gc_lsm_lookups: Counters::get(&c.gc_lsm_lookups),
         gc_records_relocated: Counters::get(&c.gc_records_relocated),
         svtable_searches: Counters::get(&c.svtable_searches),
+        scan_svtable_searches: Counters::get(&c.scan_svtable_searches),
+        compaction_handle_refreshes: Counters::get(&c.compaction_handle_refreshes),
         handle_fixups: Counters::get(&c.handle_fixups),
         block_cache_hits: inner.cache.hits(),
         block_cache_misses: inner.cache.misses(),

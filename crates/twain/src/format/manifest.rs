@@ -135,6 +135,8 @@ pub enum CounterId {
     /// Value bytes compaction re-placed from the tree into a value file (pairs at or above
     /// `inline_threshold`, after the thresholds changed).
     ReplacedSeparatedBytes = 26,
+    /// Stale value handles compactions re-pointed at their file's new epoch.
+    CompactionHandleRefreshes = 27,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.

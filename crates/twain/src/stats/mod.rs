@@ -42,6 +42,8 @@ pub(crate) struct Counters {
     pub gc_records_relocated: AtomicU64,
     pub svtable_searches: AtomicU64,
     pub handle_fixups: AtomicU64,
+    pub scan_svtable_searches: AtomicU64,
+    pub compaction_handle_refreshes: AtomicU64,
     pub gc_corrupt_dead_records: AtomicU64,
     pub gc_files_set_aside: AtomicU64,
     pub garbage_compactions: AtomicU64,
@@ -245,10 +247,17 @@ pub struct Stats {
     pub gc_lsm_lookups: u64,
     /// Records relocated to the log head by GC in lsm-lookup mode.
     pub gc_records_relocated: u64,
-    /// Reads whose handle was stale and searched an SVTable by key and sequence.
+    /// Reads whose handle was stale and searched an SVTable by key and sequence: point
+    /// reads and scans ([`Stats::scan_svtable_searches`] is the scans' share).
     pub svtable_searches: u64,
-    /// Stale handles fixed by re-inserting the entry with its new handle.
+    /// The part of [`Stats::svtable_searches`] made by iterators and their lazy entries:
+    /// stale handles a scan met.
+    pub scan_svtable_searches: u64,
+    /// Stale handles fixed by reads re-inserting the entry with its new handle.
     pub handle_fixups: u64,
+    /// Stale handles compactions re-pointed at their record's current place (the new
+    /// epoch of its value file) as they rewrote the table holding them.
+    pub compaction_handle_refreshes: u64,
     /// Block cache hits.
     pub block_cache_hits: u64,
     /// Block cache misses.
@@ -409,6 +418,7 @@ impl Stats {
             medium_bytes_merged: self.medium_bytes_merged,
             replaced_inline_bytes: self.replaced_inline_bytes,
             replaced_separated_bytes: self.replaced_separated_bytes,
+            compaction_handle_refreshes: self.compaction_handle_refreshes,
         }
     }
 

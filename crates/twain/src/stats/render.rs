@@ -52,7 +52,12 @@ impl Stats {
             &self.gc_punch_unsupported.to_string(),
         );
         o.num("svtable_searches", self.svtable_searches);
+        o.num("scan_svtable_searches", self.scan_svtable_searches);
         o.num("handle_fixups", self.handle_fixups);
+        o.num(
+            "compaction_handle_refreshes",
+            self.compaction_handle_refreshes,
+        );
         o.num("block_cache_hits", self.block_cache_hits);
         o.num("block_cache_misses", self.block_cache_misses);
         o.num("memtable_entries", self.memtable_entries);
@@ -121,6 +126,7 @@ impl Stats {
             ("medium_bytes_merged", t.medium_bytes_merged),
             ("replaced_inline_bytes", t.replaced_inline_bytes),
             ("replaced_separated_bytes", t.replaced_separated_bytes),
+            ("compaction_handle_refreshes", t.compaction_handle_refreshes),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -242,8 +248,12 @@ impl Stats {
             self.gc_records_relocated
         ));
         line(format!(
-            "stale handles    {} SVTable searches, {} fixed",
-            self.svtable_searches, self.handle_fixups
+            "stale handles    {} re-pointed by compactions (since open {}); {} SVTable searches ({} by scans), {} fixed by reads",
+            t.compaction_handle_refreshes,
+            self.compaction_handle_refreshes,
+            self.svtable_searches,
+            self.scan_svtable_searches,
+            self.handle_fixups
         ));
         line(format!(
             "stalls           {} ms, {} slowdowns; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms)",

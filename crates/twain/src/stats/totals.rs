@@ -64,11 +64,14 @@ pub struct Totals {
     pub replaced_inline_bytes: u64,
     /// Value bytes compaction moved from the tree into value files because their pairs are now large.
     pub replaced_separated_bytes: u64,
+    /// Stale handles (value GC rewrote their file since) compactions re-pointed at the
+    /// file's new epoch.
+    pub compaction_handle_refreshes: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 26] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 27] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -102,6 +105,10 @@ impl Totals {
             (
                 C::ReplacedSeparatedBytes,
                 &mut self.replaced_separated_bytes,
+            ),
+            (
+                C::CompactionHandleRefreshes,
+                &mut self.compaction_handle_refreshes,
             ),
         ]
     }
@@ -196,6 +203,7 @@ impl Counters {
             medium_bytes_merged: g(&self.medium_bytes_merged),
             replaced_inline_bytes: g(&self.replaced_inline_bytes),
             replaced_separated_bytes: g(&self.replaced_separated_bytes),
+            compaction_handle_refreshes: g(&self.compaction_handle_refreshes),
         }
     }
 }

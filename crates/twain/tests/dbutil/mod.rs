@@ -384,3 +384,75 @@ pub fn table_handles(fs: &twain::fs::MemFs, dir: &str) -> u64 {
     }
     total
 }
+
+/// Every value handle in the tables in directory `dir` of `fs`: (user key, sequence,
+/// value file number, epoch), table by table in key order.
+pub fn table_handle_epochs(fs: &twain::fs::MemFs, dir: &str) -> Vec<(Vec<u8>, u64, u64, u32)> {
+    use std::sync::Arc;
+    use twain::fs::Fs;
+    use twain::iter::InternalIterator;
+    use twain::key::{EntryKind, ParsedKey};
+    let dir = std::path::Path::new(dir);
+    let mut out = Vec::new();
+    for name in fs.list_dir(dir).unwrap() {
+        let Some(number) = name.strip_suffix(".sst") else {
+            continue;
+        };
+        let path = dir.join(&name);
+        let file = fs.open_read(&path).unwrap();
+        let size = file.len().unwrap();
+        let table = twain::table::Table::open(
+            number.parse().unwrap(),
+            path,
+            file,
+            size,
+            Arc::new(twain::cache::BlockCache::new(0)),
+        )
+        .unwrap();
+        let mut it = Arc::new(table).iter(false);
+        it.seek_to_first().unwrap();
+        while it.valid() {
+            let p = ParsedKey::parse(it.key());
+            if p.entry_kind() == Some(EntryKind::Handle) {
+                let h = twain::format::handle::ValueHandle::decode(it.value()).unwrap();
+                out.push((p.user_key.to_vec(), p.seq, h.file, h.epoch));
+            }
+            it.next().unwrap();
+        }
+    }
+    out
+}
+
+/// The snapshots a model test holds, each with the model as of its taking.
+pub type Snapshots = Vec<(twain::Snapshot, Model)>;
+
+/// Takes a snapshot (with a copy of `model`) while fewer than three are held, else
+/// releases one at random.
+pub fn take_or_release_snapshot(db: &Db, model: &Model, snaps: &mut Snapshots, rng: &mut Rng) {
+    if snaps.len() < 3 {
+        snaps.push((db.snapshot(), model.clone()));
+    } else {
+        snaps.remove(rng.below(3) as usize);
+    }
+}
+
+/// A random held snapshot with its index and model, if any is held.
+pub fn pick_snapshot<'a>(
+    snaps: &'a Snapshots,
+    rng: &mut Rng,
+) -> Option<(usize, &'a twain::Snapshot, &'a Model)> {
+    if snaps.is_empty() {
+        return None;
+    }
+    let i = rng.below(snaps.len() as u64) as usize;
+    Some((i, &snaps[i].0, &snaps[i].1))
+}
+
+/// Every held snapshot reads back its whole model; `what` names the run.
+pub fn assert_snapshots_read_back(snaps: &Snapshots, what: &str) {
+    for (i, (s, m)) in snaps.iter().enumerate() {
+        let got: Vec<KvPair> = s.iter().map(|r| r.unwrap()).collect();
+        let want = model_range(m, &Bound::Unbounded, &Bound::Unbounded);
+        assert_pairs_eq(&got, &want, &format!("{what}: final snapshot {i}"));
+    }
+}
