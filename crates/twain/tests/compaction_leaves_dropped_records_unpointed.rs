@@ -26,7 +26,7 @@ fn a_stale_handle_whose_record_is_dropped_is_not_repointed() {
     let dropped = file_of(&db, first).unwrap();
     assert_eq!(dropped.epoch, 1);
     assert!(dropped.dropped_bytes > 0, "{dropped:?}");
-    let stale_before: Vec<_> = table_handle_epochs(&fs, "/db")
+    let stale_before: Vec<_> = table_handle_epochs(&db, &fs, "/db")
         .into_iter()
         .filter(|h| h.2 == first && h.3 == 0)
         .collect();
@@ -38,7 +38,7 @@ fn a_stale_handle_whose_record_is_dropped_is_not_repointed() {
     let before = db.stats().unwrap();
     db.compact_range(Some(b"k0002"), Some(b"k0010")).unwrap();
     let after = db.stats().unwrap();
-    let handles: Vec<_> = table_handle_epochs(&fs, "/db")
+    let handles: Vec<_> = table_handle_epochs(&db, &fs, "/db")
         .into_iter()
         .filter(|h| h.2 == first)
         .collect();

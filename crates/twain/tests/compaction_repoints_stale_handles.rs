@@ -13,8 +13,8 @@ use twain::Db;
 use twain::fs::MemFs;
 
 /// Handles into value file `number`: (stale ones at an epoch below `epoch`, all).
-fn handles_into(fs: &MemFs, number: u64, epoch: u32) -> (usize, usize) {
-    let all: Vec<_> = table_handle_epochs(fs, "/db")
+fn handles_into(db: &Db, fs: &MemFs, number: u64, epoch: u32) -> (usize, usize) {
+    let all: Vec<_> = table_handle_epochs(db, fs, "/db")
         .into_iter()
         .filter(|h| h.2 == number)
         .collect();
@@ -42,15 +42,19 @@ fn a_manual_compaction_repoints_every_stale_handle() {
     let fs = MemFs::new();
     let db = Db::open("/db", manual_gc_options(&fs)).unwrap();
     let first = first_file_collected_once(&db);
-    let (stale, all) = handles_into(&fs, first, 1);
+    let (stale, all) = handles_into(&db, &fs, first, 1);
     assert!(stale >= 40 && stale == all, "{stale} of {all} stale");
     let before = db.stats().unwrap();
 
     db.compact_range(None, None).unwrap();
     let after = db.stats().unwrap();
-    assert_eq!(handles_into(&fs, first, 1), (0, all), "a stale handle left");
+    assert_eq!(
+        handles_into(&db, &fs, first, 1),
+        (0, all),
+        "a stale handle left"
+    );
     assert!(
-        table_handle_epochs(&fs, "/db")
+        table_handle_epochs(&db, &fs, "/db")
             .iter()
             .filter(|h| h.2 == first)
             .all(|h| h.3 == 1)
@@ -90,7 +94,7 @@ fn an_automatic_compaction_repoints_the_stale_handles_of_its_inputs() {
     };
     let db = Db::open("/db", opts).unwrap();
     let first = first_file_collected_once(&db);
-    let (stale, all) = handles_into(&fs, first, 1);
+    let (stale, all) = handles_into(&db, &fs, first, 1);
     assert!(stale >= 40 && stale == all, "{stale} of {all} stale");
     // Two flushed tables over the same keys make L0 reach its trigger, and the
     // background compacts them with the table holding the stale handles.
@@ -104,7 +108,7 @@ fn an_automatic_compaction_repoints_the_stale_handles_of_its_inputs() {
         s.compactions > compactions && s.levels[0].files == 0
     }));
     let after = db.stats().unwrap();
-    assert_eq!(handles_into(&fs, first, 1).0, 0, "a stale handle left");
+    assert_eq!(handles_into(&db, &fs, first, 1).0, 0, "a stale handle left");
     assert!(after.compaction_handle_refreshes >= stale as u64);
     scan_reads_back(&db);
     let rescanned = db.stats().unwrap();

@@ -31,8 +31,8 @@ fn files_ending(fs: &MemFs, suffix: &str) -> Vec<String> {
     files_ending_in(&(Arc::new(fs.clone()) as Arc<dyn Fs>), suffix)
 }
 
-fn table_handles(fs: &MemFs) -> u64 {
-    dbutil::table_handles(fs, "/db")
+fn table_handles(db: &Db, fs: &MemFs) -> u64 {
+    dbutil::table_handles(db, fs, "/db")
 }
 
 fn files_ending_in(fs: &Arc<dyn Fs>, suffix: &str) -> Vec<String> {
@@ -70,7 +70,7 @@ fn medium_values_go_to_a_transient_file_and_merge_back_at_the_last_level() {
     assert_eq!(s.totals.large_bytes_written, 150 * (2000 + 8));
     assert!(!files_ending(&fs, "-1.svt").is_empty());
     // The tables hold handles for the medium and large values, inline the small ones.
-    let handles = table_handles(&fs);
+    let handles = table_handles(&db, &fs);
     assert_eq!(handles, 450);
     for (k, v) in &model {
         assert_eq!(db.get(k).unwrap().as_ref(), Some(v));
@@ -86,7 +86,7 @@ fn medium_values_go_to_a_transient_file_and_merge_back_at_the_last_level() {
     assert_eq!(s.totals.medium_bytes_merged, 300 * 300);
     assert_eq!(s.gc_runs, 0);
     assert_eq!(
-        table_handles(&fs),
+        table_handles(&db, &fs),
         150,
         "only the large values keep handles"
     );

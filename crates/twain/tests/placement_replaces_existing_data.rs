@@ -24,8 +24,8 @@ fn options(fs: &MemFs, medium_threshold: usize, inline_threshold: usize) -> Opti
     }
 }
 
-fn table_handles(fs: &MemFs) -> u64 {
-    dbutil::table_handles(fs, "/db")
+fn table_handles(db: &Db, fs: &MemFs) -> u64 {
+    dbutil::table_handles(db, fs, "/db")
 }
 
 fn check_all(db: &Db, model: &BTreeMap<Vec<u8>, Vec<u8>>, what: &str) {
@@ -62,7 +62,7 @@ fn compaction_re_places_entries_when_the_thresholds_change() {
             "value GC rewrote a file: {}",
             s.to_text()
         );
-        assert_eq!(table_handles(&fs), 300);
+        assert_eq!(table_handles(&db, &fs), 300);
         check_all(&db, &model, "all separated");
         db.close().unwrap();
     }
@@ -72,7 +72,7 @@ fn compaction_re_places_entries_when_the_thresholds_change() {
         let db = Db::open("/db", options(&fs, 1 << 20, 1 << 20)).unwrap();
         check_all(&db, &model, "reopened small");
         db.compact_range(None, None).unwrap();
-        assert_eq!(table_handles(&fs), 0);
+        assert_eq!(table_handles(&db, &fs), 0);
         check_all(&db, &model, "all inline");
         let s = db.stats().unwrap();
         assert!(s.replaced_inline_bytes > 0);
@@ -87,7 +87,7 @@ fn compaction_re_places_entries_when_the_thresholds_change() {
     {
         let db = Db::open("/db", options(&fs, 64, 64)).unwrap();
         db.compact_range(None, None).unwrap();
-        assert_eq!(table_handles(&fs), 300);
+        assert_eq!(table_handles(&db, &fs), 300);
         check_all(&db, &model, "re-separated");
         let s = db.stats().unwrap();
         assert!(s.replaced_separated_bytes > 0);
@@ -98,7 +98,7 @@ fn compaction_re_places_entries_when_the_thresholds_change() {
     {
         let db = Db::open("/db", options(&fs, 16, 1 << 20)).unwrap();
         db.compact_range(None, None).unwrap();
-        assert_eq!(table_handles(&fs), 0);
+        assert_eq!(table_handles(&db, &fs), 0);
         check_all(&db, &model, "medium, merged at the last level");
         assert!(db.stats().unwrap().medium_bytes_merged > 0);
         db.close().unwrap();

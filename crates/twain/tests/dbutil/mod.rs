@@ -356,11 +356,31 @@ pub fn all_bounds(keys: &[Vec<u8>]) -> Vec<Bound<Vec<u8>>> {
     out
 }
 
-/// `num_handles` summed over the tables in directory `dir` of `fs`, as `twain dump` prints
-/// each table's properties.
-pub fn table_handles(fs: &twain::fs::MemFs, dir: &str) -> u64 {
+/// Waits until directory `dir` holds only the tables of `db`'s current version: a
+/// compaction's input tables are deleted once no reader holds the version that had them,
+/// which a loaded machine can delay past the compaction's return.
+pub fn wait_for_obsolete_tables(db: &twain::Db, fs: &twain::fs::MemFs, dir: &str) {
+    use twain::fs::Fs;
+    let dir = std::path::Path::new(dir);
+    let settled = wait_until(BACKGROUND_DEADLINE, || {
+        let live: usize = db.stats().unwrap().levels.iter().map(|l| l.files).sum();
+        let on_disk = fs
+            .list_dir(dir)
+            .unwrap()
+            .iter()
+            .filter(|n| n.ends_with(".sst"))
+            .count();
+        on_disk == live
+    });
+    assert!(settled, "obsolete tables were never deleted");
+}
+
+/// `num_handles` summed over the tables of `db` (in directory `dir` of `fs`), as `twain
+/// dump` prints each table's properties.
+pub fn table_handles(db: &twain::Db, fs: &twain::fs::MemFs, dir: &str) -> u64 {
     use std::sync::Arc;
     use twain::fs::Fs;
+    wait_for_obsolete_tables(db, fs, dir);
     let fs: Arc<dyn Fs> = Arc::new(fs.clone());
     let dir = std::path::Path::new(dir);
     let mut total = 0;
@@ -385,11 +405,16 @@ pub fn table_handles(fs: &twain::fs::MemFs, dir: &str) -> u64 {
     total
 }
 
-/// Every value handle in the tables in directory `dir` of `fs`: (user key, sequence,
-/// value file number, epoch), table by table in key order.
-pub fn table_handle_epochs(fs: &twain::fs::MemFs, dir: &str) -> Vec<(Vec<u8>, u64, u64, u32)> {
+/// Every value handle in the tables of `db` (in directory `dir` of `fs`): (user key,
+/// sequence, value file number, epoch), table by table in key order.
+pub fn table_handle_epochs(
+    db: &twain::Db,
+    fs: &twain::fs::MemFs,
+    dir: &str,
+) -> Vec<(Vec<u8>, u64, u64, u32)> {
     use std::sync::Arc;
     use twain::fs::Fs;
+    wait_for_obsolete_tables(db, fs, dir);
     use twain::iter::InternalIterator;
     use twain::key::{EntryKind, ParsedKey};
     let dir = std::path::Path::new(dir);
