@@ -309,6 +309,32 @@ def goals(out):
     return "### Goals (issue 15)\n\n" + table(["goal", "measured"], rows) + "\n"
 
 
+def scan_targets(out):
+    """Issue 14's targets: 100-pair scans >= 1.0x RocksDB at 1 KiB and >= 1.3x at 4 KiB (in
+    memory and larger than memory), >= 2x BlobDB and fjall, key-only scans >= 3x RocksDB's
+    scans with values."""
+    rows = []
+    for step, floor in [("scans-1k", 1.0), ("scans-4k", 1.3), ("scans-1k-ltm", 1.0), ("scans-4k-ltm", 1.3)]:
+        runs = load(out, step)
+        if not runs:
+            continue
+        ph = {p: i for i, p in phases_of(runs)}
+        if "scan100" not in ph:
+            continue
+        t = med(values(runs, "twain", ph["scan100"], "ops_per_sec"))
+        for peer, goal in [("rocksdb", floor), ("blobdb", 2.0), ("fjall", 2.0)]:
+            o = med(values(runs, peer, ph["scan100"], "ops_per_sec"))
+            if t and o:
+                rows.append([f"{step}: 100-pair scans, twain/{peer} ≥ {goal}", f2(t / o), "yes" if t / o >= goal else "NO"])
+        k = med(values(runs, "twain", ph.get("scankeys100", -1), "ops_per_sec"))
+        r = med(values(runs, "rocksdb", ph["scan100"], "ops_per_sec"))
+        if k and r:
+            rows.append([f"{step}: twain key-only / rocksdb scans with values ≥ 3", f2(k / r), "yes" if k / r >= 3 else "NO"])
+    if not rows:
+        return ""
+    return "### Issue 14's targets\n\n" + table(["target", "measured", "met"], rows) + "\n"
+
+
 def main(out, quick):
     disk, disk_text = disk_mb_s(out)
     print(f"# Benchmark suite summary: {os.path.basename(os.path.abspath(out))}\n")
@@ -339,6 +365,12 @@ def main(out, quick):
     for t in (1, 4, 16):
         print(step_tables(out, f"sync-t{t}", f"sync on every write, {t} writer thread(s)"))
     print(step_tables(out, "mixed-t4", "4 threads, YCSB A (50% reads, 50% updates)"))
+    print("## Scans (issue 14)\n")
+    print(step_tables(out, "scans-1k", "2 M × 1 KiB after 2 M zipfian updates: scans of 10, 100, 1,000 pairs, key-only scans of 100"))
+    print(step_tables(out, "scans-4k", "500 k × 4 KiB after 500 k zipfian updates: the same scans"))
+    print(step_tables(out, "scans-1k-ltm", "5 M × 1 KiB, larger than memory (1 GiB cgroup): the same scans"))
+    print(step_tables(out, "scans-4k-ltm", "1.25 M × 4 KiB, larger than memory (1 GiB cgroup): the same scans"))
+    print(scan_targets(out))
     print("## The seeds' comparisons\n")
     print(seeds(out))
 

@@ -92,6 +92,16 @@ impl Engine for FjallEngine {
         Ok((count, bytes))
     }
 
+    /// Keys alone: `Guard::key` leaves a separated value unread.
+    fn scan_keys(&self, start: &[u8], n: usize) -> BenchResult<Option<(usize, u64)>> {
+        let (mut count, mut bytes) = (0, 0u64);
+        for guard in self.ks.range(start..).take(n) {
+            bytes += guard.key().map_err(err)?.len() as u64;
+            count += 1;
+        }
+        Ok(Some((count, bytes)))
+    }
+
     fn flush(&self) -> BenchResult<()> {
         self.ks.rotate_memtable_and_wait().map_err(err)
     }

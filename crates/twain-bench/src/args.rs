@@ -57,8 +57,9 @@ impl Scale {
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Comma-separated phases: fillseq, fillrandom, readrandom, readrandomsame, overwrite,
-    /// updatezipf, seekrandom, scan, deleterandom, ycsb-load, ycsb-a … ycsb-f, and idleN
-    /// (N seconds without foreground work) [scale: small runs
+    /// updatezipf, seekrandom, scan (scanN: N pairs per scan), scankeys / scankeysN (keys
+    /// without values), deleterandom, ycsb-load, ycsb-a … ycsb-f, and idleN (N seconds
+    /// without foreground work) [scale: small runs
     /// fillrandom,readrandom,updatezipf,readrandom,scan; 1k and 100b add idle60 after
     /// updatezipf].
     #[arg(long)]

@@ -27,6 +27,14 @@ pub trait Engine: Send + Sync {
     /// returning how many were read and their key + value bytes.
     fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)>;
 
+    /// Reads up to `n` keys in order from the first key at or after `start` without
+    /// reading their values, returning how many were read and their key bytes; `None` if
+    /// the engine cannot iterate keys alone.
+    fn scan_keys(&self, start: &[u8], n: usize) -> BenchResult<Option<(usize, u64)>> {
+        let _ = (start, n);
+        Ok(None)
+    }
+
     /// Writes the memtable out and waits for it (used only by `--settle`).
     fn flush(&self) -> BenchResult<()>;
 

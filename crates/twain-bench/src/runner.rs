@@ -503,6 +503,12 @@ impl Runner {
                     let (_, bytes) = engine.scan(&key_bytes(k), len)?;
                     tally.read += bytes;
                 }
+                Op::ScanKeys(k, len) => {
+                    let (_, bytes) = engine.scan_keys(&key_bytes(k), len)?.ok_or_else(|| {
+                        BenchError::engine(engine.name(), "key-only scans are not supported")
+                    })?;
+                    tally.read += bytes;
+                }
                 Op::ReadModifyWrite(k) => {
                     let key = key_bytes(k);
                     if let Some(len) = engine.get(&key)? {

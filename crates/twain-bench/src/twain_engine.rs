@@ -96,6 +96,16 @@ impl Engine for TwainEngine {
         Ok((count, bytes))
     }
 
+    /// Keys alone (`Db::keys`): no value file is read.
+    fn scan_keys(&self, start: &[u8], n: usize) -> BenchResult<Option<(usize, u64)>> {
+        let (mut count, mut bytes) = (0, 0u64);
+        for k in self.db.keys(start..).take(n) {
+            bytes += k.map_err(err)?.len() as u64;
+            count += 1;
+        }
+        Ok(Some((count, bytes)))
+    }
+
     fn flush(&self) -> BenchResult<()> {
         self.db.flush().map_err(err)
     }

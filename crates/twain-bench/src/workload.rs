@@ -68,8 +68,15 @@ pub enum PhaseKind {
     UpdateZipf,
     /// `reads` seeks to uniformly random keys, each reading the pair found there.
     SeekRandom,
-    /// `scans` range scans of `scan_length` pairs from uniformly random keys.
-    Scan,
+    /// `scans` range scans from uniformly random keys, of `len` pairs (`scanN`) or
+    /// `scan_length` (`scan`); `keys_only` (`scankeys`, `scankeysN`) reads keys without
+    /// their values.
+    Scan {
+        /// Pairs per scan given by the name (`None`: `scan_length`).
+        len: Option<usize>,
+        /// Keys only, no values read.
+        keys_only: bool,
+    },
     /// `deletes` deletes, each key once, in a random order.
     DeleteRandom,
     /// YCSB's load phase: `num` inserts in a random order (like `FillRandom`).
@@ -94,6 +101,7 @@ pub const WORKLOAD_NAMES: &[&str] = &[
     "updatezipf",
     "seekrandom",
     "scan",
+    "scankeys",
     "deleterandom",
     "ycsb-load",
     "ycsb-a",
@@ -116,10 +124,10 @@ impl PhaseKind {
             "overwrite" => PhaseKind::Overwrite,
             "updatezipf" => PhaseKind::UpdateZipf,
             "seekrandom" => PhaseKind::SeekRandom,
-            "scan" => PhaseKind::Scan,
             "deleterandom" => PhaseKind::DeleteRandom,
             "ycsb-load" => PhaseKind::YcsbLoad,
             other if other.starts_with("idle") => PhaseKind::Idle(parse_idle(other)?),
+            other if other.starts_with("scan") => parse_scan(other)?,
             other => {
                 let mix = other
                     .strip_prefix("ycsb-")
@@ -145,7 +153,7 @@ impl PhaseKind {
             PhaseKind::ReadRandom
             | PhaseKind::ReadRandomSame
             | PhaseKind::SeekRandom
-            | PhaseKind::Scan
+            | PhaseKind::Scan { .. }
             | PhaseKind::Idle(_) => false,
             PhaseKind::Ycsb(m) => m.update + m.insert + m.rmw > 0,
             _ => true,
@@ -182,6 +190,32 @@ fn parse_idle(name: &str) -> BenchResult<u64> {
             "workload {name:?}: an idle phase is idleN with N seconds, 1 to {MAX_IDLE_SECS}"
         ))),
     }
+}
+
+/// The longest scan a phase name may ask for (`scanN`, `scankeysN`).
+pub const MAX_SCAN_LENGTH: usize = 1_000_000;
+
+/// A scan phase's name: `scan`, `scanN`, `scankeys` or `scankeysN`, N pairs per scan
+/// from 1 to [`MAX_SCAN_LENGTH`].
+fn parse_scan(name: &str) -> BenchResult<PhaseKind> {
+    let rest = name.strip_prefix("scan").unwrap_or(name);
+    let (keys_only, digits) = match rest.strip_prefix("keys") {
+        Some(d) => (true, d),
+        None => (false, rest),
+    };
+    let len = if digits.is_empty() {
+        None
+    } else {
+        match digits.parse::<usize>() {
+            Ok(n) if (1..=MAX_SCAN_LENGTH).contains(&n) => Some(n),
+            _ => {
+                return Err(BenchError::InvalidArgument(format!(
+                    "workload {name:?}: a scan phase is scan, scanN, scankeys or scankeysN with N pairs, 1 to {MAX_SCAN_LENGTH}"
+                )));
+            }
+        }
+    };
+    Ok(PhaseKind::Scan { len, keys_only })
 }
 
 /// How many operations each kind of phase runs.
@@ -230,7 +264,7 @@ pub fn parse_workloads(list: &str, counts: &Counts) -> BenchResult<Vec<PhaseSpec
                 counts.reads
             }
             PhaseKind::Overwrite | PhaseKind::UpdateZipf => counts.overwrites,
-            PhaseKind::Scan => counts.scans,
+            PhaseKind::Scan { .. } => counts.scans,
             PhaseKind::DeleteRandom => counts.deletes.min(counts.num),
             PhaseKind::Ycsb(_) => counts.ycsb_ops,
             PhaseKind::Idle(_) => 0,
@@ -284,6 +318,8 @@ pub enum Op {
     Seek(u64),
     /// Read this many pairs from the key on.
     Scan(u64, usize),
+    /// Read this many keys from the key on, without their values.
+    ScanKeys(u64, usize),
     /// Read the key, then put a new value.
     ReadModifyWrite(u64),
     /// Nothing: what an idle phase issues (it has no operations, so none is ever run).
@@ -385,7 +421,15 @@ impl OpGen {
             PhaseKind::Overwrite => Op::Put(self.rng.random_range(0..n)),
             PhaseKind::UpdateZipf => Op::Put(self.zipf.next(&mut self.rng, n)),
             PhaseKind::SeekRandom => Op::Seek(self.rng.random_range(0..n)),
-            PhaseKind::Scan => Op::Scan(self.rng.random_range(0..n), self.scan_length),
+            PhaseKind::Scan { len, keys_only } => {
+                let start = self.rng.random_range(0..n);
+                let len = len.unwrap_or(self.scan_length);
+                if keys_only {
+                    Op::ScanKeys(start, len)
+                } else {
+                    Op::Scan(start, len)
+                }
+            }
             PhaseKind::DeleteRandom => Op::Delete(keys.delete_order.apply(i % n)),
             PhaseKind::Ycsb(m) => self.ycsb_op(m, keys),
             PhaseKind::Idle(_) => Op::Pause,
@@ -464,6 +508,36 @@ mod tests {
         assert!(parse_workloads("fillrandom,nope", &counts()).is_err());
         assert!(parse_workloads("ycsb-g", &counts()).is_err());
         assert!(parse_workloads("", &counts()).is_err());
+    }
+
+    #[test]
+    fn scan_phases_parse_with_their_length_and_keys_only() {
+        let p = parse_workloads("scan,scan10,scankeys,scankeys1000", &counts()).unwrap();
+        let kinds: Vec<PhaseKind> = p.iter().map(|s| s.kind).collect();
+        let scan = |len, keys_only| PhaseKind::Scan { len, keys_only };
+        assert_eq!(
+            kinds,
+            [
+                scan(None, false),
+                scan(Some(10), false),
+                scan(None, true),
+                scan(Some(1000), true)
+            ]
+        );
+        assert!(p.iter().all(|s| s.ops == 5 && !s.kind.writes()));
+        let keys = KeySpace::new(1000, 1);
+        let rng = || SmallRng::seed_from_u64(3);
+        let mut g = OpGen::new(kinds[1], rng(), &keys, 7);
+        assert!(matches!(g.op(0, &keys), Op::Scan(_, 10)));
+        let mut g = OpGen::new(kinds[2], rng(), &keys, 7);
+        assert!(matches!(g.op(0, &keys), Op::ScanKeys(_, 7)));
+        for bad in ["scan0", "scanx", "scankeys0", "scan1000001", "scankeys-5"] {
+            let e = parse_workloads(bad, &counts()).unwrap_err().to_string();
+            assert!(
+                e.contains("scan, scanN, scankeys or scankeysN"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]
