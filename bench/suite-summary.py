@@ -183,7 +183,8 @@ def failures(out):
     for line in open(path):
         m = re.match(r"\S+ (\S+) r(\d+) (\S+) FAILED (.*)", line.strip())
         if m and not os.path.exists(os.path.join(out, m[1], f"r{m[2]}.{m[3]}.done")):
-            failed.append(f"{m[1]} run {m[2]}, {m[3]}: FAILED {m[4]}")
+            why = m[4].replace(os.path.abspath(out) + os.sep, "")
+            failed.append(f"{m[1]} run {m[2]}, {m[3]}: FAILED {why}")
     return failed
 
 

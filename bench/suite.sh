@@ -149,12 +149,18 @@ for s in "${steps[@]}"; do
                 ok=0
             fi
         done
-        if [ $ok = 1 ]; then
-            # The run: every engine's lines in the run's order, then its tables and plots.
-            for e in "${run_engines[@]}"; do cat "$base.$e.jsonl"; done > "$base.jsonl"
+        # The run: every finished engine's lines in the run's order, then its tables and
+        # plots. A run with a failed engine is shown without it, and not marked done: the
+        # next invocation retries that engine and assembles the run again.
+        finished_engines=()
+        for e in "${run_engines[@]}"; do
+            if [ -e "$base.$e.done" ]; then finished_engines+=("$base.$e.jsonl"); fi
+        done
+        if [ ${#finished_engines[@]} -gt 0 ]; then
+            cat "${finished_engines[@]}" > "$base.jsonl"
             "$peers" --replot "$base.jsonl" --plot "$base.svg" --plot-over-time "$base.time.svg" > "$base.txt"
-            touch "$base.done"
         fi
+        if [ $ok = 1 ]; then touch "$base.done"; fi
     done
     finished=()
     for f in "$out/$name"/r*.jsonl; do
