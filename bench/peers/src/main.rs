@@ -96,6 +96,7 @@ fn run(cli: Cli) -> BenchResult<()> {
     let settings = rocks::PeerSettings {
         memtable_size: twain_opts.memtable_size,
         background_jobs: cli.background_jobs,
+        subcompactions: twain_opts.max_subcompactions,
         separation_threshold: cli.separation_threshold,
         bloom_bits_per_key: twain_opts.bloom_bits_per_key,
         block_cache_size: twain_opts.block_cache_size as usize,
@@ -135,9 +136,10 @@ fn run(cli: Cli) -> BenchResult<()> {
         base.display()
     );
     println!(
-        "# peers: compression off, memtable {} B, {} background jobs, bloom {} bits/key, block cache {} B, sync {}, BlobDB min_blob_size {} with blob GC (age cutoff 0.25), fjall separation threshold {}",
+        "# peers: compression off, memtable {} B, {} background jobs, max_subcompactions {}, bloom {} bits/key, block cache {} B, sync {}, BlobDB min_blob_size {} with blob GC (age cutoff 0.25), fjall separation threshold {}",
         settings.memtable_size,
         settings.background_jobs,
+        settings.subcompactions,
         settings.bloom_bits_per_key,
         settings.block_cache_size,
         settings.sync,
@@ -145,11 +147,12 @@ fn run(cli: Cli) -> BenchResult<()> {
         settings.separation_threshold
     );
     println!(
-        "# twain: medium_threshold {}, inline_threshold {} (key + value; twain-ms folds medium into small, twain-ml into large), memtable {} B, compaction_threads {} + 1 flush thread, value_file_size {} B",
+        "# twain: medium_threshold {}, inline_threshold {} (key + value; twain-ms folds medium into small, twain-ml into large), memtable {} B, compaction_threads {} + 1 flush thread, max_subcompactions {}, value_file_size {} B",
         twain_opts.medium_threshold,
         twain_opts.inline_threshold,
         twain_opts.memtable_size,
         twain_opts.compaction_threads,
+        twain_opts.max_subcompactions,
         twain_opts.value_file_size
     );
     println!(

@@ -13,6 +13,8 @@ pub struct PeerSettings {
     pub memtable_size: usize,
     /// Background threads for flushes and compactions.
     pub background_jobs: usize,
+    /// Key-range parts a compaction may be split into (twain's `max_subcompactions`).
+    pub subcompactions: usize,
     /// Values at least this large go to blob files (BlobDB, fjall).
     pub separation_threshold: u64,
     /// Bloom filter bits per key (0: none).
@@ -41,6 +43,7 @@ impl RocksEngine {
         opts.set_compression_type(DBCompressionType::None);
         opts.set_write_buffer_size(s.memtable_size);
         opts.set_max_background_jobs(s.background_jobs as i32);
+        opts.set_max_subcompactions(u32::try_from(s.subcompactions).unwrap_or(u32::MAX));
         opts.enable_statistics();
         let mut table = BlockBasedOptions::default();
         table.set_block_cache(&Cache::new_lru_cache(s.block_cache_size));

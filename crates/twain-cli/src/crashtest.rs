@@ -92,6 +92,7 @@ fn random_options(rng: &mut Rng) -> (Vec<String>, u64) {
         format!("target_file_size={}", rng.pick(&["64K", "256K", "2M"])),
         format!("l1_target_size={}", rng.pick(&["256K", "1M", "8M"])),
         format!("compaction_threads={}", rng.pick(&["1", "2"])),
+        format!("max_subcompactions={}", rng.pick(&["1", "2", "4"])),
         format!("max_immutable_memtables={}", rng.pick(&["1", "2", "4"])),
         format!(
             "gc_mode={}",

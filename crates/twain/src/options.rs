@@ -143,6 +143,11 @@ pub struct Options {
     /// Background threads running compactions (a separate thread flushes).
     /// Range: 1 ..= 64. Default: 1.
     pub compaction_threads: usize,
+    /// A compaction is split at table boundaries into at most this many key-range parts,
+    /// merged in parallel, each on its own thread, and installed together (Co-KV's
+    /// sub-compactions; `compaction::split`), and into no more parts than a quarter of
+    /// `target_file_size` goes into its input bytes. Range: 1 ..= 64. Default: 1.
+    pub max_subcompactions: usize,
     /// Threads that read separated values ahead of iterators walking forward (0: none;
     /// each iterator then reads its values one at a time). Shared by the database's
     /// iterators, started by the first. Range: 0 ..= 64. Default: 8.
@@ -199,6 +204,7 @@ impl Default for Options {
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
+            max_subcompactions: 1,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
             gc_enabled: true,
@@ -236,6 +242,7 @@ impl std::fmt::Debug for Options {
             .field("num_levels", &self.num_levels)
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
+            .field("max_subcompactions", &self.max_subcompactions)
             .field("prefetch_threads", &self.prefetch_threads)
             .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
             .field("gc_enabled", &self.gc_enabled)
@@ -376,6 +383,7 @@ impl Options {
             "num_levels" => self.num_levels = us()?,
             "target_file_size" => self.target_file_size = v,
             "compaction_threads" => self.compaction_threads = us()?,
+            "max_subcompactions" => self.max_subcompactions = us()?,
             "prefetch_threads" => self.prefetch_threads = us()?,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros = v,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,

@@ -42,6 +42,8 @@ fn opts(seed: u64, placement: u64) -> Options {
         medium_merge_level,
         inline_threshold,
         l0_compaction_trigger: 2,
+        // Even seeds split compactions into up to three parts merged at once.
+        max_subcompactions: if seed.is_multiple_of(2) { 3 } else { 1 },
         ..Options::default()
     }
 }

@@ -117,6 +117,7 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
 /// all happen within tens of writes; even seeds hand each group commit to the file system
 /// at once, odd ones buffer up to 4 KiB of log in memory.
 fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
+    let parts = [1, 2, 4][(seed / 2 % 3) as usize];
     Options {
         fs,
         log_buffer_size: if seed.is_multiple_of(2) { 0 } else { 4096 },
@@ -129,7 +130,11 @@ fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
         inline_threshold: 400,
         l0_compaction_trigger: 2,
         l1_target_size: 16 << 10,
-        target_file_size: 8 << 10,
+        // Compactions in one part, or split into up to two or four parts merged at once
+        // (with smaller tables, so that compactions of a few kilobytes split): crash
+        // points then fall between the parts' operations.
+        max_subcompactions: parts,
+        target_file_size: if parts == 1 { 8 << 10 } else { 4 << 10 },
         block_size: 256,
         block_cache_size: 1 << 20,
         // Value GC runs as workload steps, so crash states fall inside it.
@@ -159,6 +164,8 @@ struct Tally {
     /// Forced seals of the active log and garbage compactions the complete GCs made.
     seals: AtomicUsize,
     garbage_compactions: AtomicUsize,
+    /// Compactions the workloads ran as two or more parts.
+    split_compactions: AtomicUsize,
     recovered_torn: AtomicUsize,
     lost_unsynced: AtomicUsize,
     failures: Mutex<Vec<String>>,
@@ -453,7 +460,12 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
             }
         }
     }
-    db.take().unwrap().close().unwrap();
+    let last = db.take().unwrap();
+    let split = last.stats().map_or(0, |s| s.totals.split_compactions);
+    tally
+        .split_compactions
+        .fetch_add(split as usize, Ordering::Relaxed);
+    last.close().unwrap();
     progress.durable.store(written, Ordering::SeqCst);
     faults.set_observer(None);
     tally.gc_runs.fetch_add(gc_runs as usize, Ordering::Relaxed);
@@ -509,10 +521,11 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         get(&tally.dangling),
     );
     println!(
-        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
+        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, split compactions {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
         get(&tally.gc_runs),
         get(&tally.seals),
         get(&tally.garbage_compactions),
+        get(&tally.split_compactions),
         get(&tally.open_failures),
         get(&tally.recovered_torn),
         get(&tally.lost_unsynced),
@@ -533,6 +546,10 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         assert!(
             get(&tally.garbage_compactions) > 0,
             "no garbage compaction in the workloads"
+        );
+        assert!(
+            get(&tally.split_compactions) > 0,
+            "no compaction ran in parts in the workloads"
         );
 
         assert!(

@@ -1,4 +1,24 @@
-//! Compaction: picking (pure), the drop filter shared with flush, and running jobs.
+//! Compaction: picking and splitting into parts (pure), the drop filter shared with flush, and running jobs.
 
 pub mod filter;
 pub mod picker;
+pub mod split;
+
+#[cfg(test)]
+mod tests {
+    use crate::format::manifest::TableRecord;
+    use crate::key::internal_key;
+
+    /// A table record of `level` spanning user keys `lo..=hi`, for picking tests.
+    pub(super) fn t(level: usize, number: u64, lo: &str, hi: &str, size: u64) -> TableRecord {
+        TableRecord {
+            level,
+            number,
+            file_size: size,
+            smallest: internal_key(lo.as_bytes(), number, 1),
+            largest: internal_key(hi.as_bytes(), number, 1),
+            smallest_seq: number,
+            largest_seq: number,
+        }
+    }
+}

@@ -287,20 +287,9 @@ fn finish(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::t;
     use super::*;
     use crate::key::internal_key;
-
-    fn t(level: usize, number: u64, lo: &str, hi: &str, size: u64) -> TableRecord {
-        TableRecord {
-            level,
-            number,
-            file_size: size,
-            smallest: internal_key(lo.as_bytes(), number, 1),
-            largest: internal_key(hi.as_bytes(), number, 1),
-            smallest_seq: number,
-            largest_seq: number,
-        }
-    }
 
     fn state(tables: Vec<TableRecord>) -> VersionState {
         let mut s = VersionState::empty(4);

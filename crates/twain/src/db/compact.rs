@@ -1,26 +1,22 @@
-//! Running compactions: the background job and manual `compact_range`.
+//! Running compactions: the background job and manual `compact_range`. A merge runs as
+//! key-range parts (`compaction::split`, `db::part`) in parallel, installed in one edit.
 
-use super::background::shutting_down;
-use super::flush::{flush_all, persist_drops, record_drop, table_options};
-use super::place::{ManualRange, Placed, Placer};
-use super::refresh::Refresher;
+use super::flush::{flush_all, persist_drops};
+use super::part::{PartEnd, run_part};
+use super::place::ManualRange;
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
-use crate::compaction::filter::{Decision, DropFilter};
 use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
+use crate::compaction::split::{PartRange, split};
 use crate::error::IoContext;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
-use crate::format::names::{FileType, file_path};
-use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
-use crate::key::user_key;
 use crate::stats::Counters;
-use crate::table::TableBuilder;
 use crate::version::Version;
 use crate::vlog::DropWriter;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How a compaction ended.
@@ -89,41 +85,6 @@ fn install(inner: &DbInner, edit: VersionEdit) -> Result<()> {
     Ok(())
 }
 
-/// Whether some level below `level` may hold `key`.
-fn deeper_levels_may_hold(version: &Version, level: usize, key: &[u8]) -> bool {
-    (level + 1..version.levels.len()).any(|l| version.table_for_key(l, key).is_some())
-}
-
-fn input_iterator(version: &Version, task: &CompactionTask) -> MergingIterator {
-    let by_number = |records: &[TableRecord], level: usize| {
-        let wanted: HashSet<u64> = records.iter().map(|r| r.number).collect();
-        version
-            .levels
-            .get(level)
-            .map(|files| {
-                files
-                    .iter()
-                    .filter(|t| wanted.contains(&t.number()))
-                    .cloned()
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
-    let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-    let upper = by_number(&task.inputs, task.level);
-    if task.level == 0 {
-        // L0 tables are newest first in the version.
-        for t in upper {
-            children.push(Box::new(t.table.iter(false)));
-        }
-    } else {
-        children.push(Box::new(LevelIterator::new(upper, false)));
-    }
-    let lower = by_number(&task.lower, task.output_level);
-    children.push(Box::new(LevelIterator::new(lower, false)));
-    MergingIterator::new(children)
-}
-
 fn merge(
     inner: &DbInner,
     task: &CompactionTask,
@@ -131,79 +92,24 @@ fn merge(
     written: &mut Vec<(u64, PathBuf)>,
     manual: Option<ManualRange>,
 ) -> Result<Outcome> {
-    let out_level = task.output_level;
-    let mut placer = Placer::new(inner, version, manual);
-    let mut refresher = Refresher::new(inner, version);
-    let mut input = input_iterator(version, task);
-    let mut filter = DropFilter::new(inner.snapshot_seqs());
-    let mut drops = DropWriter::new();
+    let min_part_bytes = inner.opts.target_file_size / 4;
+    let ranges = split(task, inner.opts.max_subcompactions, min_part_bytes);
     let mut outputs: Vec<TableRecord> = Vec::new();
-    let mut builder: Option<(u64, TableBuilder)> = None;
-    let mut last_user_key: Vec<u8> = Vec::new();
+    let mut drops = DropWriter::new();
+    let mut placed = Vec::new();
+    let mut done = Vec::new();
     let mut bytes_written = 0u64;
-    let mut entries = 0u64;
-    input.seek_to_first()?;
-    while input.valid() {
-        entries += 1;
-        if entries.is_multiple_of(4096) && shutting_down(inner) {
-            written.extend(placer.output_path());
+    for end in run_parts(inner, task, version, &ranges, manual, written)? {
+        let PartEnd::Done(mut part) = end else {
             return Ok(Outcome::Abandoned);
-        }
-        let key = input.key();
-        let decision = filter.decide(key, |uk| !deeper_levels_may_hold(version, out_level, uk));
-        match decision {
-            Decision::Keep => {
-                let uk = user_key(key);
-                // Cut output files only between user keys, never between versions of one.
-                let cut = builder.as_ref().is_some_and(|(_, b)| {
-                    b.estimated_size() >= inner.opts.target_file_size && uk != last_user_key
-                });
-                if cut && let Some((number, b)) = builder.take() {
-                    let rec = finish_table(b, number, out_level)?;
-                    bytes_written += rec.file_size;
-                    outputs.push(rec);
-                }
-                let (_, b) = match builder.as_mut() {
-                    Some(b) => b,
-                    None => {
-                        let number = lock(&inner.versions).new_file_number();
-                        let path = file_path(&inner.dir, FileType::Table, number);
-                        let file = inner.fs.create(&path).ctx("create", &path)?;
-                        written.push((number, path.clone()));
-                        builder
-                            .insert((number, TableBuilder::new(file, path, &table_options(inner))))
-                    }
-                };
-                let last = || !deeper_levels_may_hold(version, out_level, uk);
-                let placed = placer
-                    .place(key, input.value(), out_level, last, &mut drops)
-                    .and_then(|placed| match placed {
-                        // Stale handles re-pointed at their file's new epoch (`db::refresh`).
-                        Placed::Same => Ok(refresher
-                            .refresh(key, input.value())?
-                            .map_or(Placed::Same, |v| Placed::Changed(key.to_vec(), v))),
-                        changed => Ok(changed),
-                    });
-                match placed.inspect_err(|_| written.extend(placer.output_path()))? {
-                    Placed::Same => b.add(key, input.value())?,
-                    Placed::Changed(k, v) => b.add(&k, &v)?,
-                }
-                last_user_key.clear();
-                last_user_key.extend_from_slice(uk);
-            }
-            Decision::Drop => record_drop(&mut drops, key, input.value())?,
-            Decision::Duplicate => {}
-        }
-        input.next()?;
+        };
+        outputs.append(&mut part.tables);
+        drops.absorb(std::mem::take(&mut part.drops));
+        bytes_written += part.bytes_written;
+        placed.extend(part.placed.take());
+        done.push(part);
     }
-    if let Some((number, b)) = builder.take() {
-        let rec = finish_table(b, number, out_level)?;
-        bytes_written += rec.file_size;
-        outputs.push(rec);
-    }
-    written.extend(placer.output_path());
-    let placed = placer.finish()?;
-    if !outputs.is_empty() {
+    if !outputs.is_empty() || !placed.is_empty() {
         // IMPORTANT: output tables' directory entries are durable before the manifest
         // names them.
         inner
@@ -217,9 +123,9 @@ fn merge(
         .chain(&task.lower)
         .map(|t| t.file_size)
         .sum::<u64>()
-        + placer.bytes_read;
+        + done.iter().map(|p| p.placer.bytes_read).sum::<u64>();
     let mut edit = task.edit(outputs);
-    if let Some(record) = placed {
+    for record in placed {
         bytes_written += record.total_bytes;
         edit.value_file_origins
             .push((record.number, ValueFileOrigin::Placed));
@@ -236,27 +142,87 @@ fn merge(
     install(inner, edit)?;
     drop(held);
 
-    placer.count();
-    refresher.count();
+    for part in &done {
+        part.placer.count();
+        part.refresher.count();
+    }
     let c = &inner.counters;
     Counters::add(&c.compactions, 1);
+    Counters::add(&c.compaction_parts, ranges.len() as u64);
+    if ranges.len() > 1 {
+        Counters::add(&c.split_compactions, 1);
+    }
     Counters::add(&c.compaction_bytes_read, bytes_read);
     Counters::add(&c.compaction_bytes_written, bytes_written);
     Ok(Outcome::Installed)
 }
 
-/// Finishes table `number` for `level` and returns its manifest record.
-pub(crate) fn finish_table(b: TableBuilder, number: u64, level: usize) -> Result<TableRecord> {
-    let s = b.finish()?;
-    Ok(TableRecord {
-        level,
-        number,
-        file_size: s.file_size,
-        smallest: s.smallest,
-        largest: s.largest,
-        smallest_seq: s.properties.smallest_seq,
-        largest_seq: s.properties.largest_seq,
-    })
+/// Runs the parts of `task`, the first on this thread and each other on its own, and
+/// returns how each ended, in key order. Every file any part created is in `written`.
+/// When one part fails the others stop early, and the first failure is returned.
+fn run_parts<'a>(
+    inner: &'a DbInner,
+    task: &CompactionTask,
+    version: &'a Version,
+    ranges: &[PartRange],
+    manual: Option<ManualRange>,
+    written: &mut Vec<(u64, PathBuf)>,
+) -> Result<Vec<PartEnd<'a>>> {
+    let stop = AtomicBool::new(false);
+    let one = |range: &PartRange| {
+        let mut files = Vec::new();
+        let end = run_part(
+            inner,
+            task,
+            version,
+            range,
+            manual.clone(),
+            &stop,
+            &mut files,
+        );
+        if end.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        (files, end)
+    };
+    let results = std::thread::scope(|s| {
+        let spawned: Vec<_> = ranges
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, range)| {
+                std::thread::Builder::new()
+                    .name(format!("twain-part-{i}"))
+                    .spawn_scoped(s, || one(range))
+                    .map_err(|_| range)
+            })
+            .collect();
+        let mut results = Vec::with_capacity(ranges.len());
+        results.extend(ranges.first().map(one));
+        for handle in spawned {
+            results.push(match handle {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                // No thread to be had: the part runs here, after the others.
+                Err(range) => one(range),
+            });
+        }
+        results
+    });
+    let mut ends = Vec::with_capacity(results.len());
+    let mut failure = None;
+    for (files, end) in results {
+        written.extend(files);
+        match end {
+            Ok(end) => ends.push(end),
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(ends),
+    }
 }
 
 /// Flushes, then compacts every level's tables overlapping `[begin, end]` into the next

@@ -10,6 +10,7 @@ mod iter;
 pub(crate) mod listing;
 mod open;
 mod pacing;
+mod part;
 mod place;
 mod prefetch;
 pub(crate) mod read;
@@ -19,9 +20,9 @@ mod space;
 pub(crate) mod value_gc;
 pub(crate) mod write;
 
-pub(crate) use compact::finish_table;
 pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair};
+pub(crate) use part::finish_table;
 pub use snapshot::Snapshot;
 
 use crate::cache::BlockCache;

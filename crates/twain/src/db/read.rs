@@ -369,6 +369,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         flush_bytes_written: Counters::get(&c.flush_bytes),
         compactions: Counters::get(&c.compactions),
         trivial_moves: Counters::get(&c.trivial_moves),
+        compaction_parts: Counters::get(&c.compaction_parts),
+        split_compactions: Counters::get(&c.split_compactions),
         compaction_bytes_read: Counters::get(&c.compaction_bytes_read),
         compaction_bytes_written: Counters::get(&c.compaction_bytes_written),
         drop_records: Counters::get(&c.drop_records),

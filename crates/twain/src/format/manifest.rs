@@ -137,6 +137,10 @@ pub enum CounterId {
     ReplacedSeparatedBytes = 26,
     /// Stale value handles compactions re-pointed at their file's new epoch.
     CompactionHandleRefreshes = 27,
+    /// Key-range parts compactions merged.
+    CompactionParts = 28,
+    /// Compactions merged as two or more parts in parallel.
+    SplitCompactions = 29,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.

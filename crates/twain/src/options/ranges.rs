@@ -131,6 +131,9 @@ pub const OPTION_RANGES: &[OptionRange] = &[
     range("target_file_size", 4 * KIB, 4 * GIB),
     // Sixteen levels give no more than a few dozen disjoint compactions to run at once.
     range("compaction_threads", 1, 64),
+    // Each part is a thread of its own; parts are cut at table boundaries, and a compaction
+    // rarely spans more than a few dozen tables.
+    range("max_subcompactions", 1, 64),
     // Each thread holds one read in flight; the disk saturates at a queue depth of ~32.
     range("prefetch_threads", 0, 64),
     // Past a second per value there is nothing left to tell apart.
@@ -180,6 +183,7 @@ impl Options {
             "num_levels" => n(self.num_levels),
             "target_file_size" => self.target_file_size,
             "compaction_threads" => n(self.compaction_threads),
+            "max_subcompactions" => n(self.max_subcompactions),
             "prefetch_threads" => n(self.prefetch_threads),
             "prefetch_min_read_micros" => self.prefetch_min_read_micros,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec,

@@ -27,6 +27,8 @@ pub(crate) struct Counters {
     pub flush_bytes: AtomicU64,
     pub compactions: AtomicU64,
     pub trivial_moves: AtomicU64,
+    pub compaction_parts: AtomicU64,
+    pub split_compactions: AtomicU64,
     pub compaction_bytes_read: AtomicU64,
     pub compaction_bytes_written: AtomicU64,
     pub drop_records: AtomicU64,
@@ -209,6 +211,11 @@ pub struct Stats {
     pub compactions: u64,
     /// Compactions that moved a table down without rewriting it.
     pub trivial_moves: u64,
+    /// Key-range parts compactions merged (`max_subcompactions`): one per compaction that
+    /// was not split, trivial moves excluded.
+    pub compaction_parts: u64,
+    /// Compactions merged as two or more parts in parallel.
+    pub split_compactions: u64,
     /// Bytes of SSTables read by compactions.
     pub compaction_bytes_read: u64,
     /// Bytes of SSTables written by compactions.
@@ -419,6 +426,8 @@ impl Stats {
             replaced_inline_bytes: self.replaced_inline_bytes,
             replaced_separated_bytes: self.replaced_separated_bytes,
             compaction_handle_refreshes: self.compaction_handle_refreshes,
+            compaction_parts: self.compaction_parts,
+            split_compactions: self.split_compactions,
         }
     }
 

@@ -27,6 +27,8 @@ impl Stats {
         o.num("flush_bytes_written", self.flush_bytes_written);
         o.num("compactions", self.compactions);
         o.num("trivial_moves", self.trivial_moves);
+        o.num("compaction_parts", self.compaction_parts);
+        o.num("split_compactions", self.split_compactions);
         o.num("compaction_bytes_read", self.compaction_bytes_read);
         o.num("compaction_bytes_written", self.compaction_bytes_written);
         o.num("drop_records", self.drop_records);
@@ -127,6 +129,8 @@ impl Stats {
             ("replaced_inline_bytes", t.replaced_inline_bytes),
             ("replaced_separated_bytes", t.replaced_separated_bytes),
             ("compaction_handle_refreshes", t.compaction_handle_refreshes),
+            ("compaction_parts", t.compaction_parts),
+            ("split_compactions", t.split_compactions),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -217,12 +221,16 @@ impl Stats {
             mb(self.flush_bytes_written)
         ));
         line(format!(
-            "compactions      {}, read {:.1} MiB, wrote {:.1} MiB (since open {} with {} trivial moves, read {:.1} MiB, wrote {:.1} MiB)",
+            "compactions      {}, read {:.1} MiB, wrote {:.1} MiB, {} parts, {} split (since open {} with {} trivial moves, {} parts, {} split, read {:.1} MiB, wrote {:.1} MiB)",
             t.compactions,
             mb(t.compaction_bytes_read),
             mb(t.compaction_bytes_written),
+            t.compaction_parts,
+            t.split_compactions,
             self.compactions,
             self.trivial_moves,
+            self.compaction_parts,
+            self.split_compactions,
             mb(self.compaction_bytes_read),
             mb(self.compaction_bytes_written)
         ));

@@ -67,11 +67,15 @@ pub struct Totals {
     /// Stale handles (value GC rewrote their file since) compactions re-pointed at the
     /// file's new epoch.
     pub compaction_handle_refreshes: u64,
+    /// Key-range parts compactions merged.
+    pub compaction_parts: u64,
+    /// Compactions merged as two or more parts.
+    pub split_compactions: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 27] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 29] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -110,6 +114,8 @@ impl Totals {
                 C::CompactionHandleRefreshes,
                 &mut self.compaction_handle_refreshes,
             ),
+            (C::CompactionParts, &mut self.compaction_parts),
+            (C::SplitCompactions, &mut self.split_compactions),
         ]
     }
 
@@ -204,6 +210,8 @@ impl Counters {
             replaced_inline_bytes: g(&self.replaced_inline_bytes),
             replaced_separated_bytes: g(&self.replaced_separated_bytes),
             compaction_handle_refreshes: g(&self.compaction_handle_refreshes),
+            compaction_parts: g(&self.compaction_parts),
+            split_compactions: g(&self.split_compactions),
         }
     }
 }

@@ -49,6 +49,15 @@ impl DropWriter {
         });
     }
 
+    /// Adds every drop and required epoch of `other` (another part of the same
+    /// compaction: its entries are disjoint from these).
+    pub fn absorb(&mut self, other: DropWriter) {
+        for (file, mut v) in other.drops {
+            self.drops.entry(file).or_default().append(&mut v);
+        }
+        self.required.extend(other.required);
+    }
+
     /// Whether nothing was dropped.
     pub fn is_empty(&self) -> bool {
         self.drops.is_empty()
