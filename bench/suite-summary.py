@@ -336,6 +336,33 @@ def scan_targets(out):
     return "### Issue 14's targets\n\n" + table(["target", "measured", "met"], rows) + "\n"
 
 
+def cokv_targets(out):
+    """Issue 13's targets on the 100 B fill: sub-compactions against none, twain against
+    RocksDB at the same setting, compaction bytes written."""
+    one, two = load(out, "cokv-100b-p1"), load(out, "cokv-100b-p2")
+    text = "### Issue 13 targets (100 B fill)\n\n"
+    if not one or not two:
+        return text + "Not run yet (`bench/suite.sh --steps cokv-100b-p1,cokv-100b-p2`).\n\n"
+    m = lambda runs, e, f: med(values(runs, e, 0, f))
+    rows = []
+    def row(target, measured, floor=None, ceiling=None):
+        ok = measured is not None and (floor is None or measured >= floor) and (ceiling is None or measured <= ceiling)
+        met = "-" if floor is None and ceiling is None else ("yes" if ok else "NO")
+        rows.append([target, f2(measured) if measured is not None else "-", met])
+    ratio = lambda a, b: a / b if a and b else None
+    row("twain 2 parts / twain 1 part, ops/s >= 1.3",
+        ratio(m(two, "twain", "ops_per_sec"), m(one, "twain", "ops_per_sec")), floor=1.3)
+    for name, runs in (("1 part", one), ("2 parts", two)):
+        row(f"twain / rocksdb ops/s, {name} each, >= 1.5",
+            ratio(m(runs, "twain", "ops_per_sec"), m(runs, "rocksdb", "ops_per_sec")), floor=1.5)
+        row(f"twain / rocksdb compaction bytes written, {name} each, <= 1.0",
+            ratio(m(runs, "twain", "compaction_write_bytes"), m(runs, "rocksdb", "compaction_write_bytes")),
+            ceiling=1.0)
+        row(f"twain / rocksdb CPU seconds, {name} each",
+            ratio(m(runs, "twain", "cpu_secs"), m(runs, "rocksdb", "cpu_secs")))
+    return text + table(["target", "measured", "met"], rows) + "\n"
+
+
 def main(out, quick):
     disk, disk_text = disk_mb_s(out)
     print(f"# Benchmark suite summary: {os.path.basename(os.path.abspath(out))}\n")
@@ -372,6 +399,10 @@ def main(out, quick):
     print(step_tables(out, "scans-1k-ltm", "5 M × 1 KiB, larger than memory (1 GiB cgroup): the same scans"))
     print(step_tables(out, "scans-4k-ltm", "1.25 M × 4 KiB, larger than memory (1 GiB cgroup): the same scans"))
     print(scan_targets(out))
+    print("## Sub-compactions (issue 13, Co-KV)\n")
+    print(step_tables(out, "cokv-100b-p1", "30 M × 100 B fill, max_subcompactions 1 (twain and RocksDB)"))
+    print(step_tables(out, "cokv-100b-p2", "30 M × 100 B fill, max_subcompactions 2 (twain and RocksDB)"))
+    print(cokv_targets(out))
     print("## The seeds' comparisons\n")
     print(seeds(out))
 

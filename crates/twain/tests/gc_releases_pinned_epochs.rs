@@ -23,7 +23,7 @@ fn gc_releases_an_epoch_pinned_by_fixups_without_further_writes() {
     let first = first_file_collected_once(&db);
     // More garbage in epoch 1 (dropped by GC's garbage compactions); the flush empties
     // the memtable. No compaction runs before the reads: it would re-point the stale
-    // handles (`db::refresh`), leaving nothing to fix.
+    // handles (`compaction::refresh`), leaving nothing to fix.
     for i in 20..40u32 {
         db.put(format!("k{i:04}"), value("c", i)).unwrap();
     }

@@ -1,7 +1,14 @@
-//! Compaction: picking and splitting into parts (pure), the drop filter shared with flush, and running jobs.
+//! Compaction: picking and splitting into parts (pure), the drop filter shared with flush,
+//! and parts as self-contained jobs (`job`: the description; `part`: running one, with
+//! `place` and `refresh`; `files_env`: reaching the files as a worker does).
 
+pub mod files_env;
 pub mod filter;
+pub mod job;
+pub mod part;
 pub mod picker;
+pub(crate) mod place;
+pub(crate) mod refresh;
 pub mod split;
 
 #[cfg(test)]

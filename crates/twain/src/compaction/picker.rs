@@ -55,6 +55,15 @@ impl CompactionTask {
         self.inputs.iter().chain(&self.lower).map(|t| t.number)
     }
 
+    /// The bytes of every input table.
+    pub fn input_bytes(&self) -> u64 {
+        self.inputs
+            .iter()
+            .chain(&self.lower)
+            .map(|t| t.file_size)
+            .sum()
+    }
+
     /// The smallest and largest user keys covered by all inputs.
     pub fn user_key_range(&self) -> (Vec<u8>, Vec<u8>) {
         let (lo, hi) = key_range(self.inputs.iter().chain(&self.lower));

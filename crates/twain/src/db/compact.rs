@@ -1,13 +1,13 @@
 //! Running compactions: the background job and manual `compact_range`. A merge runs as
-//! key-range parts (`compaction::split`, `db::part`) in parallel, installed in one edit.
+//! key-range parts (`compaction::split`, jobs run by `compaction::part`) in parallel, installed in one edit.
 
 use super::flush::{flush_all, persist_drops};
-use super::part::{PartEnd, run_part};
-use super::place::ManualRange;
+use super::parts::{self, VersionEnv};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
+use crate::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome};
+use crate::compaction::part::{PartEnd, run_part};
 use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
-use crate::compaction::split::{PartRange, split};
 use crate::error::IoContext;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
 use crate::stats::Counters;
@@ -26,7 +26,7 @@ enum Outcome {
     /// The database is closing: outputs were discarded, inputs left in place.
     Abandoned,
     /// Value GC rewrote a value file whose values the compaction merged into the tree
-    /// (`db::place`): outputs were discarded, inputs left in place for a later pick.
+    /// (`compaction::place`): outputs were discarded, inputs left in place for a later pick.
     Conflict,
 }
 
@@ -36,7 +36,7 @@ pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
 }
 
 /// Runs one compaction task; `manual` is the range of a manual compaction, inside which
-/// placement may merge any handle (fix-ups are paused, see `db::place`).
+/// placement may merge any handle (fix-ups are paused, see `compaction::place`).
 fn run_placing(inner: &DbInner, task: &CompactionTask, manual: Option<ManualRange>) -> Result<()> {
     if task.reason == crate::compaction::picker::GARBAGE {
         Counters::add(&inner.counters.garbage_compactions, 1);
@@ -92,22 +92,25 @@ fn merge(
     written: &mut Vec<(u64, PathBuf)>,
     manual: Option<ManualRange>,
 ) -> Result<Outcome> {
-    let min_part_bytes = inner.opts.target_file_size / 4;
-    let ranges = split(task, inner.opts.max_subcompactions, min_part_bytes);
+    let jobs = parts::plan(inner, task, version, manual);
     let mut outputs: Vec<TableRecord> = Vec::new();
     let mut drops = DropWriter::new();
     let mut placed = Vec::new();
-    let mut done = Vec::new();
-    let mut bytes_written = 0u64;
-    for end in run_parts(inner, task, version, &ranges, manual, written)? {
-        let PartEnd::Done(mut part) = end else {
+    let mut figures = Vec::new();
+    for end in run_parts(inner, version, &jobs, written)? {
+        let PartEnd::Done(part) = end else {
             return Ok(Outcome::Abandoned);
         };
-        outputs.append(&mut part.tables);
-        drops.absorb(std::mem::take(&mut part.drops));
-        bytes_written += part.bytes_written;
-        placed.extend(part.placed.take());
-        done.push(part);
+        let PartOutcome {
+            mut tables,
+            drops: part_drops,
+            placed: part_placed,
+            figures: part_figures,
+        } = *part;
+        outputs.append(&mut tables);
+        drops.absorb(part_drops);
+        placed.extend(part_placed);
+        figures.push(part_figures);
     }
     if !outputs.is_empty() || !placed.is_empty() {
         // IMPORTANT: output tables' directory entries are durable before the manifest
@@ -117,13 +120,9 @@ fn merge(
             .sync_dir(&inner.dir)
             .ctx("sync directory", &inner.dir)?;
     }
-    let bytes_read: u64 = task
-        .inputs
-        .iter()
-        .chain(&task.lower)
-        .map(|t| t.file_size)
-        .sum::<u64>()
-        + done.iter().map(|p| p.placer.bytes_read).sum::<u64>();
+    let sum = |f: fn(&PartFigures) -> u64| figures.iter().map(f).sum::<u64>();
+    let bytes_read = task.input_bytes() + sum(|f| f.value_bytes_read);
+    let mut bytes_written = sum(|f| f.table_bytes_written);
     let mut edit = task.edit(outputs);
     for record in placed {
         bytes_written += record.total_bytes;
@@ -142,14 +141,17 @@ fn merge(
     install(inner, edit)?;
     drop(held);
 
-    for part in &done {
-        part.placer.count();
-        part.refresher.count();
-    }
     let c = &inner.counters;
+    Counters::add(&c.medium_bytes_merged, sum(|f| f.medium_bytes_merged));
+    Counters::add(&c.replaced_inline_bytes, sum(|f| f.replaced_inline_bytes));
+    Counters::add(
+        &c.replaced_separated_bytes,
+        sum(|f| f.replaced_separated_bytes),
+    );
+    Counters::add(&c.compaction_handle_refreshes, sum(|f| f.handle_refreshes));
     Counters::add(&c.compactions, 1);
-    Counters::add(&c.compaction_parts, ranges.len() as u64);
-    if ranges.len() > 1 {
+    Counters::add(&c.compaction_parts, jobs.len() as u64);
+    if jobs.len() > 1 {
         Counters::add(&c.split_compactions, 1);
     }
     Counters::add(&c.compaction_bytes_read, bytes_read);
@@ -157,53 +159,48 @@ fn merge(
     Ok(Outcome::Installed)
 }
 
-/// Runs the parts of `task`, the first on this thread and each other on its own, and
-/// returns how each ended, in key order. Every file any part created is in `written`.
+/// Runs the parts `jobs` of one task, the first on this thread and each other on its own,
+/// and returns how each ended, in key order. Every file any part created is in `written`.
 /// When one part fails the others stop early, and the first failure is returned.
-fn run_parts<'a>(
-    inner: &'a DbInner,
-    task: &CompactionTask,
-    version: &'a Version,
-    ranges: &[PartRange],
-    manual: Option<ManualRange>,
+fn run_parts(
+    inner: &DbInner,
+    version: &Version,
+    jobs: &[PartJob],
     written: &mut Vec<(u64, PathBuf)>,
-) -> Result<Vec<PartEnd<'a>>> {
+) -> Result<Vec<PartEnd>> {
     let stop = AtomicBool::new(false);
-    let one = |range: &PartRange| {
+    let env = VersionEnv {
+        inner,
+        version,
+        stop: &stop,
+    };
+    let one = |job: &PartJob| {
         let mut files = Vec::new();
-        let end = run_part(
-            inner,
-            task,
-            version,
-            range,
-            manual.clone(),
-            &stop,
-            &mut files,
-        );
+        let end = run_part(job, &env, &mut files);
         if end.is_err() {
             stop.store(true, Ordering::Relaxed);
         }
         (files, end)
     };
     let results = std::thread::scope(|s| {
-        let spawned: Vec<_> = ranges
+        let spawned: Vec<_> = jobs
             .iter()
             .enumerate()
             .skip(1)
-            .map(|(i, range)| {
+            .map(|(i, job)| {
                 std::thread::Builder::new()
                     .name(format!("twain-part-{i}"))
-                    .spawn_scoped(s, || one(range))
-                    .map_err(|_| range)
+                    .spawn_scoped(s, || one(job))
+                    .map_err(|_| job)
             })
             .collect();
-        let mut results = Vec::with_capacity(ranges.len());
-        results.extend(ranges.first().map(one));
+        let mut results = Vec::with_capacity(jobs.len());
+        results.extend(jobs.first().map(one));
         for handle in spawned {
             results.push(match handle {
                 Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
                 // No thread to be had: the part runs here, after the others.
-                Err(range) => one(range),
+                Err(job) => one(job),
             });
         }
         results
@@ -235,7 +232,7 @@ pub(crate) fn compact_range(
     end: Option<&[u8]>,
 ) -> Result<()> {
     // Fix-ups paused before the flush: every copy of a record is in a table when the
-    // merge reaches it (`db::place`).
+    // merge reaches it (`compaction::place`).
     let _no_fixups = FixupPause::new(inner);
     flush_all(inner)?;
     pause_automatic(inner);

@@ -2,6 +2,7 @@
 
 use super::{DbInner, SuperVersion, lock, write};
 use crate::compaction::filter::{Decision, DropFilter};
+use crate::compaction::part::record_drop;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit};
@@ -26,21 +27,6 @@ pub(crate) fn table_options(inner: &DbInner) -> TableOptions {
         bloom_bits_per_key: inner.opts.bloom_bits_per_key,
         ..TableOptions::default()
     }
-}
-
-/// Records the drop of `ikey`'s value handle, if it holds one.
-pub(crate) fn record_drop(drops: &mut DropWriter, ikey: &[u8], value: &[u8]) -> Result<()> {
-    let p = ParsedKey::parse(ikey);
-    if p.entry_kind() == Some(EntryKind::Handle) {
-        let h = ValueHandle::decode(value).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "undecodable value handle while dropping: {}",
-                e.what
-            ))
-        })?;
-        drops.add(h.file, p.seq, h.epoch, h.len, p.user_key);
-    }
-    Ok(())
 }
 
 /// Flushes the oldest frozen memtable, if any.

@@ -10,19 +10,17 @@ mod iter;
 pub(crate) mod listing;
 mod open;
 mod pacing;
-mod part;
-mod place;
+mod parts;
 mod prefetch;
 pub(crate) mod read;
-mod refresh;
 mod snapshot;
 mod space;
 pub(crate) mod value_gc;
 pub(crate) mod write;
 
+pub(crate) use crate::compaction::part::finish_table;
 pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair};
-pub(crate) use part::finish_table;
 pub use snapshot::Snapshot;
 
 use crate::cache::BlockCache;
@@ -100,7 +98,7 @@ pub(crate) struct DbInner {
     /// The newest live-data pass (`Stats::live_bytes`), made in the background.
     pub live_cache: space::LiveCache,
     /// Manual compactions running: while nonzero, reads make no handle fix-ups, so that
-    /// placement can merge any record into the tree (`db::place`). Changed under the
+    /// placement can merge any record into the tree (`compaction::place`). Changed under the
     /// write lock.
     pub fixups_paused: AtomicU64,
     /// Manual compactions started since open (changed under the write lock with

@@ -232,7 +232,7 @@ pub(crate) fn fix_handle(
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
     // Never to a dropped record: a manual compaction may have merged it inline
-    // (`db::place`). Checked before the write lock (the drop lock is held across fsyncs);
+    // (`compaction::place`). Checked before the write lock (the drop lock is held across fsyncs);
     // a manual compaction that starts after the check is seen below by its count.
     let manual_before = inner.manual_compactions.load(Ordering::SeqCst);
     if inner

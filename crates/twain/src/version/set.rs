@@ -252,6 +252,11 @@ impl VersionSet {
         self.next_file_number.fetch_add(1, Ordering::SeqCst)
     }
 
+    /// Hands out `n` consecutive new file numbers: the first of them.
+    pub fn new_file_numbers(&self, n: u64) -> u64 {
+        self.next_file_number.fetch_add(n, Ordering::SeqCst)
+    }
+
     /// The live manifest's number.
     pub fn manifest_number(&self) -> u64 {
         self.manifest_number

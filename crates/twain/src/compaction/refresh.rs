@@ -10,7 +10,7 @@
 //! scan) and the compaction writes the entry with the found handle instead. Only in
 //! drop-records mode (in lsm-lookup mode GC relocates records elsewhere, and never keeps a
 //! file number). A transient file is never rewritten, so its handles never qualify; an
-//! entry placement changed (`db::place`) is written as placement says.
+//! entry placement changed (`compaction::place`) is written as placement says.
 //!
 //! A record that is not in the epoch (dropped before the rewrite), one the drop index marks
 //! dropped in that epoch, a damaged SVTable index, a handle that does not decode: the
@@ -38,48 +38,46 @@
 //!   the fix-up did with the stale one. The merge keeps the newer copy and calls the other a
 //!   duplicate (no drop), exactly as before: the number of copies does not change.
 //! - *Placement.* Refresh runs only on entries placement left as they came. Placement merges
-//!   a rewritten file's handle only in a manual compaction (`db::place`), where it reads the
+//!   a rewritten file's handle only in a manual compaction (`compaction::place`), where it reads the
 //!   stale handle by search itself; refresh never turns a handle inline or back.
 //! - *Crash.* The refreshed handles exist only in the compaction's output tables, which only
 //!   the version edit installs; the edit names no new value file and no new epoch. Until it
 //!   is durable the inputs and their stale handles stay; after, the file is at that epoch or
 //!   a later one in every manifest that follows.
 
-use super::DbInner;
+use super::job::{PartEnv, PartFigures, PartJob};
 use crate::format::handle::ValueHandle;
 use crate::key::{EntryKind, ParsedKey};
-use crate::options::GcMode;
-use crate::stats::Counters;
-use crate::version::Version;
 use crate::vlog::ScanHints;
 use crate::{Error, Result};
 
-/// The handle re-pointing of one compaction.
+/// The handle re-pointing of one compaction part.
 pub(crate) struct Refresher<'a> {
-    inner: &'a DbInner,
-    version: &'a Version,
-    enabled: bool,
+    job: &'a PartJob,
+    env: &'a dyn PartEnv,
     hints: ScanHints,
-    refreshed: u64,
 }
 
 impl<'a> Refresher<'a> {
-    /// Re-pointing for a compaction over `version`.
-    pub fn new(inner: &'a DbInner, version: &'a Version) -> Refresher<'a> {
+    /// Re-pointing for the part `job`.
+    pub fn new(job: &'a PartJob, env: &'a dyn PartEnv) -> Refresher<'a> {
         Refresher {
-            inner,
-            version,
-            enabled: inner.opts.gc_mode == GcMode::DropRecords,
+            job,
+            env,
             hints: ScanHints::default(),
-            refreshed: 0,
         }
     }
 
     /// The value to write for the kept entry `ikey -> value`: a handle into its file's
-    /// epoch in the compaction's version if the entry's handle is stale and its record is
-    /// there and not dropped; `None` to write it as it came.
-    pub fn refresh(&mut self, ikey: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>> {
-        if !self.enabled {
+    /// epoch in the job if the entry's handle is stale and its record is there and not
+    /// dropped; `None` to write it as it came.
+    pub fn refresh(
+        &mut self,
+        ikey: &[u8],
+        value: &[u8],
+        figures: &mut PartFigures,
+    ) -> Result<Option<Vec<u8>>> {
+        if !self.job.settings.refresh {
             return Ok(None);
         }
         let p = ParsedKey::parse(ikey);
@@ -89,12 +87,15 @@ impl<'a> Refresher<'a> {
         let Ok(h) = ValueHandle::decode(value) else {
             return Ok(None);
         };
-        let Some(file) = self.version.value_files.get(&h.file) else {
+        let Some(&(epoch, _)) = self.job.value_files.get(&h.file) else {
             return Ok(None);
         };
-        if h.epoch >= file.epoch() {
+        if h.epoch >= epoch {
             return Ok(None);
         }
+        let Some(file) = self.env.value_file(h.file, epoch)? else {
+            return Ok(None);
+        };
         let hint = self.hints.index_hint(file.number(), file.epoch());
         let found = match file.find_near(p.user_key, p.seq, hint) {
             Ok(Some(found)) => found,
@@ -102,22 +103,10 @@ impl<'a> Refresher<'a> {
             Ok(None) | Err(Error::Corruption { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        if self
-            .inner
-            .drop_index
-            .is_dropped(file.number(), file.epoch(), p.seq)
-        {
+        if self.env.is_dropped(file.number(), epoch, p.seq)? {
             return Ok(None);
         }
-        self.refreshed += 1;
+        figures.handle_refreshes += 1;
         Ok(Some(found.encode()))
-    }
-
-    /// Adds the handles re-pointed to the counters (once the compaction is installed).
-    pub fn count(&self) {
-        Counters::add(
-            &self.inner.counters.compaction_handle_refreshes,
-            self.refreshed,
-        );
     }
 }

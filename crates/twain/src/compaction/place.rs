@@ -24,34 +24,16 @@
 //! inline entry and a handle with the same key and sequence must never both exist: the
 //! handle sorts first and would win). Reads never fix a handle up to a dropped record.
 
-use super::DbInner;
+use super::job::{ManualRange, PartEnv, PartFigures, PartJob};
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::{ValueFileOrigin, ValueFileRecord};
 use crate::format::names::value_file_path;
 use crate::key::{EntryKind, ParsedKey, internal_key};
 use crate::placement::{Action, Placement, separated_value_len};
-use crate::stats::Counters;
-use crate::version::Version;
 use crate::vlog::{DropWriter, SvTableWriter};
 use crate::{Error, Result};
 use std::path::PathBuf;
-
-/// The key range `[begin, end]` a manual compaction was asked for (`None`: unbounded). A
-/// table it compacts may hold keys outside it, whose copies in the levels above it does
-/// not merge down: those are never merged into the tree.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ManualRange {
-    pub begin: Option<Vec<u8>>,
-    pub end: Option<Vec<u8>>,
-}
-
-impl ManualRange {
-    fn contains(&self, key: &[u8]) -> bool {
-        self.begin.as_deref().is_none_or(|b| key >= b)
-            && self.end.as_deref().is_none_or(|e| key <= e)
-    }
-}
 
 /// An entry as the compaction writes it.
 pub(crate) enum Placed {
@@ -61,40 +43,27 @@ pub(crate) enum Placed {
     Changed(Vec<u8>, Vec<u8>),
 }
 
-/// The placement work of one compaction.
+/// The placement work of one compaction part.
 pub(crate) struct Placer<'a> {
-    inner: &'a DbInner,
-    version: &'a Version,
+    job: &'a PartJob,
+    env: &'a dyn PartEnv,
     placement: Placement,
     /// The key range of a manual compaction (fix-ups paused, every level merged down in
     /// it): inside it any handle may be merged. `None` for an automatic compaction.
-    manual: Option<ManualRange>,
+    manual: Option<&'a ManualRange>,
     /// The value file for values re-placed out of the tree, once one is needed.
     out: Option<(u64, PathBuf, SvTableWriter)>,
-    /// Value bytes read from value files to merge them.
-    pub bytes_read: u64,
-    merged: u64,
-    replaced_inline: u64,
-    replaced_separated: u64,
 }
 
 impl<'a> Placer<'a> {
-    /// Placement for a compaction over `version`.
-    pub fn new(
-        inner: &'a DbInner,
-        version: &'a Version,
-        manual: Option<ManualRange>,
-    ) -> Placer<'a> {
+    /// Placement for the part `job`.
+    pub fn new(job: &'a PartJob, env: &'a dyn PartEnv) -> Placer<'a> {
         Placer {
-            inner,
-            version,
-            placement: inner.opts.placement(),
-            manual,
+            job,
+            env,
+            placement: job.settings.placement,
+            manual: job.manual.as_ref(),
             out: None,
-            bytes_read: 0,
-            merged: 0,
-            replaced_inline: 0,
-            replaced_separated: 0,
         }
     }
 
@@ -108,10 +77,11 @@ impl<'a> Placer<'a> {
         level: usize,
         last: impl Fn() -> bool,
         drops: &mut DropWriter,
+        figures: &mut PartFigures,
     ) -> Result<Placed> {
         let p = ParsedKey::parse(ikey);
         match p.entry_kind() {
-            Some(EntryKind::Handle) => self.place_handle(&p, value, level, last, drops),
+            Some(EntryKind::Handle) => self.place_handle(&p, value, level, last, drops, figures),
             Some(EntryKind::Inline) => {
                 let merge = false; // an inline value is never affected by the merge level
                 if self
@@ -121,7 +91,7 @@ impl<'a> Placer<'a> {
                 {
                     return Ok(Placed::Same);
                 }
-                self.separate(&p, value)
+                self.separate(&p, value, figures)
             }
             _ => Ok(Placed::Same),
         }
@@ -134,6 +104,7 @@ impl<'a> Placer<'a> {
         level: usize,
         last: impl Fn() -> bool,
         drops: &mut DropWriter,
+        figures: &mut PartFigures,
     ) -> Result<Placed> {
         let Ok(h) = ValueHandle::decode(value) else {
             // A damaged handle stays as it is: reads report it.
@@ -149,16 +120,10 @@ impl<'a> Placer<'a> {
         if self.placement.action(true, key_len, value_len, merge) != Action::Inline {
             return Ok(Placed::Same);
         }
-        let Some(file) = self.version.value_files.get(&h.file) else {
+        let Some(&(epoch, origin)) = self.job.value_files.get(&h.file) else {
             return Ok(Placed::Same);
         };
-        let origin = self
-            .version
-            .state
-            .value_files
-            .get(&h.file)
-            .map_or(ValueFileOrigin::Log, |f| f.origin);
-        let at_birth = file.epoch() == origin.birth_epoch() && h.epoch == file.epoch();
+        let at_birth = epoch == origin.birth_epoch() && h.epoch == epoch;
         // A transient file's records have no copies (GC neither rewrites nor relocates
         // them). Any other record may: fix-ups if its file was rewritten, lsm-lookup
         // relocations into another file. It is merged only where no deeper level may hold
@@ -176,7 +141,10 @@ impl<'a> Placer<'a> {
         if !mergeable {
             return Ok(Placed::Same);
         }
-        let read = if h.epoch == file.epoch() {
+        let Some(file) = self.env.value_file(h.file, epoch)? else {
+            return Ok(Placed::Same);
+        };
+        let read = if h.epoch == epoch {
             file.read_value(&h, p.user_key, p.seq)
         } else {
             file.find(p.user_key, p.seq).and_then(|found| match found {
@@ -195,29 +163,44 @@ impl<'a> Placer<'a> {
             Err(Error::Corruption { .. }) => return Ok(Placed::Same),
             Err(e) => return Err(e),
         };
-        self.bytes_read += u64::from(h.len);
+        figures.value_bytes_read += u64::from(h.len);
         if at_birth && self.manual.is_none() {
-            drops.require_epoch(h.file, file.epoch());
+            drops.require_epoch(h.file, epoch);
         }
         drops.add(h.file, p.seq, h.epoch, h.len, p.user_key);
         if merge {
-            self.merged += bytes.len() as u64;
+            figures.medium_bytes_merged += bytes.len() as u64;
         } else {
-            self.replaced_inline += bytes.len() as u64;
+            figures.replaced_inline_bytes += bytes.len() as u64;
         }
         let ikey = internal_key(p.user_key, p.seq, EntryKind::Inline as u8);
         Ok(Placed::Changed(ikey, bytes))
     }
 
     /// Writes an inline value that is now large into the compaction's value file.
-    fn separate(&mut self, p: &ParsedKey<'_>, value: &[u8]) -> Result<Placed> {
+    fn separate(
+        &mut self,
+        p: &ParsedKey<'_>,
+        value: &[u8],
+        figures: &mut PartFigures,
+    ) -> Result<Placed> {
         let epoch = ValueFileOrigin::Placed.birth_epoch();
         let (number, _, w) = match self.out.as_mut() {
             Some(o) => o,
             None => {
-                let number = super::lock(&self.inner.versions).new_file_number();
-                let path = value_file_path(&self.inner.dir, number, epoch);
-                let file = self.inner.fs.create(&path).ctx("create", &path)?;
+                let number = self
+                    .job
+                    .numbers
+                    .end
+                    .checked_sub(1)
+                    .filter(|n| self.job.numbers.contains(n));
+                let number = match number {
+                    // The last reserved number is the value file's; tables take the others.
+                    Some(n) => n,
+                    None => self.env.extra_file_number()?,
+                };
+                let path = value_file_path(self.env.dir(), number, epoch);
+                let file = self.env.fs().create(&path).ctx("create", &path)?;
                 let w = SvTableWriter::new(file, path.clone(), number, epoch);
                 self.out.insert((number, path, w))
             }
@@ -229,7 +212,7 @@ impl<'a> Placer<'a> {
             offset,
             len,
         };
-        self.replaced_separated += value.len() as u64;
+        figures.replaced_separated_bytes += value.len() as u64;
         let ikey = internal_key(p.user_key, p.seq, EntryKind::Handle as u8);
         Ok(Placed::Changed(ikey, handle.encode()))
     }
@@ -254,13 +237,5 @@ impl<'a> Placer<'a> {
             separated_bytes: s.entry_bytes,
             separated_count: s.entry_count,
         }))
-    }
-
-    /// Adds this compaction's placement figures to the counters (once it is installed).
-    pub fn count(&self) {
-        let c = &self.inner.counters;
-        Counters::add(&c.medium_bytes_merged, self.merged);
-        Counters::add(&c.replaced_inline_bytes, self.replaced_inline);
-        Counters::add(&c.replaced_separated_bytes, self.replaced_separated);
     }
 }
