@@ -12,7 +12,7 @@ secs="${1:-10}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(vlog_batch vlog_file table table_blocks manifest_edit drops header_frame svtable)
+  targets=(vlog_batch vlog_file table table_blocks manifest_edit drops header_frame svtable compaction_job)
 fi
 if ! command -v cargo-afl >/dev/null; then
   echo "fuzz smoke: cargo-afl is not installed (cargo install cargo-afl); skipped"

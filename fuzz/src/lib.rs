@@ -8,6 +8,7 @@ use std::sync::Arc;
 use twain::cache::BlockCache;
 use twain::format::block::{Block, BlockIter, check_block_trailer};
 use twain::format::bloom::BloomFilter;
+use twain::format::compaction_job::{decode_job, decode_outcome, encode_job, encode_outcome};
 use twain::format::drops::{decode_block, encode_block};
 use twain::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header, encode_header};
 use twain::format::manifest::VersionEdit;
@@ -240,5 +241,18 @@ pub fn svtable(data: &[u8]) {
             let _ = file.read_value(&found, key, *seq);
         }
         drop(direct);
+    }
+}
+
+/// Compaction job messages (`format::compaction_job`): a job and an outcome. What decodes
+/// encodes again to bytes that decode to the same thing.
+pub fn compaction_job(data: &[u8]) {
+    if let Ok(job) = decode_job(data) {
+        assert_eq!(decode_job(&encode_job(&job)).as_ref(), Ok(&job));
+    }
+    if let Ok(outcome) = decode_outcome(data) {
+        let once = encode_outcome(&outcome);
+        let again = decode_outcome(&once).expect("a re-encoded outcome decodes");
+        assert_eq!(encode_outcome(&again), once);
     }
 }

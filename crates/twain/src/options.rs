@@ -345,6 +345,15 @@ impl Options {
 }
 
 impl Options {
+    /// The layout of the SSTables flushes and compactions write.
+    pub(crate) fn table_options(&self) -> crate::table::TableOptions {
+        crate::table::TableOptions {
+            block_size: self.block_size,
+            bloom_bits_per_key: self.bloom_bits_per_key,
+            ..crate::table::TableOptions::default()
+        }
+    }
+
     /// The placement thresholds (Parallax's classes).
     pub(crate) fn placement(&self) -> crate::placement::Placement {
         crate::placement::Placement {

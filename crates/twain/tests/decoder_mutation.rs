@@ -341,6 +341,11 @@ fn fuzz_seed_corpora_decode_without_panic() {
                 "svtable" => {
                     svtable_reads(&bytes);
                 }
+                "compaction_job" => {
+                    use twain::format::compaction_job::{decode_job, decode_outcome};
+                    // Each seed is a valid job or a valid outcome, never both.
+                    assert!(decode_job(&bytes).is_ok() != decode_outcome(&bytes).is_ok());
+                }
                 other => panic!("seeds for an unknown target {other}"),
             }
         }

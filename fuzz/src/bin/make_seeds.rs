@@ -128,6 +128,7 @@ fn main() {
         }
     }
     svtable_seeds(&save);
+    compaction_job_seeds(&save);
 }
 
 /// SVTables: a small database whose overwritten value files value GC rewrites.
@@ -159,4 +160,74 @@ fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
         let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
         save("svtable", &name, &bytes);
     }
+}
+
+/// Compaction job messages: a job with every field set, and an outcome with tables, drops,
+/// a required epoch and a placed file.
+fn compaction_job_seeds(save: &dyn Fn(&str, &str, &[u8])) {
+    use twain::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome, PartSettings};
+    use twain::compaction::split::PartRange;
+    use twain::format::compaction_job::{encode_job, encode_outcome};
+    use twain::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord};
+    use twain::key::internal_key;
+    use twain::vlog::DropWriter;
+    let table = |level: usize, number: u64, lo: &str, hi: &str| TableRecord {
+        level,
+        number,
+        file_size: 4000 + number,
+        smallest: internal_key(lo.as_bytes(), 9, 1),
+        largest: internal_key(hi.as_bytes(), 3, 2),
+        smallest_seq: 3,
+        largest_seq: 9,
+    };
+    let job = PartJob {
+        level: 0,
+        output_level: 1,
+        inputs: vec![
+            table(0, 12, "key00", "key29"),
+            table(0, 11, "key03", "key20"),
+        ],
+        lower: vec![table(1, 7, "key00", "key14"), table(1, 8, "key15", "key29")],
+        range: PartRange {
+            start: Some(b"key10".to_vec()),
+            end: Some(b"key20".to_vec()),
+        },
+        snapshots: vec![40, 77],
+        deeper: vec![vec![(b"key00".to_vec(), b"key09".to_vec())]],
+        value_files: [
+            (4, (0, ValueFileOrigin::Log)),
+            (6, (1, ValueFileOrigin::Transient)),
+        ]
+        .into_iter()
+        .collect(),
+        settings: PartSettings::from_options(&Options::default()),
+        manual: Some(ManualRange {
+            begin: Some(b"key05".to_vec()),
+            end: None,
+        }),
+        numbers: 30..34,
+    };
+    save("compaction_job", "job", &encode_job(&job));
+    let mut drops = DropWriter::new();
+    drops.add(4, 17, 0, 90, b"key11");
+    drops.add(4, 18, 0, 90, b"key12");
+    drops.add(6, 21, 1, 40, b"key13");
+    drops.require_epoch(6, 1);
+    let outcome = PartOutcome {
+        tables: vec![table(1, 30, "key10", "key19")],
+        drops,
+        placed: Some(ValueFileRecord {
+            number: 33,
+            epoch: 1,
+            total_bytes: 900,
+            separated_bytes: 700,
+            separated_count: 7,
+        }),
+        figures: PartFigures {
+            table_bytes_written: 4030,
+            value_bytes_read: 120,
+            ..PartFigures::default()
+        },
+    };
+    save("compaction_job", "outcome", &encode_outcome(&outcome));
 }

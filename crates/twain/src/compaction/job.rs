@@ -53,6 +53,18 @@ pub struct PartSettings {
     pub refresh: bool,
 }
 
+impl PartSettings {
+    /// The settings `opts` ask for.
+    pub fn from_options(opts: &crate::Options) -> PartSettings {
+        PartSettings {
+            target_file_size: opts.target_file_size,
+            table: opts.table_options(),
+            placement: opts.placement(),
+            refresh: opts.gc_mode == crate::GcMode::DropRecords,
+        }
+    }
+}
+
 /// One key-range part of a compaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartJob {
@@ -167,12 +179,7 @@ mod tests {
                 })
                 .collect(),
             value_files: BTreeMap::new(),
-            settings: PartSettings {
-                target_file_size: 1 << 20,
-                table: TableOptions::default(),
-                placement: crate::Options::default().placement(),
-                refresh: true,
-            },
+            settings: PartSettings::from_options(&crate::Options::default()),
             manual: None,
             numbers: 10..12,
         }

@@ -22,11 +22,7 @@ use std::time::Duration;
 
 /// The SSTable options the database's options ask for.
 pub(crate) fn table_options(inner: &DbInner) -> TableOptions {
-    TableOptions {
-        block_size: inner.opts.block_size,
-        bloom_bits_per_key: inner.opts.bloom_bits_per_key,
-        ..TableOptions::default()
-    }
+    inner.opts.table_options()
 }
 
 /// Flushes the oldest frozen memtable, if any.

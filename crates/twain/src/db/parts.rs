@@ -13,7 +13,6 @@ use crate::format::manifest::{TableRecord, ValueFileOrigin};
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::key::user_key;
-use crate::options::GcMode;
 use crate::version::{TableFile, Version};
 use crate::vlog::ValueFile;
 use crate::{Error, Result};
@@ -32,12 +31,7 @@ pub(crate) fn plan(
 ) -> Vec<PartJob> {
     let opts = &inner.opts;
     let ranges = split(task, opts.max_subcompactions, opts.target_file_size / 4);
-    let settings = PartSettings {
-        target_file_size: opts.target_file_size,
-        table: super::flush::table_options(inner),
-        placement: opts.placement(),
-        refresh: opts.gc_mode == GcMode::DropRecords,
-    };
+    let settings = PartSettings::from_options(opts);
     let value_files: BTreeMap<u64, (u32, ValueFileOrigin)> = version
         .value_files
         .iter()

@@ -76,6 +76,15 @@ impl DropWriter {
         &self.required
     }
 
+    /// A copy of the drops per value file, sorted by sequence.
+    pub fn sorted(&self) -> BTreeMap<u64, Vec<Dropped>> {
+        let mut drops = self.drops.clone();
+        for v in drops.values_mut() {
+            v.sort_unstable();
+        }
+        drops
+    }
+
     /// The drops per value file, sorted by sequence.
     pub fn take(&mut self) -> BTreeMap<u64, Vec<Dropped>> {
         let mut drops = std::mem::take(&mut self.drops);
