@@ -244,9 +244,30 @@ pub fn svtable(data: &[u8]) {
     }
 }
 
-/// Compaction job messages (`format::compaction_job`): a job and an outcome. What decodes
-/// encodes again to bytes that decode to the same thing.
+/// Compaction job messages (`format::compaction_job`): a job and an outcome, and the
+/// connection's messages and frames (`format::worker_protocol`). What decodes encodes
+/// again to bytes that decode to the same thing.
 pub fn compaction_job(data: &[u8]) {
+    use twain::format::worker_protocol as wire;
+    if let Ok(h) = wire::decode_hello(data) {
+        assert_eq!(wire::decode_hello(&wire::encode_hello(&h)), Ok(h));
+    }
+    if let Ok(id) = wire::decode_welcome(data) {
+        assert_eq!(wire::decode_welcome(&wire::encode_welcome(&id)), Ok(id));
+    }
+    if let Ok(f) = wire::decode_failure(data) {
+        let again = wire::decode_failure(&wire::encode_failure(&f)).expect("re-encoded failure");
+        assert_eq!(again.code, f.code);
+    }
+    if let Ok(n) = wire::decode_progress(data) {
+        assert_eq!(wire::decode_progress(&wire::encode_progress(n)), Ok(n));
+    }
+    let _ = wire::kind_of(data);
+    // Frames: never more memory than the bytes there are.
+    let mut r = data;
+    while let Ok(frame) = wire::read_frame(&mut r, 1 << 16) {
+        assert!(frame.len() <= data.len());
+    }
     if let Ok(job) = decode_job(data) {
         assert_eq!(decode_job(&encode_job(&job)).as_ref(), Ok(&job));
     }

@@ -33,6 +33,14 @@ impl ProcIo {
         Ok(ProcIo::parse(&text))
     }
 
+    /// Reads the counters of process `pid` now.
+    pub fn read_of(pid: u32) -> BenchResult<ProcIo> {
+        let path = format!("/proc/{pid}/io");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| BenchError::io(format!("reading {path}"), e))?;
+        Ok(ProcIo::parse(&text))
+    }
+
     /// Parses the text of `/proc/self/io` (missing fields are 0).
     pub fn parse(text: &str) -> ProcIo {
         let mut io = ProcIo::default();
@@ -73,6 +81,14 @@ impl ProcIo {
 pub fn process_cpu_secs() -> BenchResult<f64> {
     let text = std::fs::read_to_string("/proc/self/stat")
         .map_err(|e| BenchError::io("reading /proc/self/stat", e))?;
+    Ok(parse_stat_cpu_ticks(&text) as f64 / CLOCK_TICKS_PER_SEC)
+}
+
+/// CPU seconds (user + system) used so far by process `pid`, every thread included.
+pub fn process_cpu_secs_of(pid: u32) -> BenchResult<f64> {
+    let path = format!("/proc/{pid}/stat");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| BenchError::io(format!("reading {path}"), e))?;
     Ok(parse_stat_cpu_ticks(&text) as f64 / CLOCK_TICKS_PER_SEC)
 }
 

@@ -27,6 +27,12 @@ pub struct BenchCmd {
     /// --value-size: space amplification assumes so.
     #[arg(long, requires = "dir")]
     use_existing: bool,
+    /// Start a `twain compaction-worker` process for the database and offload parts of
+    /// split compactions to it (Co-KV; needs --set max_subcompactions=2 or more). The
+    /// worker's CPU seconds and bytes written are printed at the end beside this
+    /// process's.
+    #[arg(long)]
+    compaction_worker: bool,
 }
 
 /// Runs the benchmark, printing the configuration, then a table (or JSON lines).
@@ -94,13 +100,22 @@ fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let w = |e: std::io::Error| BenchError::io("writing stdout", e);
+    let w_err = w;
     if cmd.args.json {
         note_text!("{header}");
     } else {
         write!(out, "{header}").map_err(w)?;
     }
 
+    let sockets = match cmd.compaction_worker {
+        true => Some(crate::bench_worker::prepare(&mut opts)?),
+        false => None,
+    };
     let engine = TwainEngine::open(&dir, opts, cmd.args.sync)?;
+    let worker = match &sockets {
+        Some(s) => Some(crate::bench_worker::BenchWorker::start(&dir, s)?),
+        None => None,
+    };
     let mut runner = Runner::new(plan.run.clone(), &plan.phases)?;
     let json = cmd.args.json;
     let results = runner.run_all(&engine, &plan.phases, |r| {
@@ -118,6 +133,18 @@ fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
             .stats()
             .map_err(|e| BenchError::engine("twain", e))?;
         writeln!(out, "twain statistics at the end:\n{}", stats.to_text()).map_err(w)?;
+    }
+    if let Some(w) = worker {
+        let stats = engine
+            .db()
+            .stats()
+            .map_err(|e| BenchError::engine("twain", e))?;
+        let line = w.finish(&stats)?;
+        if json {
+            note_text!("{line}\n");
+        } else {
+            writeln!(out, "{line}").map_err(w_err)?;
+        }
     }
     if let Some(plot) = &cmd.args.plot {
         let title = format!(

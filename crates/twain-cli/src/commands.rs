@@ -149,7 +149,7 @@ enum Command {
     Compact,
     /// Run value GC until no value file's live fraction is below gc_threshold.
     Gc,
-    /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT).
+    /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT, IDENTITY).
     Dump {
         /// The file.
         file: PathBuf,
@@ -170,6 +170,9 @@ enum Command {
     Crashtest(crate::crashtest::CrashtestArgs),
     /// Serve a database over the Redis protocol (RESP2/RESP3); see docs/server.md.
     Serve(twain_server::ServeArgs),
+    /// Serve compaction parts of the database to the process that has it open (Co-KV
+    /// offload: the host sets compaction_offload to this address).
+    CompactionWorker(crate::worker::WorkerArgs),
 }
 
 /// Runs a parsed command line.
@@ -313,6 +316,7 @@ pub fn run(cli: Cli) -> twain::Result<()> {
         Command::Repair => crate::repair::run(&cli.db, &cli.set, &mut out),
         Command::Stress(args) => crate::stress::run(args, &cli.set),
         Command::Crashtest(args) => crate::crashtest::run(args),
+        Command::CompactionWorker(args) => crate::worker::run(&cli.db, args),
         Command::Dump { file } => {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
             twain::dump::dump_file(&fs, file, &mut out)

@@ -7,6 +7,10 @@
 //! a write in flight its old or its new value. A full scan must agree with the point reads.
 //! Each key's slot is then settled to what was found, and the loop goes on.
 //!
+//! In half the runs (once the database exists) a compaction worker process serves the
+//! child (`compaction_offload`), and is itself SIGKILLed at a random moment of the run,
+//! before the child or at the same time.
+//!
 //! A process kill loses nothing the operating system already has, so the children run
 //! with `log_buffer_size=0` (every group commit is handed to the OS before it is
 //! acknowledged) or, when they buffer the log, with every write synced: an acknowledged
@@ -56,6 +60,10 @@ pub struct CrashtestArgs {
 #[derive(Debug, Default)]
 struct Tally {
     kills: u64,
+    worker_runs: u64,
+    /// The database's persisted totals as of the last reopen.
+    parts_offloaded: u64,
+    parts_taken_back: u64,
     clean_exits: u64,
     keys_verified: u64,
     pending_old: u64,
@@ -153,8 +161,18 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
     let mut t = Tally::default();
     let started = Instant::now();
     while t.kills + t.clean_exits < kills && deadline.is_none_or(|d| Instant::now() < d) {
-        let (sets, sync) = random_options(&mut rng);
+        let (mut sets, sync) = random_options(&mut rng);
         let threads = 1 + rng.below(4);
+        let socket = dir.join("worker.sock");
+        let mut worker = match db.join("IDENTITY").exists() && rng.below(2) == 0 {
+            true => Some(start_worker(&exe, &db, &socket)?),
+            false => None,
+        };
+        if worker.is_some() {
+            t.worker_runs += 1;
+            sets.push(format!("compaction_offload=unix:{}", socket.display()));
+            sets.push("compaction_offload_timeout_ms=2000".into());
+        }
         let mut cmd = Command::new(&exe);
         cmd.arg("stress")
             .arg(&db)
@@ -178,14 +196,20 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         let span = args.max_run_ms.saturating_sub(args.min_run_ms);
         let run_for = Duration::from_millis(args.min_run_ms + rng.below(span + 1));
         let until = Instant::now() + run_for;
+        let worker_dies =
+            Instant::now() + Duration::from_millis(rng.below(run_for.as_millis() as u64 + 1));
         let mut exited = None;
         while Instant::now() < until {
             if let Ok(Some(status)) = child.try_wait() {
                 exited = Some(status);
                 break;
             }
+            if Instant::now() >= worker_dies {
+                stop_worker(&mut worker);
+            }
             std::thread::sleep(Duration::from_millis(5));
         }
+        stop_worker(&mut worker);
         let killed = exited.is_none();
         if killed {
             // SIGKILL: no destructor, no final sync.
@@ -229,9 +253,12 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         }
     }
     say!(
-        "kills {}, reopens {}, keys verified {}, pending writes found old {} / new {}, acknowledged writes lost {}, wrong values {}, scan mismatches {}, check problems {} ({:.0} s)",
+        "kills {}, reopens {}, runs with a compaction worker {} (parts offloaded {}, taken back {}), keys verified {}, pending writes found old {} / new {}, acknowledged writes lost {}, wrong values {}, scan mismatches {}, check problems {} ({:.0} s)",
         with_commas(t.kills),
         with_commas(t.kills + t.clean_exits),
+        with_commas(t.worker_runs),
+        with_commas(t.parts_offloaded),
+        with_commas(t.parts_taken_back),
         with_commas(t.keys_verified),
         t.pending_old,
         t.pending_new,
@@ -257,6 +284,23 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
     Ok(())
 }
 
+/// Starts `twain compaction-worker` for `db` on `socket` and waits until it listens.
+fn start_worker(exe: &Path, db: &Path, socket: &Path) -> Result<std::process::Child> {
+    crate::worker::spawn(exe, db, socket, Stdio::null()).map_err(|source| Error::Io {
+        op: "start",
+        path: exe.to_path_buf(),
+        source,
+    })
+}
+
+/// SIGKILLs the worker, if it runs.
+fn stop_worker(worker: &mut Option<std::process::Child>) {
+    if let Some(mut w) = worker.take() {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+}
+
 /// Checks the killed database offline, reopens it and verifies every key; settles the
 /// expected state to what it found.
 fn verify(db_path: &Path, expected: &Expected, sets: &[String], t: &mut Tally) -> Result<()> {
@@ -269,6 +313,9 @@ fn verify(db_path: &Path, expected: &Expected, sets: &[String], t: &mut Tally) -
         }
     }
     let db = open_db(db_path, sets)?;
+    let totals = db.stats()?.totals;
+    t.parts_offloaded = totals.parts_offloaded;
+    t.parts_taken_back = totals.parts_taken_back;
     let mut found = vec![0u32; expected.keys() as usize];
     for i in 0..expected.keys() {
         let (acked, pending) = expected.get(i)?;

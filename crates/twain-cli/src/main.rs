@@ -1,6 +1,7 @@
 //! `twain`: the command-line tool of the twain storage engine.
 
 mod bench;
+mod bench_worker;
 mod bulk;
 mod check;
 mod commands;
@@ -9,6 +10,7 @@ mod repair;
 mod say;
 mod stress;
 mod text;
+mod worker;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -104,8 +104,15 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
             let bytes = f.read_vec(0, len as usize).ctx("read", path)?;
             writeln!(out, "CURRENT -> {}", escape(&bytes)).map_err(write_err(path))
         }
+        Some((FileType::Identity, _)) => {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            match crate::format::identity::read_identity(fs.as_ref(), dir)? {
+                Some(id) => writeln!(out, "IDENTITY {id}").map_err(write_err(path)),
+                None => Err(Error::InvalidArgument(format!("{name}: no such file"))),
+            }
+        }
         _ => Err(Error::InvalidArgument(format!(
-            "{name}: not a twain file (expected NNNNNN.sst, .vlog, NNNNNN-E.svt, .manifest, .drop or CURRENT)"
+            "{name}: not a twain file (expected NNNNNN.sst, .vlog, NNNNNN-E.svt, .manifest, .drop, CURRENT or IDENTITY)"
         ))),
     }
 }

@@ -148,6 +148,20 @@ pub struct Options {
     /// sub-compactions; `compaction::split`), and into no more parts than a quarter of
     /// `target_file_size` goes into its input bytes. Range: 1 ..= 64. Default: 1.
     pub max_subcompactions: usize,
+    /// Where a compaction worker (`twain compaction-worker`) listens, to run parts of
+    /// split compactions (Co-KV offload, `compaction::remote`): `None` runs every part in
+    /// this process. Of a compaction split into n parts the host keeps the first half
+    /// (rounded up) and sends the rest to the worker (Co-KV's CSA rule: with two parts,
+    /// one each); a compaction of one part stays here. A part the worker cannot finish,
+    /// or whose outcome fails the host's check, is run here instead. By name:
+    /// `unix:PATH`, `tcp:HOST:PORT` or `off`. Default: `None`.
+    pub compaction_offload: Option<crate::compaction::remote::Address>,
+    /// The token the worker was started with; required over TCP. Default: empty.
+    pub compaction_offload_token: Vec<u8>,
+    /// How long the worker may stay silent (it sends progress a few times within it)
+    /// before the host gives its part up and runs it itself, in milliseconds.
+    /// Range: 100 ..= 3600000. Default: 30000.
+    pub compaction_offload_timeout_ms: u64,
     /// Threads that read separated values ahead of iterators walking forward (0: none;
     /// each iterator then reads its values one at a time). Shared by the database's
     /// iterators, started by the first. Range: 0 ..= 64. Default: 8.
@@ -205,6 +219,9 @@ impl Default for Options {
             target_file_size: 64 << 20,
             compaction_threads: 1,
             max_subcompactions: 1,
+            compaction_offload: None,
+            compaction_offload_token: Vec::new(),
+            compaction_offload_timeout_ms: 30_000,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
             gc_enabled: true,
@@ -243,6 +260,19 @@ impl std::fmt::Debug for Options {
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
             .field("max_subcompactions", &self.max_subcompactions)
+            .field("compaction_offload", &self.compaction_offload)
+            .field(
+                "compaction_offload_token",
+                &if self.compaction_offload_token.is_empty() {
+                    "<none>"
+                } else {
+                    "<set>"
+                },
+            )
+            .field(
+                "compaction_offload_timeout_ms",
+                &self.compaction_offload_timeout_ms,
+            )
             .field("prefetch_threads", &self.prefetch_threads)
             .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
             .field("gc_enabled", &self.gc_enabled)
@@ -260,7 +290,29 @@ impl Options {
     /// field's doc) and that the options make sense together. Fails with
     /// `Error::InvalidArgument` naming the option, its value and the range.
     pub fn validate(&self) -> Result<()> {
-        self.check_ranges()
+        self.check_ranges()?;
+        if matches!(
+            self.compaction_offload,
+            Some(crate::compaction::remote::Address::Tcp(_))
+        ) && self.compaction_offload_token.is_empty()
+        {
+            return Err(Error::InvalidArgument(
+                "option compaction_offload: a worker over TCP needs compaction_offload_token"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where and how compaction parts are offloaded, if they are.
+    pub(crate) fn offload_target(&self) -> Option<crate::compaction::remote::OffloadTarget> {
+        self.compaction_offload
+            .as_ref()
+            .map(|address| crate::compaction::remote::OffloadTarget {
+                address: address.clone(),
+                token: self.compaction_offload_token.clone(),
+                timeout: std::time::Duration::from_millis(self.compaction_offload_timeout_ms),
+            })
     }
 
     /// Sets one option from its name and a string value, as the CLI's `--set key=value`
@@ -329,6 +381,17 @@ impl Options {
                 ranges::check_gc_threshold(t)?;
                 self.gc_threshold = t;
             }
+            "compaction_offload" => {
+                self.compaction_offload = match value {
+                    "" | "off" | "none" => None,
+                    v => Some(crate::compaction::remote::Address::parse(v).map_err(|e| {
+                        Error::InvalidArgument(format!("option compaction_offload: {e}"))
+                    })?),
+                }
+            }
+            "compaction_offload_token" => {
+                self.compaction_offload_token = value.as_bytes().to_vec();
+            }
             "space_amp_target" => {
                 let t = value.trim().parse::<f64>().map_err(|_| {
                     Error::InvalidArgument(format!("option {name}: {value:?} is not a number"))
@@ -394,6 +457,7 @@ impl Options {
             "compaction_threads" => self.compaction_threads = us()?,
             "max_subcompactions" => self.max_subcompactions = us()?,
             "prefetch_threads" => self.prefetch_threads = us()?,
+            "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms = v,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros = v,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
             other => {

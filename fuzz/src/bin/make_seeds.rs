@@ -230,4 +230,22 @@ fn compaction_job_seeds(save: &dyn Fn(&str, &str, &[u8])) {
         },
     };
     save("compaction_job", "outcome", &encode_outcome(&outcome));
+    use twain::format::worker_protocol as wire;
+    let hello = wire::Hello {
+        identity: "0123456789abcdef0123456789abcdef".into(),
+        token: b"secret".to_vec(),
+        progress_ms: 500,
+    };
+    save("compaction_job", "hello", &wire::encode_hello(&hello));
+    save(
+        "compaction_job",
+        "welcome",
+        &wire::encode_welcome("0123456789abcdef0123456789abcdef"),
+    );
+    let failure = wire::Failure {
+        code: wire::FailureCode::PartFailed,
+        message: "input table 12: corrupt block".into(),
+    };
+    save("compaction_job", "failure", &wire::encode_failure(&failure));
+    save("compaction_job", "progress", &wire::encode_progress(8192));
 }

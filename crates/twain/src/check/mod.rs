@@ -392,7 +392,7 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             }
             FileType::Manifest => n != manifest_number,
             FileType::Temp => true,
-            FileType::Current | FileType::Lock => false,
+            FileType::Current | FileType::Lock | FileType::Identity => false,
         };
         if orphan {
             report.orphans.push(dir.join(name));

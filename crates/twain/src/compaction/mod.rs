@@ -1,6 +1,8 @@
 //! Compaction: picking and splitting into parts (pure), the drop filter shared with flush,
 //! and parts as self-contained jobs (`job`: the description; `part`: running one, with
-//! `place` and `refresh`; `files_env`: reaching the files as a worker does).
+//! `place` and `refresh`; `files_env`: reaching the files as a worker does), and offloading
+//! parts to a compaction worker (`worker`: its side; `remote`: the host's; `validate`: the
+//! host's check of what comes back).
 
 pub mod files_env;
 pub mod filter;
@@ -9,7 +11,10 @@ pub mod part;
 pub mod picker;
 pub(crate) mod place;
 pub(crate) mod refresh;
+pub mod remote;
 pub mod split;
+pub mod validate;
+pub mod worker;
 
 #[cfg(test)]
 mod tests {

@@ -2,6 +2,7 @@
 //! key-range parts (`compaction::split`, jobs run by `compaction::part`) in parallel, installed in one edit.
 
 use super::flush::{flush_all, persist_drops};
+use super::offload;
 use super::parts::{self, VersionEnv};
 use super::{DbInner, SuperVersion, lock};
 use crate::Result;
@@ -174,9 +175,15 @@ fn run_parts(
         version,
         stop: &stop,
     };
-    let one = |job: &PartJob| {
+    let target = inner.opts.offload_target();
+    let one = |i: usize, job: &PartJob| {
         let mut files = Vec::new();
-        let end = run_part(job, &env, &mut files);
+        let end = match &target {
+            Some(t) if offload::offloaded(jobs.len(), i) => {
+                offload::run_offloaded(inner, &env, job, t, &mut files)
+            }
+            _ => run_part(job, &env, &mut files),
+        };
         if end.is_err() {
             stop.store(true, Ordering::Relaxed);
         }
@@ -190,17 +197,17 @@ fn run_parts(
             .map(|(i, job)| {
                 std::thread::Builder::new()
                     .name(format!("twain-part-{i}"))
-                    .spawn_scoped(s, || one(job))
-                    .map_err(|_| job)
+                    .spawn_scoped(s, move || one(i, job))
+                    .map_err(|_| (i, job))
             })
             .collect();
         let mut results = Vec::with_capacity(jobs.len());
-        results.extend(jobs.first().map(one));
+        results.extend(jobs.first().map(|job| one(0, job)));
         for handle in spawned {
             results.push(match handle {
                 Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
                 // No thread to be had: the part runs here, after the others.
-                Err(job) => one(job),
+                Err((i, job)) => one(i, job),
             });
         }
         results

@@ -8,6 +8,7 @@ mod entries;
 mod flush;
 mod iter;
 pub(crate) mod listing;
+mod offload;
 mod open;
 mod pacing;
 mod parts;
@@ -93,6 +94,9 @@ pub(crate) struct DbInner {
     pub lock: Option<Arc<dyn FileLock>>,
     /// Why the database was opened read-only, if it was.
     pub read_only: Option<String>,
+    /// The database's identity (`format::identity`); `None` only for a read-only open of
+    /// a database that never had one.
+    pub identity: Option<String>,
     /// Directory entries that are not the engine's files (never read nor removed).
     pub unexpected: Vec<PathBuf>,
     /// The newest live-data pass (`Stats::live_bytes`), made in the background.
@@ -106,6 +110,8 @@ pub(crate) struct DbInner {
     pub manual_compactions: AtomicU64,
     /// The threads that read values ahead of iterators.
     pub prefetch: prefetch::PrefetchPool,
+    /// Compaction parts offloaded to a worker (Co-KV).
+    pub offload: offload::OffloadState,
 }
 
 impl DbInner {
@@ -239,6 +245,13 @@ impl Db {
     /// writable database shows in [`health`](Self::health), not here.
     pub fn read_only(&self) -> Option<&str> {
         self.inner.read_only.as_deref()
+    }
+
+    /// The database's identity (the `IDENTITY` file: a random id made by the first
+    /// writable open), which a compaction worker checks before it takes a part. `None`
+    /// only for a read-only open of a database no writable open has given one.
+    pub fn identity(&self) -> Option<&str> {
+        self.inner.identity.as_deref()
     }
 
     /// Entries of the directory that are not the engine's files: unknown names, and

@@ -22,6 +22,7 @@ use super::{DbInner, SuperVersion};
 use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
+use crate::format::identity;
 use crate::format::names::{
     FileType, current_path, file_path, lock_path, parse_current, value_file_path,
 };
@@ -311,6 +312,12 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             (versions, log)
         }
     };
+    // A writable open gives a database without an identity its identity (a worker checks
+    // it before taking a compaction part: `compaction::worker`).
+    let identity = match read_only {
+        None => Some(identity::ensure_identity(fs.as_ref(), dir)?),
+        Some(_) => identity::read_identity(fs.as_ref(), dir).ok().flatten(),
+    };
     let log_sync = LogSync::default();
     if read_only.is_none() {
         let active_path = log.value_file().path().to_path_buf();
@@ -351,6 +358,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         gc_punch: Default::default(),
         lock,
         read_only: read_only.clone(),
+        identity,
         unexpected: listing
             .unexpected
             .iter()
@@ -360,6 +368,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             opts.prefetch_threads,
             std::time::Duration::from_micros(opts.prefetch_min_read_micros),
         ),
+        offload: Default::default(),
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);
@@ -681,7 +690,7 @@ fn remove_orphans(fs: &dyn Fs, dir: &Path, listing: &Listing, versions: &Version
             }
             FileType::Manifest => n != versions.manifest_number(),
             FileType::Temp => true,
-            FileType::Current | FileType::Lock => false,
+            FileType::Current | FileType::Lock | FileType::Identity => false,
         };
         if orphan {
             let path = dir.join(name);

@@ -69,6 +69,12 @@ impl DecodeError {
     }
 }
 
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (at byte {})", self.what, self.offset)
+    }
+}
+
 /// A cursor that decodes primitives from a byte slice, never panicking.
 #[derive(Debug, Clone)]
 pub struct Decoder<'a> {

@@ -267,7 +267,7 @@ pub fn decode_outcome(msg: &[u8]) -> Result<PartOutcome, DecodeError> {
     })
 }
 
-fn begin(kind: u8) -> Vec<u8> {
+pub(super) fn begin(kind: u8) -> Vec<u8> {
     let mut b = Vec::with_capacity(256);
     b.extend_from_slice(&MAGIC);
     b.push(VERSION);
@@ -275,14 +275,14 @@ fn begin(kind: u8) -> Vec<u8> {
     b
 }
 
-fn finish(mut b: Vec<u8>) -> Vec<u8> {
+pub(super) fn finish(mut b: Vec<u8>) -> Vec<u8> {
     let crc = masked_crc(&b);
     b.extend_from_slice(&crc.to_le_bytes());
     b
 }
 
 /// Checks the envelope of `msg` and returns a decoder over its body.
-fn open(msg: &[u8], kind: u8) -> Result<Decoder<'_>, DecodeError> {
+pub(super) fn open(msg: &[u8], kind: u8) -> Result<Decoder<'_>, DecodeError> {
     if msg.len() < ENVELOPE_LEN {
         return Err(DecodeError::new(
             0,
@@ -320,7 +320,7 @@ fn open(msg: &[u8], kind: u8) -> Result<Decoder<'_>, DecodeError> {
     Ok(d)
 }
 
-fn close(d: &Decoder<'_>) -> Result<(), DecodeError> {
+pub(super) fn close(d: &Decoder<'_>) -> Result<(), DecodeError> {
     if d.is_empty() {
         Ok(())
     } else {

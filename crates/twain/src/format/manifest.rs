@@ -141,6 +141,14 @@ pub enum CounterId {
     CompactionParts = 28,
     /// Compactions merged as two or more parts in parallel.
     SplitCompactions = 29,
+    /// Compaction parts a worker ran whose outcome the host installed.
+    PartsOffloaded = 30,
+    /// Compaction parts sent to a worker that the host ran itself after all (the worker failed, went silent, refused, or returned an outcome that failed the check).
+    PartsTakenBack = 31,
+    /// Bytes of tables and value files written by a compaction worker, of the parts installed (part of `compaction_bytes_written`).
+    WorkerBytesWritten = 32,
+    /// Bytes the host read back to check what a compaction worker returned.
+    OffloadCheckBytes = 33,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.

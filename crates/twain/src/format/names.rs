@@ -10,6 +10,7 @@
 //! NNNNNN.manifest  manifest N
 //! CURRENT          names the live manifest: "NNNNNN.manifest\n"
 //! LOCK             advisory lock held while the database is open
+//! IDENTITY         the database's random id (`format::identity`)
 //! *.tmp            a file being written; removed on open
 //! ```
 //! Numbers are decimal, zero-padded to at least 6 digits; all kinds share one counter.
@@ -33,6 +34,8 @@ pub enum FileType {
     Current,
     /// The lock file.
     Lock,
+    /// The database's identity (`format::identity`).
+    Identity,
     /// A temporary file.
     Temp,
 }
@@ -45,7 +48,7 @@ impl FileType {
             FileType::Drops => "drop",
             FileType::Table => "sst",
             FileType::Manifest => "manifest",
-            FileType::Current | FileType::Lock => "",
+            FileType::Current | FileType::Lock | FileType::Identity => "",
             FileType::Temp => "tmp",
         }
     }
@@ -92,6 +95,7 @@ pub fn parse_file_name_with_epoch(name: &str) -> Option<(FileType, u64, u32)> {
     match name {
         "CURRENT" => return Some((FileType::Current, 0, 0)),
         "LOCK" => return Some((FileType::Lock, 0, 0)),
+        "IDENTITY" => return Some((FileType::Identity, 0, 0)),
         _ => {}
     }
     if name.ends_with(".tmp") {

@@ -134,6 +134,9 @@ pub const OPTION_RANGES: &[OptionRange] = &[
     // Each part is a thread of its own; parts are cut at table boundaries, and a compaction
     // rarely spans more than a few dozen tables.
     range("max_subcompactions", 1, 64),
+    // Under 100 ms a busy machine's scheduling gaps would pass for a dead worker; an hour
+    // of silence is no worker at all.
+    range("compaction_offload_timeout_ms", 100, 3_600_000),
     // Each thread holds one read in flight; the disk saturates at a queue depth of ~32.
     range("prefetch_threads", 0, 64),
     // Past a second per value there is nothing left to tell apart.
@@ -185,6 +188,7 @@ impl Options {
             "compaction_threads" => n(self.compaction_threads),
             "max_subcompactions" => n(self.max_subcompactions),
             "prefetch_threads" => n(self.prefetch_threads),
+            "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec,
             _ => return None,

@@ -54,7 +54,7 @@ impl Inventory {
                 FileType::Drops => inv.drops.push((n, epoch, name.clone())),
                 FileType::Manifest => inv.manifests.push(n),
                 FileType::Current => inv.current = true,
-                FileType::Lock | FileType::Temp => continue,
+                FileType::Lock | FileType::Identity | FileType::Temp => continue,
             }
             inv.max_number = inv.max_number.max(n);
         }

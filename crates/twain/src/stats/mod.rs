@@ -29,6 +29,10 @@ pub(crate) struct Counters {
     pub trivial_moves: AtomicU64,
     pub compaction_parts: AtomicU64,
     pub split_compactions: AtomicU64,
+    pub parts_offloaded: AtomicU64,
+    pub parts_taken_back: AtomicU64,
+    pub worker_bytes_written: AtomicU64,
+    pub offload_check_bytes: AtomicU64,
     pub compaction_bytes_read: AtomicU64,
     pub compaction_bytes_written: AtomicU64,
     pub drop_records: AtomicU64,
@@ -216,6 +220,16 @@ pub struct Stats {
     pub compaction_parts: u64,
     /// Compactions merged as two or more parts in parallel.
     pub split_compactions: u64,
+    /// Compaction parts a worker ran whose outcome the host installed.
+    pub parts_offloaded: u64,
+    /// Compaction parts sent to a worker that the host ran itself after all (the worker failed, went silent, refused, or returned an outcome that failed the check).
+    pub parts_taken_back: u64,
+    /// Bytes of tables and value files written by a compaction worker, of the parts installed (part of `compaction_bytes_written`).
+    pub worker_bytes_written: u64,
+    /// Bytes the host read back to check what a compaction worker returned.
+    pub offload_check_bytes: u64,
+    /// Why the newest compaction part sent to a worker came back to the host, since open.
+    pub last_offload_failure: Option<String>,
     /// Bytes of SSTables read by compactions.
     pub compaction_bytes_read: u64,
     /// Bytes of SSTables written by compactions.
@@ -428,6 +442,10 @@ impl Stats {
             compaction_handle_refreshes: self.compaction_handle_refreshes,
             compaction_parts: self.compaction_parts,
             split_compactions: self.split_compactions,
+            parts_offloaded: self.parts_offloaded,
+            parts_taken_back: self.parts_taken_back,
+            worker_bytes_written: self.worker_bytes_written,
+            offload_check_bytes: self.offload_check_bytes,
         }
     }
 

@@ -29,6 +29,14 @@ impl Stats {
         o.num("trivial_moves", self.trivial_moves);
         o.num("compaction_parts", self.compaction_parts);
         o.num("split_compactions", self.split_compactions);
+        o.num("parts_offloaded", self.parts_offloaded);
+        o.num("parts_taken_back", self.parts_taken_back);
+        o.num("worker_bytes_written", self.worker_bytes_written);
+        o.num("offload_check_bytes", self.offload_check_bytes);
+        match &self.last_offload_failure {
+            Some(e) => o.raw("last_offload_failure", &json_string(e)),
+            None => o.raw("last_offload_failure", "null"),
+        }
         o.num("compaction_bytes_read", self.compaction_bytes_read);
         o.num("compaction_bytes_written", self.compaction_bytes_written);
         o.num("drop_records", self.drop_records);
@@ -131,6 +139,10 @@ impl Stats {
             ("compaction_handle_refreshes", t.compaction_handle_refreshes),
             ("compaction_parts", t.compaction_parts),
             ("split_compactions", t.split_compactions),
+            ("parts_offloaded", t.parts_offloaded),
+            ("parts_taken_back", t.parts_taken_back),
+            ("worker_bytes_written", t.worker_bytes_written),
+            ("offload_check_bytes", t.offload_check_bytes),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -234,6 +246,20 @@ impl Stats {
             mb(self.compaction_bytes_read),
             mb(self.compaction_bytes_written)
         ));
+        line(format!(
+            "offload          {} parts to a worker, {} taken back, worker wrote {:.1} MiB, checked {:.1} MiB (since open {}, {}, {:.1} MiB, {:.1} MiB)",
+            t.parts_offloaded,
+            t.parts_taken_back,
+            mb(t.worker_bytes_written),
+            mb(t.offload_check_bytes),
+            self.parts_offloaded,
+            self.parts_taken_back,
+            mb(self.worker_bytes_written),
+            mb(self.offload_check_bytes)
+        ));
+        if let Some(why) = &self.last_offload_failure {
+            line(format!("offload failure  {why}"));
+        }
         line(format!(
             "drop records     {} ({:.2} MiB of drop files) (since open {}, {:.2} MiB)",
             t.drop_records,

@@ -71,11 +71,19 @@ pub struct Totals {
     pub compaction_parts: u64,
     /// Compactions merged as two or more parts.
     pub split_compactions: u64,
+    /// Compaction parts a worker ran whose outcome the host installed.
+    pub parts_offloaded: u64,
+    /// Compaction parts sent to a worker that the host ran itself after all (the worker failed, went silent, refused, or returned an outcome that failed the check).
+    pub parts_taken_back: u64,
+    /// Bytes of tables and value files written by a compaction worker, of the parts installed (part of `compaction_bytes_written`).
+    pub worker_bytes_written: u64,
+    /// Bytes the host read back to check what a compaction worker returned.
+    pub offload_check_bytes: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 29] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 33] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -116,6 +124,10 @@ impl Totals {
             ),
             (C::CompactionParts, &mut self.compaction_parts),
             (C::SplitCompactions, &mut self.split_compactions),
+            (C::PartsOffloaded, &mut self.parts_offloaded),
+            (C::PartsTakenBack, &mut self.parts_taken_back),
+            (C::WorkerBytesWritten, &mut self.worker_bytes_written),
+            (C::OffloadCheckBytes, &mut self.offload_check_bytes),
         ]
     }
 
@@ -212,6 +224,10 @@ impl Counters {
             compaction_handle_refreshes: g(&self.compaction_handle_refreshes),
             compaction_parts: g(&self.compaction_parts),
             split_compactions: g(&self.split_compactions),
+            parts_offloaded: g(&self.parts_offloaded),
+            parts_taken_back: g(&self.parts_taken_back),
+            worker_bytes_written: g(&self.worker_bytes_written),
+            offload_check_bytes: g(&self.offload_check_bytes),
         }
     }
 }

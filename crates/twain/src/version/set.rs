@@ -315,9 +315,9 @@ impl VersionSet {
             .counters
             .is_some()
             .then(|| self.totals_at_open().plus(self.totals_since_open()));
-        let Some(manifest) = self.manifest.as_mut() else {
+        if self.manifest.is_none() {
             return Err(Error::ReadOnly("opened read-only".into()));
-        };
+        }
         edit.next_file_number = Some(self.next_file_number.load(Ordering::SeqCst));
         // A compaction that started before GC deleted a value file can still bring drops
         // for it: they count against nothing, and kept they would bring the file back into
@@ -363,6 +363,42 @@ impl VersionSet {
             &self.dir,
             &self.cache,
         )?;
+        self.write_edit(&edit)?;
+        self.dead_files_deleted += dead_count;
+        if let Some(c) = &self.counters {
+            Counters::add(&c.transient_bytes_freed, transient_freed);
+        }
+        let roll = self
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.len() > MANIFEST_ROLL_BYTES);
+        self.install(next);
+        if roll {
+            self.roll_manifest()?;
+        }
+        Ok(Arc::clone(&self.current))
+    }
+
+    /// Makes the file numbers handed out so far durable, without changing the version: an
+    /// edit holding only the next file number. After it, no later process of this
+    /// database hands out those numbers again, so a compaction worker may write under
+    /// numbers reserved for it even if this process dies meanwhile (`db::offload`).
+    pub fn log_file_numbers(&mut self) -> Result<()> {
+        if self.failed {
+            return Err(Error::ReadOnly(
+                "an earlier manifest write failed; reopen to recover".into(),
+            ));
+        }
+        let edit = VersionEdit {
+            next_file_number: Some(self.next_file_number.load(Ordering::SeqCst)),
+            ..VersionEdit::default()
+        };
+        self.write_edit(&edit)
+    }
+
+    /// Appends `edit` to the manifest and syncs it, after checking that this process
+    /// still holds the directory's lock.
+    fn write_edit(&mut self, edit: &VersionEdit) -> Result<()> {
         if let Some(lock) = &self.lock
             && let Err(e) = check_lock(lock.as_ref(), &self.dir)
         {
@@ -370,7 +406,9 @@ impl VersionSet {
             self.failed = true;
             return Err(e);
         }
-        let manifest_path = file_path(&self.dir, FileType::Manifest, self.manifest_number);
+        let Some(manifest) = self.manifest.as_mut() else {
+            return Err(Error::ReadOnly("opened read-only".into()));
+        };
         let mut frame = Vec::new();
         put_frame(&mut frame, &edit.encode());
         // IMPORTANT: an edit is applied in memory only after it is durable; after a failed
@@ -380,21 +418,12 @@ impl VersionSet {
             self.failed = true;
             return Err(Error::Io {
                 op: "write",
-                path: manifest_path,
+                path: file_path(&self.dir, FileType::Manifest, self.manifest_number),
                 source,
             });
         }
         self.bytes_written += frame.len() as u64;
-        self.dead_files_deleted += dead_count;
-        if let Some(c) = &self.counters {
-            Counters::add(&c.transient_bytes_freed, transient_freed);
-        }
-        let roll = manifest.len() > MANIFEST_ROLL_BYTES;
-        self.install(next);
-        if roll {
-            self.roll_manifest()?;
-        }
-        Ok(Arc::clone(&self.current))
+        Ok(())
     }
 
     /// Adds a newly created log file to the current version (in memory only: recovery
