@@ -51,6 +51,9 @@ all_engines="twain,rocksdb,blobdb,fjall"
 # step name | engines | twain-peers arguments (full) | twain-peers arguments (quick)
 # Values: 1 KiB unless said; keys are 16 B. "ltm" steps run larger than memory.
 q_small="--set memtable_size=16M --set block_cache_size=16M"
+# The `twain` binary whose `compaction-worker` serves the twain-worker engine (built below).
+twain_exe="${CARGO_TARGET_DIR:-$repo/target}/release/twain"
+offload="--set max_subcompactions=2 --twain-exe $twain_exe"
 steps=(
 "headline-1k|$all_engines|--scale 1k|--num 100000 --overwrites 200000 --reads 20000 --scans 300 --workloads fillrandom,readrandom,updatezipf,idle5,readrandom,scan"
 "headline-100b|$all_engines|--scale 100b|--num 200000 --value-size 100 --overwrites 200000 --reads 20000 --scans 300 --workloads fillrandom,readrandom,updatezipf,idle5,readrandom,scan"
@@ -78,6 +81,8 @@ steps+=(
 "scans-4k-ltm|$all_engines|--num 1250000 --value-size 4096 --overwrites 1250000 --scans 2000 --reads 200000 --workloads fillrandom,updatezipf,scan10,scan100,scan1000,scankeys100,readrandom --memory-limit 1G --drop-caches|--num 50000 --value-size 4096 --overwrites 50000 --scans 100 --reads 5000 --workloads fillrandom,updatezipf,scan10,scan100,scan1000,scankeys100,readrandom --memory-limit 128M --drop-caches $q_small"
 "cokv-100b-p1|twain,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom --set max_subcompactions=1|--num 300000 --value-size 100 --workloads fillrandom --set max_subcompactions=1"
 "cokv-100b-p2|twain,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom --set max_subcompactions=2|--num 300000 --value-size 100 --workloads fillrandom --set max_subcompactions=2"
+"cokv-100b-offload|twain,twain-worker,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom $offload|--num 300000 --value-size 100 --workloads fillrandom $offload"
+"cokv-ycsb-1k|twain,twain-worker,rocksdb|--num 1000000 --value-size 1024 --overwrites 4000000 --workloads fillrandom,updatezipf $offload|--num 100000 --value-size 1024 --overwrites 400000 --workloads fillrandom,updatezipf $offload"
 "novkv|twain,twain-lookup|--num 1000000 --value-size 1024 --overwrites 3000000 --reads 1000000 --workloads fillrandom,updatezipf,readrandom|--num 100000 --value-size 1024 --overwrites 300000 --reads 30000 --workloads fillrandom,updatezipf,readrandom"
 )
 
@@ -90,8 +95,9 @@ if [ $list = 1 ]; then
     exit 0
 fi
 
-# Build (a no-op when fresh).
+# Build (a no-op when fresh): the peers, and the twain binary of the compaction worker.
 ( cd "$repo/bench/peers" && cargo build --release --quiet )
+( cd "$repo" && cargo build --release --quiet -p twain-cli )
 peers="${CARGO_TARGET_DIR:-$repo/bench/peers/target}/release/twain-peers"
 [ -x "$peers" ] || { echo "suite.sh: $peers was not built" >&2; exit 1; }
 

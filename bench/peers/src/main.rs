@@ -5,6 +5,7 @@
 mod fjall_engine;
 mod rocks;
 mod space_targets;
+mod worker;
 
 use clap::Parser;
 use std::io::Write;
@@ -22,9 +23,14 @@ struct Cli {
     bench: BenchArgs,
     /// Engines to run, in this order: twain, rocksdb, blobdb, fjall, twain-ms / twain-ml
     /// (twain with medium pairs folded into small or large: Parallax's MS and ML) and
-    /// twain-lookup (twain with `gc_mode = lsm-lookup`: the WiscKey baseline).
+    /// twain-lookup (twain with `gc_mode = lsm-lookup`: the WiscKey baseline) and
+    /// twain-worker (twain offloading half of each split compaction's parts to a
+    /// `twain compaction-worker` process; needs --twain-exe and max_subcompactions >= 2).
     #[arg(long, default_value = "twain,rocksdb,blobdb,fjall")]
     engines: String,
+    /// The `twain` binary that runs the compaction worker of the twain-worker engine.
+    #[arg(long, value_name = "PATH")]
+    twain_exe: Option<PathBuf>,
     /// Directory under which each engine gets a fresh subdirectory (default: a temporary
     /// directory, removed afterwards unless --keep).
     #[arg(long)]
@@ -63,11 +69,12 @@ fn main() {
 }
 
 /// Every engine `twain-peers` can run.
-const ENGINES: [&str; 7] = [
+const ENGINES: [&str; 8] = [
     "twain",
     "twain-ms",
     "twain-ml",
     "twain-lookup",
+    "twain-worker",
     "rocksdb",
     "blobdb",
     "fjall",
@@ -190,7 +197,17 @@ fn run(cli: Cli) -> BenchResult<()> {
         // Let the previous engine's dirty pages reach the disk before timing the next.
         let _ = std::process::Command::new("sync").status();
         eprintln!("== {name}");
+        let mut worker = None;
         let engine: Box<dyn Engine> = match name.as_str() {
+            "twain-worker" => {
+                let exe = cli.twain_exe.as_deref().ok_or_else(|| {
+                    BenchError::InvalidArgument("twain-worker needs --twain-exe".into())
+                })?;
+                let socket = base.join("twain-worker.sock");
+                let (engine, w) = worker::open(exe, &dir, &socket, &twain_opts, settings.sync)?;
+                worker = Some(w);
+                Box::new(engine)
+            }
             "twain" => Box::new(TwainEngine::open(&dir, twain_opts.clone(), settings.sync)?),
             // Parallax's baselines: medium pairs folded into small (MS: inline below
             // inline_threshold) or into large (ML: separated from medium_threshold on).
@@ -241,6 +258,14 @@ fn run(cli: Cli) -> BenchResult<()> {
             }
             Ok(())
         })?;
+        if let Some(w) = worker {
+            let (cpu, written) = w.finish()?;
+            let host: f64 = results.iter().map(|r| r.cpu_secs).sum();
+            println!(
+                "# {name}: compaction worker CPU {cpu:.1} s and {:.1} MiB written, beside this process's {host:.1} s of CPU in its phases",
+                written as f64 / (1u64 << 20) as f64
+            );
+        }
         drop(engine);
         if let Some(g) = &cgroup {
             println!(

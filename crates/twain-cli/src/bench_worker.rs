@@ -2,7 +2,7 @@
 //! benchmark, serving its database, with its CPU time and I/O read from `/proc` at the end.
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use twain::Options;
 use twain::compaction::remote::Address;
 use twain_bench::BenchError;
@@ -25,7 +25,7 @@ pub fn prepare(opts: &mut Options) -> Result<tempfile::TempDir, BenchError> {
 
 /// The running worker.
 pub struct BenchWorker {
-    child: Child,
+    child: crate::worker::WorkerChild,
     io_at_start: ProcIo,
     cpu_at_start: f64,
 }
@@ -46,12 +46,11 @@ impl BenchWorker {
 
     /// Stops the worker; returns a line with its CPU seconds and bytes written beside
     /// this process's since the start, and the host's offload counters.
-    pub fn finish(mut self, stats: &twain::Stats) -> Result<String, BenchError> {
-        let pid = self.child.id();
+    pub fn finish(self, stats: &twain::Stats) -> Result<String, BenchError> {
+        let pid = self.child.0.id();
         let worker_cpu = process_cpu_secs_of(pid)?;
         let worker_io = ProcIo::read_of(pid)?;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        drop(self.child);
         let host_cpu = process_cpu_secs()? - self.cpu_at_start;
         let host_io = ProcIo::read()?.delta(&self.io_at_start);
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;

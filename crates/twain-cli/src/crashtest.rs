@@ -54,6 +54,9 @@ pub struct CrashtestArgs {
     /// Random seed (default: from the clock).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Percentage of runs (once the database exists) served by a compaction worker.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100))]
+    pub worker_percent: u64,
 }
 
 /// What the loop found.
@@ -164,7 +167,8 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         let (mut sets, sync) = random_options(&mut rng);
         let threads = 1 + rng.below(4);
         let socket = dir.join("worker.sock");
-        let mut worker = match db.join("IDENTITY").exists() && rng.below(2) == 0 {
+        let mut worker = match db.join("IDENTITY").exists() && rng.below(100) < args.worker_percent
+        {
             true => Some(start_worker(&exe, &db, &socket)?),
             false => None,
         };
@@ -285,7 +289,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
 }
 
 /// Starts `twain compaction-worker` for `db` on `socket` and waits until it listens.
-fn start_worker(exe: &Path, db: &Path, socket: &Path) -> Result<std::process::Child> {
+fn start_worker(exe: &Path, db: &Path, socket: &Path) -> Result<crate::worker::WorkerChild> {
     crate::worker::spawn(exe, db, socket, Stdio::null()).map_err(|source| Error::Io {
         op: "start",
         path: exe.to_path_buf(),
@@ -294,11 +298,8 @@ fn start_worker(exe: &Path, db: &Path, socket: &Path) -> Result<std::process::Ch
 }
 
 /// SIGKILLs the worker, if it runs.
-fn stop_worker(worker: &mut Option<std::process::Child>) {
-    if let Some(mut w) = worker.take() {
-        let _ = w.kill();
-        let _ = w.wait();
-    }
+fn stop_worker(worker: &mut Option<crate::worker::WorkerChild>) {
+    drop(worker.take());
 }
 
 /// Checks the killed database offline, reopens it and verifies every key; settles the

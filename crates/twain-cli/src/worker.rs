@@ -133,7 +133,7 @@ pub fn spawn(
     db: &Path,
     socket: &Path,
     stderr: std::process::Stdio,
-) -> std::io::Result<std::process::Child> {
+) -> std::io::Result<WorkerChild> {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let _ = std::fs::remove_file(socket);
@@ -157,5 +157,15 @@ pub fn spawn(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    Ok(child)
+    Ok(WorkerChild(child))
+}
+
+/// A worker process, SIGKILLed when dropped.
+pub struct WorkerChild(pub std::process::Child);
+
+impl Drop for WorkerChild {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -125,8 +125,28 @@ fn a_worker_killed_at_any_step_of_a_part_costs_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let (db, socket) = fresh(&dir);
         let mut worker = start_worker(&db, &socket, &["--debug-kill-at", step]);
-        let want = import_rounds(&db, &socket, step);
-        ok(&["--db", db.to_str().unwrap(), "compact"]);
+        // Rounds of overwrites, each compacted with offload, until a part reaches the
+        // step (a part reaches "merging" only once it writes a second output table).
+        let d = db.to_str().unwrap();
+        let sets = offload_sets(&socket);
+        let mut compact = vec!["--db", d];
+        compact.extend(sets.iter().map(String::as_str));
+        compact.push("compact");
+        let mut want = String::new();
+        for round in 0..10 {
+            want = pairs(3000, round);
+            let out = import(&db, &socket, &want);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{step}: {err}");
+            ok(&compact);
+            if worker.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        if worker.try_wait().unwrap().is_none() {
+            let _ = worker.kill();
+            panic!("{step}: no part reached the step in ten rounds");
+        }
         let status = worker.wait().unwrap();
         assert_eq!(
             status.signal(),

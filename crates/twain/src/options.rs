@@ -162,6 +162,12 @@ pub struct Options {
     /// before the host gives its part up and runs it itself, in milliseconds.
     /// Range: 100 ..= 3600000. Default: 30000.
     pub compaction_offload_timeout_ms: u64,
+    /// Check a worker's outcome entry by entry against the merge the host would have made
+    /// (`compaction::validate::verify_merge`: the host reads the part's inputs, writes
+    /// nothing), besides reading every output back. Off, the host checks the outputs
+    /// alone (checksums, key range, records, handles, drops, counts), which cannot tell a
+    /// worker that left entries out. Default: true.
+    pub compaction_offload_full_check: bool,
     /// Threads that read separated values ahead of iterators walking forward (0: none;
     /// each iterator then reads its values one at a time). Shared by the database's
     /// iterators, started by the first. Range: 0 ..= 64. Default: 8.
@@ -222,6 +228,7 @@ impl Default for Options {
             compaction_offload: None,
             compaction_offload_token: Vec::new(),
             compaction_offload_timeout_ms: 30_000,
+            compaction_offload_full_check: true,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
             gc_enabled: true,
@@ -272,6 +279,10 @@ impl std::fmt::Debug for Options {
             .field(
                 "compaction_offload_timeout_ms",
                 &self.compaction_offload_timeout_ms,
+            )
+            .field(
+                "compaction_offload_full_check",
+                &self.compaction_offload_full_check,
             )
             .field("prefetch_threads", &self.prefetch_threads)
             .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
@@ -389,6 +400,7 @@ impl Options {
                     })?),
                 }
             }
+            "compaction_offload_full_check" => self.compaction_offload_full_check = flag()?,
             "compaction_offload_token" => {
                 self.compaction_offload_token = value.as_bytes().to_vec();
             }

@@ -279,6 +279,11 @@ enum Fake {
     CorruptBlock,
     /// Runs the part for real, then renames its first table to a number it was not given.
     ForeignNumber,
+    /// Runs the part for real, then leaves its last table out of the outcome (the figures
+    /// made to match): only the entry-by-entry check can tell.
+    Incomplete,
+    /// Runs the part for real, then returns an outcome with nothing in it.
+    Empty,
 }
 
 /// Serves `fake` on `socket` for the database in `DIR` of `fs`: a hand-made worker that
@@ -330,6 +335,21 @@ fn start_fake(fs: &Arc<dyn Fs>, socket: &Path, fake: Fake) {
 }
 
 fn tamper(fs: &Arc<dyn Fs>, outcome: &mut PartOutcome, fake: Fake) {
+    match fake {
+        Fake::Incomplete => {
+            if let Some(t) = outcome.tables.pop() {
+                outcome.figures.table_bytes_written -= t.file_size;
+            }
+            return;
+        }
+        Fake::Empty => {
+            outcome.tables.clear();
+            outcome.drops.take();
+            outcome.figures = Default::default();
+            return;
+        }
+        _ => {}
+    }
     let Some(t) = outcome.tables.first_mut() else {
         return;
     };
@@ -429,4 +449,75 @@ fn a_worker_needs_an_identity_and_a_token_over_tcp() {
         ..Options::default()
     };
     assert!(o.validate().unwrap_err().to_string().contains("token"));
+}
+
+#[test]
+fn an_outcome_missing_entries_fails_the_full_check() {
+    // The left-out table stays under a reserved number: the host removes it too.
+    taken_back(
+        b"",
+        "the outputs end before the merge does",
+        |fs, socket| start_fake(fs, socket, Fake::Incomplete),
+    );
+}
+
+#[test]
+fn an_empty_outcome_fails_the_full_check() {
+    taken_back(b"", "failed the check", |fs, socket| {
+        start_fake(fs, socket, Fake::Empty)
+    });
+}
+
+/// A client that sends part of a hello and stalls is cut off after the hello's time limit
+/// (10 s), however it trickles; meanwhile, beyond `max_connections`, others are refused as
+/// busy.
+#[test]
+fn a_stalled_hello_is_cut_off_and_extra_connections_are_refused() {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+    use std::time::{Duration, Instant};
+    use twain::format::worker_protocol::{FailureCode, decode_failure};
+    let sockets = tempfile::tempdir().unwrap();
+    let socket = socket_in(&sockets);
+    let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    create(&fs);
+    let worker = Arc::new(
+        Worker::new(WorkerConfig {
+            fs: Arc::clone(&fs),
+            dir: PathBuf::from(DIR),
+            token: None,
+            max_connections: 1,
+            at_step: None,
+        })
+        .unwrap(),
+    );
+    let listener = worker.bind(&Address::Unix(socket.clone())).unwrap();
+    let w = Arc::clone(&worker);
+    std::thread::spawn(move || w.serve_on(listener));
+    let started = Instant::now();
+    let mut slow = UnixStream::connect(&socket).unwrap();
+    slow.write_all(&[200, 0]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // The one slot is taken: the next connection hears it is busy.
+    let mut second = UnixStream::connect(&socket).unwrap();
+    second
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let reply = read_frame(&mut second, MAX_FRAME).unwrap();
+    assert_eq!(decode_failure(&reply).unwrap().code, FailureCode::Busy);
+    // The stalled one trickles a byte now and then, and is still cut off in time.
+    slow.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut buf = [0u8; 64];
+    loop {
+        let _ = slow.write_all(&[0]);
+        match slow.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => panic!("the worker answered a partial hello"),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => break,
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "never cut off");
+    }
+    assert!(started.elapsed() >= Duration::from_secs(9));
 }

@@ -126,6 +126,19 @@ fn create_replaces_an_existing_file(b: &Backend) {
     assert_eq!(b.read("f"), b"new");
 }
 
+fn create_new_never_replaces_a_file(b: &Backend) {
+    b.write("f", b"old content");
+    assert_eq!(
+        kind(b.fs.create_new(&b.path("f"))),
+        Some(io::ErrorKind::AlreadyExists)
+    );
+    assert_eq!(b.read("f"), b"old content");
+    let mut w = b.fs.create_new(&b.path("g")).unwrap();
+    w.append(b"new").unwrap();
+    w.flush().unwrap();
+    assert_eq!(b.read("g"), b"new");
+}
+
 fn rename_replaces_the_target(b: &Backend) {
     b.write("a", b"from a");
     b.write("b", b"from b");
@@ -318,6 +331,7 @@ conformance!(
     new_file_is_empty,
     open_append_continues_at_the_end,
     create_replaces_an_existing_file,
+    create_new_never_replaces_a_file,
     rename_replaces_the_target,
     rename_to_a_new_name_moves_the_file,
     renamed_file_keeps_its_open_handles,

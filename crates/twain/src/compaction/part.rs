@@ -123,7 +123,7 @@ fn merge(
                     None => {
                         let number = numbers.take(env)?;
                         let path = file_path(env.dir(), FileType::Table, number);
-                        let file = env.fs().create(&path).ctx("create", &path)?;
+                        let file = env.fs().create_new(&path).ctx("create", &path)?;
                         written.push((number, path.clone()));
                         builder.insert((number, TableBuilder::new(file, path, &job.settings.table)))
                     }
@@ -157,7 +157,7 @@ fn merge(
     Ok(Some((outputs, drops)))
 }
 
-fn input_iterator(job: &PartJob, env: &dyn PartEnv) -> Result<MergingIterator> {
+pub(crate) fn input_iterator(job: &PartJob, env: &dyn PartEnv) -> Result<MergingIterator> {
     let open = |records: &[TableRecord]| -> Result<Vec<_>> {
         records.iter().map(|r| env.table(r)).collect()
     };

@@ -200,7 +200,7 @@ impl<'a> Placer<'a> {
                     None => self.env.extra_file_number()?,
                 };
                 let path = value_file_path(self.env.dir(), number, epoch);
-                let file = self.env.fs().create(&path).ctx("create", &path)?;
+                let file = self.env.fs().create_new(&path).ctx("create", &path)?;
                 let w = SvTableWriter::new(file, path.clone(), number, epoch);
                 self.out.insert((number, path, w))
             }

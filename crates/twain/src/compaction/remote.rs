@@ -75,38 +75,6 @@ impl Stream {
         }
     }
 
-    /// Waits up to `wait` for something to read (bytes, or the stream's end): `false`
-    /// when nothing came.
-    pub fn wait_readable(&self, wait: Duration) -> io::Result<bool> {
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::fd::AsRawFd;
-            let fd = match self {
-                Stream::Unix(s) => s.as_raw_fd(),
-                Stream::Tcp(s) => s.as_raw_fd(),
-            };
-            let mut pfd = libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let ms = wait.as_millis().min(i32::MAX as u128) as i32;
-            // SAFETY: one valid pollfd for an open descriptor this stream owns.
-            let n = unsafe { libc::poll(&mut pfd, 1, ms) };
-            match n {
-                n if n < 0 => Err(io::Error::last_os_error()),
-                0 => Ok(false),
-                _ => Ok(true),
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            // Without poll: the frame read itself waits, with the full timeout.
-            let _ = wait;
-            Ok(true)
-        }
-    }
-
     /// Sets the write timeout.
     pub fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
@@ -159,6 +127,8 @@ pub enum RemoteError {
     Io(io::Error),
     /// The worker stayed silent past the timeout.
     Timeout(Duration),
+    /// The worker kept sending progress, but its merge did not move for this long.
+    Stalled(Duration),
     /// The worker sent bytes that are not the message expected.
     Garbage(String),
     /// The worker refused the connection or failed the part.
@@ -173,7 +143,8 @@ impl fmt::Display for RemoteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RemoteError::Io(e) => write!(f, "connection: {e}"),
-            RemoteError::Timeout(t) => write!(f, "no word from the worker for {t:?}"),
+            RemoteError::Timeout(_) => write!(f, "no word from the worker within the timeout"),
+            RemoteError::Stalled(t) => write!(f, "the worker's merge did not move for {t:?}"),
             RemoteError::Garbage(what) => write!(f, "garbage from the worker: {what}"),
             RemoteError::Failed(x) => write!(f, "worker says {:?}: {}", x.code, x.message),
             RemoteError::WrongDatabase(id) => {
@@ -190,8 +161,13 @@ impl From<io::Error> for RemoteError {
     }
 }
 
-/// Connects to `target`'s worker and says hello for the database `identity`.
-pub fn connect(target: &OffloadTarget, identity: &str) -> Result<Stream, RemoteError> {
+/// Connects to `target`'s worker and says hello for the database `identity`; `stopped`
+/// is asked while waiting for the answer.
+pub fn connect(
+    target: &OffloadTarget,
+    identity: &str,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Stream, RemoteError> {
     let mut stream = match &target.address {
         Address::Unix(path) => Stream::Unix(UnixStream::connect(path)?),
         Address::Tcp(addr) => {
@@ -218,7 +194,8 @@ pub fn connect(target: &OffloadTarget, identity: &str) -> Result<Stream, RemoteE
         progress_ms: progress_interval(target.timeout).as_millis() as u64,
     };
     wire::write_frame(&mut stream, &wire::encode_hello(&hello))?;
-    let reply = read(&mut stream, MAX_HELLO_FRAME, target.timeout)?;
+    let deadline = Instant::now() + target.timeout;
+    let reply = read_frame_within(&mut stream, MAX_HELLO_FRAME, deadline, stopped)?;
     match kind(&reply)? {
         KIND_WELCOME => {
             let theirs = wire::decode_welcome(&reply).map_err(garbage)?;
@@ -244,25 +221,19 @@ pub fn run(
     stopped: &dyn Fn() -> bool,
 ) -> Result<PartOutcome, RemoteError> {
     wire::write_frame(stream, &encode_job(job))?;
-    let mut heard = Instant::now();
+    // The newest progress count and when it last rose: a worker whose merge stopped
+    // moving is given up after four timeouts even while it keeps sending progress.
+    let (mut entries, mut moved) = (0u64, Instant::now());
     loop {
-        if stopped() {
-            return Err(RemoteError::Stopped);
-        }
-        // Wait for a frame in short naps, to notice `stopped`; then read it whole with
-        // the full timeout.
-        match stream.wait_readable(WAKE.min(timeout)) {
-            Ok(true) => {}
-            Ok(false) | Err(_) if heard.elapsed() < timeout => continue,
-            Ok(false) => return Err(RemoteError::Timeout(timeout)),
-            Err(e) => return Err(RemoteError::Io(e)),
-        }
-        stream.set_read_timeout(Some(timeout))?;
-        let msg = read(stream, MAX_FRAME, timeout)?;
-        heard = Instant::now();
+        let msg = read_frame_within(stream, MAX_FRAME, Instant::now() + timeout, stopped)?;
         match kind(&msg)? {
             KIND_PROGRESS => {
-                wire::decode_progress(&msg).map_err(garbage)?;
+                let n = wire::decode_progress(&msg).map_err(garbage)?;
+                if n > entries {
+                    (entries, moved) = (n, Instant::now());
+                } else if moved.elapsed() > timeout * 4 {
+                    return Err(RemoteError::Stalled(moved.elapsed()));
+                }
             }
             KIND_OUTCOME => return decode_outcome(&msg).map_err(garbage),
             KIND_FAILURE => return Err(failure(&msg)),
@@ -275,20 +246,66 @@ pub fn run(
     }
 }
 
+/// Reads one frame of at most `max` bytes, all of it before `deadline`, asking `stopped`
+/// every 200 ms: a peer that trickles bytes holds the reader no longer than a silent one.
+/// Memory grows with the bytes that arrive.
+pub fn read_frame_within(
+    stream: &mut Stream,
+    max: u32,
+    deadline: Instant,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Vec<u8>, RemoteError> {
+    let mut header = [0u8; 4];
+    let mut got = 0;
+    while got < header.len() {
+        got += read_some(stream, &mut header[got..], deadline, stopped)?;
+    }
+    let len = u32::from_le_bytes(header);
+    if len > max {
+        return Err(RemoteError::Garbage(format!(
+            "frame of {len} bytes (at most {max})"
+        )));
+    }
+    let len = len as usize;
+    let mut msg = Vec::with_capacity(len.min(64 << 10));
+    let mut chunk = vec![0u8; len.min(64 << 10)];
+    while msg.len() < len {
+        let want = (len - msg.len()).min(chunk.len());
+        let n = read_some(stream, &mut chunk[..want], deadline, stopped)?;
+        msg.extend_from_slice(&chunk[..n]);
+    }
+    Ok(msg)
+}
+
+/// Reads at least one byte into `buf` before `deadline`.
+fn read_some(
+    stream: &mut Stream,
+    buf: &mut [u8],
+    deadline: Instant,
+    stopped: &dyn Fn() -> bool,
+) -> Result<usize, RemoteError> {
+    loop {
+        if stopped() {
+            return Err(RemoteError::Stopped);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(RemoteError::Timeout(left));
+        }
+        stream.set_read_timeout(Some(left.min(WAKE)))?;
+        match stream.read(buf) {
+            Ok(0) => return Err(RemoteError::Io(io::ErrorKind::UnexpectedEof.into())),
+            Ok(n) => return Ok(n),
+            Err(e) if is_timeout(&e) || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(RemoteError::Io(e)),
+        }
+    }
+}
+
 /// How often the worker is asked to send progress: a quarter of the timeout, between
 /// 50 ms and 5 s.
 pub fn progress_interval(timeout: Duration) -> Duration {
     (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(5))
-}
-
-fn read(stream: &mut Stream, max: u32, timeout: Duration) -> Result<Vec<u8>, RemoteError> {
-    wire::read_frame(stream, max).map_err(|e| {
-        if is_timeout(&e) {
-            RemoteError::Timeout(timeout)
-        } else {
-            RemoteError::Io(e)
-        }
-    })
 }
 
 fn is_timeout(e: &io::Error) -> bool {

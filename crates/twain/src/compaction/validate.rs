@@ -275,3 +275,147 @@ fn check_placed(
     }
     Ok(size)
 }
+
+/// Checks `outcome` entry by entry against the merge the host would have made
+/// (`compaction_offload_verify = full`): the job's inputs in its range go through the same
+/// drop filter, every entry kept must be the next output entry (same user key and
+/// sequence; the same kind, or a value merged into the tree or moved out of it; an inline
+/// value unchanged), no output entry may be left over, and the drop records must be
+/// exactly those of the handles dropped or merged into the tree. It reads the inputs but
+/// writes nothing: what it costs the host is the merge's reading, not its writing.
+pub fn verify_merge(
+    job: &PartJob,
+    outcome: &PartOutcome,
+    env: &dyn super::job::PartEnv,
+) -> Result<(), String> {
+    use super::filter::{Decision, DropFilter};
+    use crate::key::{LOOKUP_KIND, MAX_SEQNO, internal_key};
+    let err = |e: crate::Error| format!("reading the part's inputs: {e}");
+    let mut input = super::part::input_iterator(job, env).map_err(err)?;
+    match &job.range.start {
+        Some(start) => input.seek(&internal_key(start, MAX_SEQNO, LOOKUP_KIND)),
+        None => input.seek_to_first(),
+    }
+    .map_err(err)?;
+    let cache = Arc::new(BlockCache::new(CACHE_BYTES));
+    let mut outputs = OutputEntries::new(outcome, env, &cache);
+    let mut filter = DropFilter::new(job.snapshots.clone());
+    let mut expected: Vec<(u64, u64)> = Vec::new();
+    let handle_of = |value: &[u8]| {
+        ValueHandle::decode(value).map_err(|e| format!("an input handle: {}", e.what))
+    };
+    while input.valid() {
+        let key = input.key();
+        let p = ParsedKey::parse(key);
+        if job.range.is_past(p.user_key) {
+            break;
+        }
+        let kind = p.entry_kind();
+        match filter.decide(key, |uk| !job.deeper_may_hold(uk)) {
+            Decision::Keep => {
+                let Some((okey, ovalue)) = outputs.next()? else {
+                    return Err("the outputs end before the merge does: entries are missing".into());
+                };
+                let o = ParsedKey::parse(&okey);
+                if o.user_key != p.user_key || o.seq != p.seq {
+                    return Err(format!(
+                        "output entry (sequence {}) is not the next entry the merge keeps (sequence {})",
+                        o.seq, p.seq
+                    ));
+                }
+                match (kind, o.entry_kind()) {
+                    (a, b) if a == b => {
+                        if a == Some(EntryKind::Inline) && ovalue != input.value() {
+                            return Err(format!("an inline value changed (sequence {})", p.seq));
+                        }
+                    }
+                    (Some(EntryKind::Handle), Some(EntryKind::Inline)) => {
+                        // Merged into the tree: its record is dropped.
+                        expected.push((handle_of(input.value())?.file, p.seq));
+                    }
+                    (Some(EntryKind::Inline), Some(EntryKind::Handle)) => {}
+                    (a, b) => {
+                        return Err(format!(
+                            "an entry of kind {a:?} came out as {b:?} (sequence {})",
+                            p.seq
+                        ));
+                    }
+                }
+            }
+            Decision::Drop => {
+                if kind == Some(EntryKind::Handle) {
+                    expected.push((handle_of(input.value())?.file, p.seq));
+                }
+            }
+            Decision::Duplicate => {}
+        }
+        input.next().map_err(err)?;
+    }
+    if outputs.next()?.is_some() {
+        return Err("the outputs hold entries the merge does not keep".into());
+    }
+    let mut dropped: Vec<(u64, u64)> = outcome
+        .drops
+        .sorted()
+        .into_iter()
+        .flat_map(|(file, list)| list.into_iter().map(move |d| (file, d.seq)))
+        .collect();
+    dropped.sort_unstable();
+    expected.sort_unstable();
+    if dropped != expected {
+        return Err(format!(
+            "{} drop records returned, {} expected from the merge, or not the same records",
+            dropped.len(),
+            expected.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An internal key and its value.
+type Entry = (Vec<u8>, Vec<u8>);
+
+/// The entries of an outcome's output tables, in order.
+struct OutputEntries<'a> {
+    tables: std::slice::Iter<'a, crate::format::manifest::TableRecord>,
+    env: &'a dyn super::job::PartEnv,
+    cache: &'a Arc<BlockCache>,
+    current: Option<crate::table::TableIter>,
+}
+
+impl<'a> OutputEntries<'a> {
+    fn new(
+        outcome: &'a PartOutcome,
+        env: &'a dyn super::job::PartEnv,
+        cache: &'a Arc<BlockCache>,
+    ) -> OutputEntries<'a> {
+        OutputEntries {
+            tables: outcome.tables.iter(),
+            env,
+            cache,
+            current: None,
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<Entry>, String> {
+        let err = |e: crate::Error| format!("reading an output table: {e}");
+        loop {
+            if let Some(it) = self.current.as_mut() {
+                if it.valid() {
+                    let entry = (it.key().to_vec(), it.value().to_vec());
+                    it.next().map_err(err)?;
+                    return Ok(Some(entry));
+                }
+                self.current = None;
+            }
+            let Some(record) = self.tables.next() else {
+                return Ok(None);
+            };
+            let t = TableFile::open(self.env.fs(), self.env.dir(), record.clone(), self.cache)
+                .map_err(err)?;
+            let mut it = t.table.iter(false);
+            it.seek_to_first().map_err(err)?;
+            self.current = Some(it);
+        }
+    }
+}

@@ -9,10 +9,9 @@
 use super::files_env::FilesEnv;
 use super::job::{PartEnv, PartJob};
 use super::part::{PartEnd, run_part};
-use super::remote::{Address, Stream};
+use super::remote::{Address, Stream, read_frame_within};
 use crate::format::compaction_job::{KIND_JOB, decode_job, encode_outcome};
 use crate::format::identity::read_identity;
-use crate::format::names::{FileType, file_path, value_file_path};
 use crate::format::worker_protocol::{
     self as wire, Failure, FailureCode, KIND_HELLO, MAX_FRAME, MAX_HELLO_FRAME,
 };
@@ -27,7 +26,7 @@ use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a connection may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,6 +34,8 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// The shortest progress interval a host may ask for.
 const MIN_PROGRESS: Duration = Duration::from_millis(10);
+/// The longest: a worker notices a host that went away at its next progress message.
+const MAX_PROGRESS: Duration = Duration::from_secs(5);
 
 /// The steps of a part, for tests that kill a worker at each (`WorkerConfig::at_step`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +86,7 @@ pub struct WorkerCounters {
 pub struct Worker {
     config: WorkerConfig,
     identity: String,
-    active: AtomicUsize,
+    active: Arc<AtomicUsize>,
     counters: WorkerCounters,
     stop: AtomicBool,
 }
@@ -108,7 +109,7 @@ impl Worker {
         Ok(Worker {
             config,
             identity,
-            active: AtomicUsize::new(0),
+            active: Arc::new(AtomicUsize::new(0)),
             counters: WorkerCounters::default(),
             stop: AtomicBool::new(false),
         })
@@ -169,10 +170,20 @@ impl Worker {
                     continue;
                 }
             };
+            // The slot is taken before a thread is spent on the connection.
+            let Some(slot) = Slot::take(&self.active, self.config.max_connections) else {
+                self.counters.refused.fetch_add(1, Ordering::Relaxed);
+                let mut stream = stream;
+                let _ = stream.set_write_timeout(Some(HELLO_TIMEOUT));
+                let why = "the worker is at its connection limit";
+                let _ = refuse(&mut stream, FailureCode::Busy, why);
+                continue;
+            };
             let me = Arc::clone(self);
             let spawned = std::thread::Builder::new()
                 .name("twain-worker-conn".into())
                 .spawn(move || {
+                    let _slot = slot;
                     let _ = me.serve_connection(stream);
                 });
             if spawned.is_err() {
@@ -184,20 +195,12 @@ impl Worker {
 
     /// Serves one connection: the hello, then jobs until the host hangs up.
     pub fn serve_connection(&self, mut stream: Stream) -> io::Result<()> {
-        let _slot = match Slot::take(&self.active, self.config.max_connections) {
-            Some(s) => s,
-            None => {
-                self.counters.refused.fetch_add(1, Ordering::Relaxed);
-                return refuse(
-                    &mut stream,
-                    FailureCode::Busy,
-                    "the worker is at its connection limit",
-                );
-            }
-        };
-        stream.set_read_timeout(Some(HELLO_TIMEOUT))?;
         stream.set_write_timeout(Some(HELLO_TIMEOUT))?;
-        let msg = wire::read_frame(&mut stream, MAX_HELLO_FRAME)?;
+        // The whole hello within HELLO_TIMEOUT, however it trickles in.
+        let stop = || self.stop.load(Ordering::SeqCst);
+        let deadline = Instant::now() + HELLO_TIMEOUT;
+        let msg = read_frame_within(&mut stream, MAX_HELLO_FRAME, deadline, &stop)
+            .map_err(|e| io::Error::other(e.to_string()))?;
         let hello = match wire::kind_of(&msg).ok().filter(|&k| k == KIND_HELLO) {
             Some(_) => wire::decode_hello(&msg),
             None => {
@@ -227,14 +230,14 @@ impl Worker {
             return refuse(&mut stream, FailureCode::WrongDatabase, &why);
         }
         wire::write_frame(&mut stream, &wire::encode_welcome(&self.identity))?;
-        let progress = Duration::from_millis(hello.progress_ms).max(MIN_PROGRESS);
+        let progress = Duration::from_millis(hello.progress_ms).clamp(MIN_PROGRESS, MAX_PROGRESS);
         stream.set_write_timeout(Some(IDLE_TIMEOUT))?;
         loop {
-            stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
-            let msg = match wire::read_frame(&mut stream, MAX_FRAME) {
+            let deadline = Instant::now() + IDLE_TIMEOUT;
+            let msg = match read_frame_within(&mut stream, MAX_FRAME, deadline, &stop) {
                 Ok(m) => m,
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-                Err(e) => return Err(e),
+                // The host hung up, went idle, or the worker shuts down.
+                Err(_) => return Ok(()),
             };
             let job = match wire::kind_of(&msg) {
                 Ok(KIND_JOB) => decode_job(&msg).map_err(|e| e.to_string()),
@@ -268,7 +271,15 @@ impl Worker {
             let env = &env;
             s.spawn(move || {
                 let mut written = Vec::new();
-                let end = run_part(job, env, &mut written);
+                // A panic in the part is its failure: the outputs are removed below.
+                let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_part(job, env, &mut written)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(Error::InvalidArgument(
+                        "the part panicked in the worker".into(),
+                    ))
+                });
                 let end = end.and_then(|end| {
                     // Outputs are synced as they finish; their names too, before any
                     // host can install them.
@@ -336,27 +347,17 @@ impl Worker {
         Ok(())
     }
 
-    /// A reserved number some file of the directory already has: the worker never
-    /// writes over a file.
+    /// A reserved number some file of the directory already has, or `Some(0)` if the
+    /// directory cannot be listed (fail closed). Outputs are created with `create_new`
+    /// too, so a file that appears meanwhile fails the part instead of being replaced.
     fn taken_number(&self, job: &PartJob) -> Option<u64> {
-        let (fs, dir) = (self.config.fs.as_ref(), &self.config.dir);
-        // Bounded: the host reserves a few numbers per part; a job naming a huge range
-        // is checked by listing the directory instead.
-        if job.numbers.end.saturating_sub(job.numbers.start) > 4096 {
-            let names = fs.list_dir(dir).ok()?;
-            return names.iter().find_map(|n| {
-                crate::format::names::parse_file_name(n)
-                    .map(|(_, number)| number)
-                    .filter(|x| job.numbers.contains(x))
-            });
-        }
-        job.numbers.clone().find(|&n| {
-            let paths = [
-                file_path(dir, FileType::Table, n),
-                value_file_path(dir, n, 1),
-                value_file_path(dir, n, 0),
-            ];
-            paths.iter().any(|p| fs.exists(p).unwrap_or(true))
+        let Ok(names) = self.config.fs.list_dir(&self.config.dir) else {
+            return Some(0);
+        };
+        names.iter().find_map(|n| {
+            crate::format::names::parse_file_name(n)
+                .map(|(_, number)| number)
+                .filter(|x| job.numbers.contains(x))
         })
     }
 
@@ -388,24 +389,24 @@ impl Listener {
 }
 
 /// One of the worker's connection slots, given back when dropped.
-struct Slot<'a>(&'a AtomicUsize);
+struct Slot(Arc<AtomicUsize>);
 
-impl<'a> Slot<'a> {
-    fn take(active: &'a AtomicUsize, max: usize) -> Option<Slot<'a>> {
+impl Slot {
+    fn take(active: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
         let mut n = active.load(Ordering::SeqCst);
         loop {
             if n >= max {
                 return None;
             }
             match active.compare_exchange(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
-                Ok(_) => return Some(Slot(active)),
+                Ok(_) => return Some(Slot(Arc::clone(active))),
                 Err(now) => n = now,
             }
         }
     }
 }
 
-impl Drop for Slot<'_> {
+impl Drop for Slot {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
@@ -504,7 +505,7 @@ mod tests {
 
     #[test]
     fn slots_are_bounded_and_given_back() {
-        let active = AtomicUsize::new(0);
+        let active = Arc::new(AtomicUsize::new(0));
         let a = Slot::take(&active, 2).unwrap();
         let _b = Slot::take(&active, 2).unwrap();
         assert!(Slot::take(&active, 2).is_none());

@@ -98,7 +98,8 @@ fn merge(
     let mut drops = DropWriter::new();
     let mut placed = Vec::new();
     let mut figures = Vec::new();
-    for end in run_parts(inner, version, &jobs, written)? {
+    let tally = offload::OffloadTally::default();
+    for end in run_parts(inner, version, &jobs, &tally, written)? {
         let PartEnd::Done(part) = end else {
             return Ok(Outcome::Abandoned);
         };
@@ -152,6 +153,11 @@ fn merge(
     Counters::add(&c.compaction_handle_refreshes, sum(|f| f.handle_refreshes));
     Counters::add(&c.compactions, 1);
     Counters::add(&c.compaction_parts, jobs.len() as u64);
+    Counters::add(&c.parts_offloaded, tally.parts.load(Ordering::Relaxed));
+    Counters::add(
+        &c.worker_bytes_written,
+        tally.worker_bytes.load(Ordering::Relaxed),
+    );
     if jobs.len() > 1 {
         Counters::add(&c.split_compactions, 1);
     }
@@ -167,6 +173,7 @@ fn run_parts(
     inner: &DbInner,
     version: &Version,
     jobs: &[PartJob],
+    tally: &offload::OffloadTally,
     written: &mut Vec<(u64, PathBuf)>,
 ) -> Result<Vec<PartEnd>> {
     let stop = AtomicBool::new(false);
@@ -180,7 +187,7 @@ fn run_parts(
         let mut files = Vec::new();
         let end = match &target {
             Some(t) if offload::offloaded(jobs.len(), i) => {
-                offload::run_offloaded(inner, &env, job, t, &mut files)
+                offload::run_offloaded(inner, &env, job, t, tally, &mut files)
             }
             _ => run_part(job, &env, &mut files),
         };

@@ -18,11 +18,12 @@ use crate::Result;
 use crate::compaction::job::{PartEnv, PartJob, PartOutcome};
 use crate::compaction::part::{PartEnd, run_part};
 use crate::compaction::remote::{self, OffloadTarget, RemoteError};
-use crate::compaction::validate::validate;
+use crate::compaction::validate::{validate, verify_merge};
 use crate::format::names::{FileType, file_path, value_file_path};
 use crate::stats::Counters;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The database's offload state.
 #[derive(Debug, Default)]
@@ -36,6 +37,16 @@ pub(crate) fn offloaded(n: usize, i: usize) -> bool {
     n >= 2 && i >= n.div_ceil(2)
 }
 
+/// What a task's offloaded parts did; counted once the task is installed
+/// (`db::compact`).
+#[derive(Debug, Default)]
+pub(crate) struct OffloadTally {
+    /// Parts whose worker outcome passed the check.
+    pub parts: AtomicU64,
+    /// Bytes of tables and value files the worker wrote for them.
+    pub worker_bytes: AtomicU64,
+}
+
 /// Runs `job` on the worker at `target`, or here if that fails; every file it leaves for
 /// the compaction to install or remove is pushed to `written`.
 pub(crate) fn run_offloaded(
@@ -43,6 +54,7 @@ pub(crate) fn run_offloaded(
     env: &VersionEnv<'_>,
     job: &PartJob,
     target: &OffloadTarget,
+    tally: &OffloadTally,
     written: &mut Vec<(u64, PathBuf)>,
 ) -> Result<PartEnd> {
     // A worker cannot ask for more numbers: it gets enough for every input byte to end
@@ -62,22 +74,26 @@ pub(crate) fn run_offloaded(
     }
     let job = &job;
     let why = match try_worker(inner, env, job, target) {
-        Ok((outcome, checked_bytes)) => {
-            written.extend(outputs(inner, &outcome));
-            let c = &inner.counters;
-            Counters::add(&c.parts_offloaded, 1);
-            Counters::add(&c.worker_bytes_written, checked_bytes);
-            Counters::add(&c.offload_check_bytes, checked_bytes);
+        Ok((outcome, worker_bytes)) => {
+            let outputs = outputs(inner, &outcome);
+            // Files under the part's numbers that the outcome does not name are the
+            // worker's leftovers.
+            remove_reserved(inner, job, &outputs);
+            written.extend(outputs);
+            tally.parts.fetch_add(1, Ordering::Relaxed);
+            tally
+                .worker_bytes
+                .fetch_add(worker_bytes, Ordering::Relaxed);
             return Ok(PartEnd::Done(Box::new(outcome)));
         }
         Err(Taken::Stopped) => {
-            remove_reserved(inner, job);
+            remove_reserved(inner, job, &[]);
             return Ok(PartEnd::Stopped);
         }
         Err(Taken::Back(why)) => why,
         Err(Taken::Failed(e)) => return Err(e),
     };
-    remove_reserved(inner, job);
+    remove_reserved(inner, job, &[]);
     Counters::add(&inner.counters.parts_taken_back, 1);
     *lock(&inner.offload.last_failure) = Some(format!(
         "a part sent to {} was run here instead: {why}",
@@ -118,7 +134,7 @@ fn try_worker(
         .log_file_numbers()
         .map_err(Taken::Failed)?;
     let stopped = || env.stopped();
-    let outcome = remote::connect(target, identity)
+    let outcome = remote::connect(target, identity, &stopped)
         .and_then(|mut stream| remote::run(&mut stream, job, target.timeout, &stopped))
         .map_err(|e| match e {
             RemoteError::Stopped => Taken::Stopped,
@@ -133,8 +149,16 @@ fn try_worker(
     }
     // The outcome's files are the worker's until the check passes: removed with the
     // reserved numbers if it fails.
-    let checked = validate(job, &outcome, &inner.fs, &inner.dir, input_entries)
-        .map_err(|why| Taken::Back(format!("its outcome failed the check: {why}")))?;
+    let failed = |why: String| Taken::Back(format!("its outcome failed the check: {why}"));
+    let checked = validate(job, &outcome, &inner.fs, &inner.dir, input_entries);
+    Counters::add(
+        &inner.counters.offload_check_bytes,
+        checked.as_ref().map_or(0, |c| c.bytes),
+    );
+    let checked = checked.map_err(failed)?;
+    if inner.opts.compaction_offload_full_check {
+        verify_merge(job, &outcome, env).map_err(failed)?;
+    }
     Ok((outcome, checked.bytes))
 }
 
@@ -151,9 +175,13 @@ fn outputs(inner: &DbInner, outcome: &PartOutcome) -> Vec<(u64, PathBuf)> {
     tables.chain(placed).collect()
 }
 
-/// Removes every file a worker may have written under `job`'s reserved numbers.
-fn remove_reserved(inner: &DbInner, job: &PartJob) {
+/// Removes every file a worker may have written under `job`'s reserved numbers, but
+/// those of `keep`.
+fn remove_reserved(inner: &DbInner, job: &PartJob, keep: &[(u64, PathBuf)]) {
     for n in job.numbers.clone() {
+        if keep.iter().any(|(k, _)| *k == n) {
+            continue;
+        }
         for path in [
             file_path(&inner.dir, FileType::Table, n),
             value_file_path(&inner.dir, n, 1),

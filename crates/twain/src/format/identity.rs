@@ -64,10 +64,14 @@ pub fn read_identity(fs: &dyn Fs, dir: &Path) -> Result<Option<String>> {
         .map_err(|what| Error::corruption(&path, 0, format!("identity file: {what}")))
 }
 
-/// The identity of the database in `dir`, made (durably) if it has none.
+/// The identity of the database in `dir`, made (durably) if it has none. A damaged
+/// identity is replaced by a new one: it holds no data, and the only cost is that a
+/// worker started for the old one refuses the database until it is restarted.
 pub fn ensure_identity(fs: &dyn Fs, dir: &Path) -> Result<String> {
-    if let Some(id) = read_identity(fs, dir)? {
-        return Ok(id);
+    match read_identity(fs, dir) {
+        Ok(Some(id)) => return Ok(id),
+        Ok(None) | Err(Error::Corruption { .. }) => {}
+        Err(e) => return Err(e),
     }
     let id = new_id();
     let tmp = dir.join("IDENTITY.tmp");
@@ -117,10 +121,11 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_identity_is_corruption() {
+    fn a_damaged_identity_is_corruption_and_a_writable_open_replaces_it() {
         let fs = MemFs::new();
         let dir = Path::new("/db");
         fs.create_dir_all(dir).unwrap();
+        let good = ensure_identity(&fs, dir).unwrap();
         for bad in [
             "twain-db 0123\n",
             "twain-db 0123456789ABCDEF0123456789abcdef\n",
@@ -135,6 +140,10 @@ mod tests {
                 matches!(err, Error::Corruption { .. }) && err.to_string().contains("IDENTITY"),
                 "{bad:?}: {err}"
             );
+            // A writable open replaces it.
+            let new = ensure_identity(&fs, dir).unwrap();
+            assert_ne!(new, good);
+            assert_eq!(read_identity(&fs, dir).unwrap(), Some(new));
         }
     }
 }

@@ -584,6 +584,20 @@ impl Fs for FaultFs {
         }))
     }
 
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        // One `Create` operation, like `create`: the check for an existing file is the
+        // inner file system's.
+        let file = self
+            .shared
+            .check_io(OpKind::Create, &[path])?
+            .run(path, None, || self.inner.create_new(path))?;
+        Ok(Box::new(FaultWritable {
+            file,
+            path: path.to_path_buf(),
+            shared: self.shared.clone(),
+        }))
+    }
+
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
         let file = self
             .shared

@@ -37,6 +37,19 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates a file for appending, replacing any file of that name.
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Creates a file for appending that must not exist yet (`AlreadyExists` if it does):
+    /// what a compaction writes its outputs with, so that no output ever replaces a file.
+    /// The default checks, then creates (atomic only for a file system with one user, as
+    /// the in-memory ones are); the real file system creates with `O_EXCL`.
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        if self.exists(path)? {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{} exists", path.display()),
+            ));
+        }
+        self.create(path)
+    }
     /// Opens an existing file for appending at its current end.
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
     /// Opens an existing file for positional reads.

@@ -93,6 +93,14 @@ impl Fs for RealFs {
         }))
     }
 
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+        Ok(Box::new(RealWritable {
+            writer: BufWriter::with_capacity(WRITE_BUFFER, file),
+            len: 0,
+        }))
+    }
+
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
         let file = OpenOptions::new().append(true).open(path)?;
         let len = file.metadata()?.len();
