@@ -128,8 +128,10 @@ pub(crate) fn resolve(
 /// The handle's epoch names the physical file it was made for. It is looked up in the
 /// reader's own version, then among the files its memtables pin for fix-ups, then in the
 /// current version. An older epoch than the file's means value GC rewrote the file since:
-/// the entry is found in the SVTable by key and sequence, and — if the file is the current
-/// one and the entry is still the key's newest version — the handle is fixed lazily.
+/// the entry is found in the SVTable by key and sequence — in the reader's own version's
+/// epoch if that is newer than the handle's, else the current one's — and, if the file is
+/// the current one and the entry is still the key's newest version, the handle is fixed
+/// lazily.
 pub(crate) fn read_handle(
     inner: &DbInner,
     sv: &SuperVersion,
@@ -158,6 +160,13 @@ pub(crate) fn read_handle(
         }
     }
     let current = Arc::clone(&inner.super_version().version);
+    // IMPORTANT: a rewritten file is searched in the reader's own version when that has
+    // it at a newer epoch than the handle: the view holds every record its entries need.
+    // The current version's epoch may be newer still, made by a value GC that knew of
+    // drops by compactions after the view: it lacks records that the view still sees.
+    if let Some(f) = own.filter(|f| f.epoch() > h.epoch) {
+        return search(inner, view, key, seq, &current, Arc::clone(f), by, &read);
+    }
     let file = match current.value_files.get(&h.file) {
         Some(f) if f.epoch() == h.epoch => return read(f, &h),
         Some(f) if f.epoch() > h.epoch => Arc::clone(f),
@@ -173,18 +182,30 @@ pub(crate) fn read_handle(
                 ),
             ));
         }
-        // A file the reader's own version still has at a later epoch than the handle.
-        None => match own {
-            Some(f) if f.epoch() > h.epoch => Arc::clone(f),
-            _ => {
-                return Err(Error::corruption(
-                    source,
-                    0,
-                    format!("value handle names missing value file {}", h.file),
-                ));
-            }
-        },
+        None => {
+            return Err(Error::corruption(
+                source,
+                0,
+                format!("value handle names missing value file {}", h.file),
+            ));
+        }
     };
+    search(inner, view, key, seq, &current, file, by, &read)
+}
+
+/// Finds record `seq` of `key` in `file`, a later epoch of the file a handle names, by
+/// search, and reads it; fixes the handle up if `file` is the current version's.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    inner: &DbInner,
+    view: SeqNo,
+    key: &[u8],
+    seq: SeqNo,
+    current: &crate::version::Version,
+    file: Arc<ValueFile>,
+    by: Reader<'_>,
+    read: &dyn Fn(&ValueFile, &ValueHandle) -> Result<Vec<u8>>,
+) -> Result<Vec<u8>> {
     Counters::add(&inner.counters.svtable_searches, 1);
     let hints = match by {
         Reader::Get => None,
@@ -207,7 +228,7 @@ pub(crate) fn read_handle(
     let value = read(&file, &found)?;
     let is_current = current
         .value_files
-        .get(&h.file)
+        .get(&file.number())
         .is_some_and(|f| Arc::ptr_eq(f, &file));
     if is_current && inner.opts.gc_mode == GcMode::DropRecords {
         fix_handle(inner, view, key, seq, &found, &file)?;
