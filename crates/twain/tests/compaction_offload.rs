@@ -155,11 +155,23 @@ fn parts_go_to_the_worker_and_are_installed_after_the_check() {
         s.compaction_parts > s.parts_offloaded,
         "the host ran none itself"
     );
-    let done = worker
-        .counters()
-        .parts_done
-        .load(std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(done, s.parts_offloaded);
+    // The worker counts a part once its outcome is sent, which may be after the host
+    // read it.
+    let done = || {
+        worker
+            .counters()
+            .parts_done
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let counted = dbutil::wait_until(std::time::Duration::from_secs(10), || {
+        done() == s.parts_offloaded
+    });
+    assert!(
+        counted,
+        "worker {} parts, host {}",
+        done(),
+        s.parts_offloaded
+    );
     let text = s.to_text();
     assert!(text.contains("offload "), "{text}");
     drop(db);
