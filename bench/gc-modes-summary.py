@@ -12,7 +12,8 @@ runs = {
     c: [{p["phase"]: p for p in map(json.loads, open(os.path.join(out, r, c + ".jsonl")))} for r in rounds]
     for c in configs
 }
-phases = ["fillrandom", "updatezipf", "readrandomsame-1", "readrandomsame-2"]
+# The phases in the order the runs wrote them.
+phases = [json.loads(line)["phase"] for line in open(os.path.join(out, rounds[0], configs[0] + ".jsonl"))]
 
 
 def cells(c, phase, field, scale=1.0, fmt="{:.0f}"):
@@ -24,18 +25,23 @@ print("| config | " + " | ".join(f"{p} kops/s" for p in phases) + " | space amp 
 print("|---" * (len(phases) + 3) + "|")
 for c in configs:
     row = [cells(c, p, "ops_per_sec", 1000) for p in phases]
-    row.append(cells(c, "readrandomsame-2", "space_amp", fmt="{:.2f}"))
-    row.append(cells(c, "readrandomsame-2", "cum_write_amp_engine", fmt="{:.2f}"))
+    row.append(cells(c, phases[-1], "space_amp", fmt="{:.2f}"))
+    row.append(cells(c, phases[-1], "cum_write_amp_engine", fmt="{:.2f}"))
     print(f"| {c} | " + " | ".join(row) + " |")
 print()
-print("| config | phase | GC runs | GC MB read | GC MB written | GC LSM lookups | SVTable searches | p99 µs |")
-print("|---|---|---|---|---|---|---|---|")
+print(
+    "| config | phase | GC runs | GC MB read | GC MB written | engine MB written | GC LSM lookups "
+    "| SVTable searches | space amp at end | p99 µs | p99.9 µs | max ms |"
+)
+print("|---" * 12 + "|")
 for c in configs:
     for p in phases[1:]:
         print(
             f"| {c} | {p} | {cells(c, p, 'gc_runs')} | {cells(c, p, 'gc_read_bytes', 1e6)} | "
-            f"{cells(c, p, 'gc_write_bytes', 1e6)} | {cells(c, p, 'gc_lsm_lookups')} | "
-            f"{cells(c, p, 'svtable_searches')} | {cells(c, p, 'p99_us', fmt='{:.1f}')} |"
+            f"{cells(c, p, 'gc_write_bytes', 1e6)} | {cells(c, p, 'engine_bytes_written', 1e6)} | "
+            f"{cells(c, p, 'gc_lsm_lookups')} | {cells(c, p, 'svtable_searches')} | "
+            f"{cells(c, p, 'space_amp', fmt='{:.2f}')} | {cells(c, p, 'p99_us', fmt='{:.1f}')} | "
+            f"{cells(c, p, 'p999_us', fmt='{:.0f}')} | {cells(c, p, 'max_us', 1000, fmt='{:.1f}')} |"
         )
 print()
 
@@ -47,6 +53,8 @@ def ratio(a, b, phase):
     print(f"{a} / {b} {phase}: median {statistics.median(rs):.2f} (" + " / ".join(f"{r:.2f}" for r in rs) + ")")
 
 
-ratio("dr50", "ll50", "updatezipf")
-ratio("dr50", "off", "updatezipf")
-ratio("dr50", "ll50", "readrandomsame-2")
+# Issue 4's ratios, and issue 12's (the vlog baseline) when those configurations ran.
+for a, b in [("dr50", "ll50"), ("dr50", "off"), ("dr", "vlog"), ("ll", "vlog"), ("dr", "ll")]:
+    for p in phases[1:]:
+        if p.startswith("update") or p.startswith("overwrite") or p == "readrandomsame-2":
+            ratio(a, b, p)

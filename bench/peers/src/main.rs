@@ -23,7 +23,8 @@ struct Cli {
     bench: BenchArgs,
     /// Engines to run, in this order: twain, rocksdb, blobdb, fjall, twain-ms / twain-ml
     /// (twain with medium pairs folded into small or large: Parallax's MS and ML) and
-    /// twain-lookup (twain with `gc_mode = lsm-lookup`: the WiscKey baseline) and
+    /// twain-lookup (twain with `gc_mode = lsm-lookup`: drop-picked files, validity by
+    /// lookup), twain-vlog (twain with `gc_mode = vlog`: the WiscKey baseline) and
     /// twain-worker (twain offloading half of each split compaction's parts to a
     /// `twain compaction-worker` process; needs --twain-exe and max_subcompactions >= 2).
     #[arg(long, default_value = "twain,rocksdb,blobdb,fjall")]
@@ -69,11 +70,12 @@ fn main() {
 }
 
 /// Every engine `twain-peers` can run.
-const ENGINES: [&str; 8] = [
+const ENGINES: [&str; 9] = [
     "twain",
     "twain-ms",
     "twain-ml",
     "twain-lookup",
+    "twain-vlog",
     "twain-worker",
     "rocksdb",
     "blobdb",
@@ -225,13 +227,22 @@ fn run(cli: Cli) -> BenchResult<()> {
                 };
                 Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ml")?)
             }
-            // The WiscKey baseline: value GC that asks the tree which values are live.
+            // Value GC that picks files by drop records and asks the tree which values
+            // are live.
             "twain-lookup" => {
                 let opts = twain::Options {
                     gc_mode: twain::GcMode::LsmLookup,
                     ..twain_opts.clone()
                 };
                 Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-lookup")?)
+            }
+            // The WiscKey baseline: a circular log collected from its tail by lookups.
+            "twain-vlog" => {
+                let opts = twain::Options {
+                    gc_mode: twain::GcMode::Vlog,
+                    ..twain_opts.clone()
+                };
+                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-vlog")?)
             }
             "rocksdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, false)?),
             "blobdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, true)?),

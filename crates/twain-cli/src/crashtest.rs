@@ -78,8 +78,10 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// Random engine options for one run, as `--set` arguments, and the sync percentage.
-fn random_options(rng: &mut Rng) -> (Vec<String>, u64) {
+/// Random engine options for one run, as `--set` arguments, and the sync percentage. A
+/// database that runs in vlog GC mode stays in it (the other modes refuse it); the others
+/// switch between drop-records and lsm-lookup from run to run.
+fn random_options(rng: &mut Rng, vlog: bool) -> (Vec<String>, u64) {
     let buffer = rng.pick(&["0", "0", "4K", "64K"]);
     let sync = if buffer == "0" {
         rng.pick(&[0, 1, 10, 50])
@@ -107,7 +109,10 @@ fn random_options(rng: &mut Rng) -> (Vec<String>, u64) {
         format!("max_immutable_memtables={}", rng.pick(&["1", "2", "4"])),
         format!(
             "gc_mode={}",
-            rng.pick(&["drop-records", "drop-records", "lsm-lookup"])
+            match vlog {
+                true => "vlog",
+                false => rng.pick(&["drop-records", "drop-records", "lsm-lookup"]),
+            }
         ),
         format!("gc_threshold={}", rng.pick(&["0.3", "0.5", "0.9"])),
         format!("gc={}", rng.pick(&["on", "on", "on", "off"])),
@@ -161,10 +166,12 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
     })?;
     note!("crashtest: seed {seed}, directory {}", dir.display());
     let mut rng = Rng(seed);
+    // A quarter of the databases run value GC in vlog mode, for good.
+    let vlog = rng.below(4) == 0;
     let mut t = Tally::default();
     let started = Instant::now();
     while t.kills + t.clean_exits < kills && deadline.is_none_or(|d| Instant::now() < d) {
-        let (mut sets, sync) = random_options(&mut rng);
+        let (mut sets, sync) = random_options(&mut rng, vlog);
         let threads = 1 + rng.below(4);
         let socket = dir.join("worker.sock");
         let mut worker = match db.join("IDENTITY").exists() && rng.below(100) < args.worker_percent
@@ -241,7 +248,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
 
             break;
         }
-        let (reopen_sets, _) = random_options(&mut rng);
+        let (reopen_sets, _) = random_options(&mut rng, vlog);
         verify(&db, &expected, &reopen_sets, &mut t)?;
         note!(
             "kill {} after {} ms ({} threads, sync {sync}%, {}): keys {}, failures {}",

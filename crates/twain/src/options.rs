@@ -23,9 +23,37 @@ pub enum GcMode {
     /// live records are rewritten, sorted, into an SVTable that keeps the file number with
     /// the next epoch; stale handles are found through it and fixed lazily on read.
     DropRecords,
-    /// By looking every record up in the LSM-tree (WiscKey): live records are appended to
-    /// the head of the value log and their new handles written back into the tree.
+    /// A hybrid: victims are picked from the drop records (NovKV's knowledge, so flush and
+    /// compaction still write drop files), and each of their records is judged by looking
+    /// it up in the LSM-tree; live records are appended to the head of the value log and
+    /// their new handles written back into the tree. Not WiscKey's GC: that is
+    /// [`GcMode::Vlog`].
     LsmLookup,
+    /// WiscKey's circular log (vLog), the baseline the other modes are measured against:
+    /// GC knows nothing from compaction. Flushes and compactions record no drops of log
+    /// records (a flag in the manifest says so from then on, and the other modes refuse to
+    /// open the database); GC collects the oldest sealed value file (the log's tail)
+    /// whenever the space amplification is above `space_amp_target` (the budget: live data
+    /// plus the reserved space), judges every record by LSM lookup, and appends the live
+    /// ones to the head. See `docs/architecture.md`, "Value GC modes".
+    Vlog,
+}
+
+impl GcMode {
+    /// The option value that names the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GcMode::DropRecords => "drop-records",
+            GcMode::LsmLookup => "lsm-lookup",
+            GcMode::Vlog => "vlog",
+        }
+    }
+
+    /// Whether flushes and compactions record the drops of every value record (the modes
+    /// that pick files by them).
+    pub fn records_drops(self) -> bool {
+        self != GcMode::Vlog
+    }
 }
 
 /// A step of a value GC run, reported to [`Options::gc_listener`].
@@ -378,9 +406,10 @@ impl Options {
                 self.gc_mode = match value {
                     "drop-records" | "drop_records" => GcMode::DropRecords,
                     "lsm-lookup" | "lsm_lookup" => GcMode::LsmLookup,
+                    "vlog" => GcMode::Vlog,
                     _ => {
                         return Err(Error::InvalidArgument(format!(
-                            "option gc_mode: {value:?} is not drop-records or lsm-lookup"
+                            "option gc_mode: {value:?} is not drop-records, lsm-lookup or vlog"
                         )));
                     }
                 }

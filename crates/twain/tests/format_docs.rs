@@ -158,6 +158,7 @@ fn manifest_doc_matches_code() {
         counters: None,
         value_file_punches: vec![],
         value_file_origins: vec![],
+        drops_untracked: false,
     };
     check("manifest.md", "edit", &edit.encode());
     let punch = VersionEdit {
@@ -184,6 +185,11 @@ fn manifest_doc_matches_code() {
         ..VersionEdit::default()
     };
     check("manifest.md", "origin", &origin.encode());
+    let untracked = VersionEdit {
+        drops_untracked: true,
+        ..VersionEdit::default()
+    };
+    check("manifest.md", "drops-untracked", &untracked.encode());
 }
 
 #[test]

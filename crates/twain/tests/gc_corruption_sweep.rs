@@ -124,3 +124,8 @@ fn drop_records_mode_never_loses_a_live_record_to_damage_in_an_svtable() {
 fn lsm_lookup_mode_never_loses_a_live_record_to_damage() {
     sweep(GcMode::LsmLookup, false);
 }
+
+#[test]
+fn vlog_mode_never_loses_a_live_record_to_damage() {
+    sweep(GcMode::Vlog, false);
+}

@@ -140,3 +140,8 @@ fn drop_records_gc_survives_a_crash_at_every_step() {
 fn lsm_lookup_gc_survives_a_crash_at_every_step() {
     crash_at_every_step(GcMode::LsmLookup);
 }
+
+#[test]
+fn vlog_gc_survives_a_crash_at_every_step() {
+    crash_at_every_step(GcMode::Vlog);
+}

@@ -113,6 +113,11 @@ fn gc_never_writes_back_a_value_deleted_and_compacted_away_meanwhile_lsm_lookup(
 }
 
 #[test]
+fn gc_never_writes_back_a_value_deleted_and_compacted_away_meanwhile_vlog() {
+    deleted_key_stays_deleted(GcMode::Vlog);
+}
+
+#[test]
 fn lsm_lookup_gc_keeps_a_file_a_snapshot_taken_meanwhile_still_reads() {
     let fs = MemFs::new();
     let mut opts = small_files_options(&fs, GcMode::LsmLookup, 0.9);
@@ -235,7 +240,7 @@ fn drops_recorded_during_a_run_are_carried_over_to_the_new_epoch() {
 
 #[test]
 fn iterators_and_snapshots_read_correct_values_while_gc_rewrites_their_files() {
-    for mode in [GcMode::DropRecords, GcMode::LsmLookup] {
+    for mode in [GcMode::DropRecords, GcMode::LsmLookup, GcMode::Vlog] {
         let fs = MemFs::new();
         let db = Db::open(DIR, small_files_options(&fs, mode, 0.9)).unwrap();
         let model = load(&db);

@@ -1,12 +1,14 @@
 //! Value GC end to end, in both modes: after an overwrite-heavy workload, GC reclaims the
 //! dead records' space, every value stays readable (before and after a reopen), and the
 //! counters tell the two modes apart (no LSM lookups in drop-records mode; relocations and
-//! lookups in lsm-lookup mode; SVTable searches and fix-ups only in drop-records mode).
+//! lookups in lsm-lookup mode; SVTable searches and fix-ups only in drop-records mode); vlog
+//! mode collects the log's tail and records no drops.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use twain::fs::MemFs;
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcEvent, GcMode, Options};
 
 mod gcutil;
 use gcutil::small_files_options;
@@ -135,5 +137,74 @@ fn lsm_lookup_mode_relocates_and_writes_handles_back() {
     assert!(value_file_bytes(&fs) < before, "no space reclaimed");
     drop(db);
     let db = Db::open(DIR, options(&fs, GcMode::LsmLookup)).unwrap();
+    check(&db, &model);
+}
+
+/// Vlog mode is WiscKey's circular log: flushes and compactions record no drops (no drop
+/// file is written, the counters stay at zero), GC collects the oldest sealed file first
+/// whatever its garbage, judges every record by lookup, and the database then stays in
+/// vlog mode: the modes that trust drop records refuse it, read-only opens do not.
+#[test]
+fn vlog_mode_collects_the_tail_first_and_records_no_drops() {
+    let fs = MemFs::new();
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let opts = || {
+        let started = Arc::clone(&started);
+        Options {
+            gc_listener: Some(Arc::new(move |e: GcEvent| {
+                if let GcEvent::Started { file } = e {
+                    started.lock().unwrap().push(file);
+                }
+            })),
+            ..options(&fs, GcMode::Vlog)
+        }
+    };
+    let db = Db::open(DIR, opts()).unwrap();
+    let model = workload(&db);
+    // The active log and the spare are the newest: the oldest file is sealed.
+    let files: Vec<u64> = db
+        .stats()
+        .unwrap()
+        .value_files
+        .iter()
+        .map(|f| f.number)
+        .collect();
+    assert!(files.len() >= 4, "value files {files:?}");
+    let before = value_file_bytes(&fs);
+    let report = db.gc_report().unwrap();
+    let order = started.lock().unwrap().clone();
+    assert!(report.collected >= 2, "{report}");
+    assert_eq!(order[0], files[0], "the tail first: {order:?} of {files:?}");
+    assert!(order.is_sorted(), "oldest first: {order:?}");
+    let s = db.stats().unwrap();
+    assert_eq!(
+        (s.drop_records, s.drop_file_bytes_written),
+        (0, 0),
+        "{}",
+        s.to_text()
+    );
+    assert!(s.gc_lsm_lookups > 0 && s.gc_records_relocated > 0);
+    assert_eq!(s.svtable_searches, 0);
+    let names = fs.file_names(Path::new(DIR));
+    assert!(
+        !names.iter().any(|n| n.ends_with(".drop")),
+        "drop files written: {names:?}"
+    );
+    check(&db, &model);
+    assert!(value_file_bytes(&fs) < before, "no space reclaimed");
+    drop(db);
+    let refused = Db::open(DIR, options(&fs, GcMode::DropRecords)).err();
+    assert!(
+        refused
+            .as_ref()
+            .is_some_and(|e| e.to_string().contains("ran with gc_mode=vlog")),
+        "{refused:?}"
+    );
+    let refused = Db::open(DIR, options(&fs, GcMode::LsmLookup)).err();
+    assert!(refused.is_some(), "lsm-lookup mode trusts drop records too");
+    let ro = Db::open_read_only(DIR, options(&fs, GcMode::DropRecords)).unwrap();
+    check(&ro, &model);
+    drop(ro);
+    let db = Db::open(DIR, opts()).unwrap();
     check(&db, &model);
 }

@@ -44,7 +44,10 @@ fn one_log_file_comes_back(mode: GcMode) {
     );
     for f in &report.files {
         assert!(
-            matches!(f.reason, StayReason::Active | StayReason::Live),
+            matches!(
+                f.reason,
+                StayReason::Active | StayReason::Live | StayReason::WithinTarget
+            ),
             "{report}"
         );
     }
@@ -65,4 +68,9 @@ fn drop_records_mode_seals_and_collects_the_active_log() {
 #[test]
 fn lsm_lookup_mode_seals_and_collects_the_active_log() {
     one_log_file_comes_back(GcMode::LsmLookup);
+}
+
+#[test]
+fn vlog_mode_seals_and_collects_the_active_log() {
+    one_log_file_comes_back(GcMode::Vlog);
 }

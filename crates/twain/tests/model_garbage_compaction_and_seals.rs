@@ -136,3 +136,8 @@ fn drop_records_mode_loses_and_resurrects_nothing() {
 fn lsm_lookup_mode_loses_and_resurrects_nothing() {
     run_seeds([4, 5, 6], GcMode::LsmLookup);
 }
+
+#[test]
+fn vlog_mode_loses_and_resurrects_nothing() {
+    run_seeds([7, 8, 9], GcMode::Vlog);
+}

@@ -20,7 +20,7 @@ const KEYS: u64 = 300;
 /// changes from write to write: placement `0 mod 3` has three classes merged at the last
 /// level, `1 mod 3` three classes merged from L1 on, `2 mod 3` two classes (no medium), and
 /// `3..6` moves the thresholds (every reopen picks one at random, so compactions re-place
-/// what was written under other ones). Odd seeds run value GC in lsm-lookup mode.
+/// what was written under other ones). Seeds 1 and 2 modulo 3 run value GC in lsm-lookup and vlog mode.
 fn opts(seed: u64, placement: u64) -> Options {
     let (medium_threshold, medium_merge_level) = match placement % 3 {
         0 => (24, 0),
@@ -29,10 +29,10 @@ fn opts(seed: u64, placement: u64) -> Options {
     };
     let inline_threshold = if placement >= 3 { 128 } else { 512 };
     Options {
-        gc_mode: if seed % 2 == 1 {
-            twain::GcMode::LsmLookup
-        } else {
-            twain::GcMode::DropRecords
+        gc_mode: match seed % 3 {
+            1 => twain::GcMode::LsmLookup,
+            2 => twain::GcMode::Vlog,
+            _ => twain::GcMode::DropRecords,
         },
         memtable_size: 64 << 10,
         value_file_size: 64 << 10,

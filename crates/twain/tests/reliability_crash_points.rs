@@ -116,7 +116,10 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
 /// Options for a seed: tiny memtables and value files so flushes, rolls and compactions
 /// all happen within tens of writes; even seeds hand each group commit to the file system
 /// at once, odd ones buffer up to 4 KiB of log in memory.
-fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
+/// Options for workload `base`'s database, varied by `seed` (`base`, or the later seeds a
+/// reopen uses). A database in vlog GC mode stays in it (the other modes refuse it), so
+/// that mode follows `base`: one workload in four.
+fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
     let parts = [1, 2, 4][(seed / 2 % 3) as usize];
     Options {
         fs,
@@ -140,10 +143,10 @@ fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
         // Value GC runs as workload steps, so crash states fall inside it.
         gc_enabled: false,
         gc_threshold: 0.9,
-        gc_mode: if seed % 4 == 3 {
-            twain::GcMode::LsmLookup
-        } else {
-            twain::GcMode::DropRecords
+        gc_mode: match (base % 4, seed % 4) {
+            (1, _) => twain::GcMode::Vlog,
+            (_, 3) => twain::GcMode::LsmLookup,
+            _ => twain::GcMode::DropRecords,
         },
         ..Options::default()
     }
@@ -217,7 +220,7 @@ fn check_state(
     // The states that go on working are also reopened with other options (log buffer,
     // value file size), as a restarted process may be.
     let reopen_seed = seed + u64::from(continue_after);
-    let db = match Db::open(DIR, options(Arc::clone(&fs), reopen_seed)) {
+    let db = match Db::open(DIR, options(Arc::clone(&fs), reopen_seed, seed)) {
         Ok(db) => db,
         Err(e) => {
             return tally.fail(&tally.open_failures, format!("{ctx}: open failed: {e}"));
@@ -316,7 +319,7 @@ fn check_state(
             );
         }
         drop(db);
-        let again = Db::open(DIR, options(Arc::clone(&fs), seed + 2))
+        let again = Db::open(DIR, options(Arc::clone(&fs), seed + 2, seed))
             .and_then(|db| db.iter().collect::<Result<Model, _>>());
         match again {
             Ok(state) if state == expect => {}
@@ -416,7 +419,7 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
         })));
     }
     let fs: Arc<dyn Fs> = Arc::new(faults.clone());
-    let mut db = Some(Db::open(DIR, options(Arc::clone(&fs), seed)).unwrap());
+    let mut db = Some(Db::open(DIR, options(Arc::clone(&fs), seed, seed)).unwrap());
     let mut written = 0;
     let mut gc_runs = 0u64;
     for step in steps {
@@ -456,7 +459,7 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
                 db.take().unwrap().close().unwrap();
                 // A clean close syncs the log: every acknowledged write is durable.
                 progress.durable.store(written, Ordering::SeqCst);
-                db = Some(Db::open(DIR, options(Arc::clone(&fs), seed)).unwrap());
+                db = Some(Db::open(DIR, options(Arc::clone(&fs), seed, seed)).unwrap());
             }
         }
     }

@@ -70,6 +70,11 @@ fn lsm_lookup_mode_seals_and_collects_the_log_unaided() {
 }
 
 #[test]
+fn vlog_mode_seals_and_collects_the_log_unaided() {
+    one_log_file_comes_back_unaided(GcMode::Vlog);
+}
+
+#[test]
 fn a_tiny_database_reports_its_floor() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), options(GcMode::DropRecords, FILE)).unwrap();

@@ -5,6 +5,8 @@ use super::{DbInner, SuperVersion, compact, flush, lock, pacing, value_gc};
 use crate::Result;
 use crate::compaction::picker::{self, LevelShape};
 use crate::error::IoContext;
+use crate::gc::Victim;
+use crate::options::GcMode;
 use crate::vlog::{LogWriter, SpareLog, ValueFile};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -138,6 +140,9 @@ fn gc_loop(inner: &DbInner) {
 fn gc_round(inner: &DbInner) -> Result<()> {
     let mut skip = HashSet::new();
     let (mut plan, quiet) = pacing::plan_now(inner);
+    if inner.opts.gc_mode == GcMode::Vlog {
+        return vlog_round(inner, plan, quiet);
+    }
     if plan.seal_active {
         let threshold = plan.gc_threshold;
         // Under load only a log at least half full is sealed early: sealing costs a new
@@ -153,7 +158,7 @@ fn gc_round(inner: &DbInner) -> Result<()> {
     }
     loop {
         let started = Instant::now();
-        match value_gc::run_once(inner, &mut skip, plan.gc_threshold)? {
+        match value_gc::run_once(inner, &mut skip, Victim::Below(plan.gc_threshold))? {
             value_gc::RunOutcome::Idle => return Ok(()),
             _ if shutting_down(inner) => return Ok(()),
             value_gc::RunOutcome::Collected(_) => {
@@ -163,6 +168,36 @@ fn gc_round(inner: &DbInner) -> Result<()> {
             _ => {}
         }
     }
+}
+
+/// One wake-up of the GC thread in vlog mode (WiscKey's circular log): while the space
+/// amplification is over the budget (`pacing::Plan::over_budget`), collect the log's tail.
+/// Each sealed file below the active one at the start of the round is collected at most
+/// once in it, so a log of live records is not copied round and round when the figure
+/// cannot come down (its floor, or a lagging live-data pass).
+fn vlog_round(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<()> {
+    if plan.seal_active {
+        // As in the other modes: the active log is sealed when it holds the garbage.
+        let min_len = if quiet {
+            0
+        } else {
+            inner.opts.value_file_size / 2
+        };
+        value_gc::seal_active_if_worth(inner, plan.gc_threshold, min_len)?;
+    }
+    let horizon = lock(&inner.write.state).log.value_file().number();
+    let mut skip = HashSet::new();
+    while plan.over_budget && !shutting_down(inner) {
+        match value_gc::run_once(inner, &mut skip, Victim::Tail(horizon))? {
+            value_gc::RunOutcome::Idle => return Ok(()),
+            value_gc::RunOutcome::Collected(n) => {
+                skip.insert(n);
+            }
+            _ => {}
+        }
+        plan = pacing::plan_now(inner).0;
+    }
+    Ok(())
 }
 
 /// Sleeps `d`, or until shutdown.
@@ -351,7 +386,8 @@ fn garbage_pick(
     st: &mut BgState,
     state: &crate::version::VersionState,
 ) -> Option<picker::CompactionTask> {
-    if !inner.opts.gc_enabled {
+    // Vlog mode's GC judges records by lookup: a compaction's drops would gain it nothing.
+    if !inner.opts.gc_enabled || inner.opts.gc_mode == GcMode::Vlog {
         return None;
     }
     let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));

@@ -212,6 +212,19 @@ pub(crate) fn persist_drops(
     drops: &mut DropWriter,
     edit: &mut VersionEdit,
 ) -> Result<bool> {
+    if !inner.opts.gc_mode.records_drops() {
+        // Vlog mode judges log records by LSM lookup and records none of their drops (the
+        // manifest says so since this open). Transient files still need theirs: placement
+        // frees them whole when every value is merged or dropped.
+        let sv = inner.super_version();
+        drops.retain_files(|n| {
+            sv.version
+                .state
+                .value_files
+                .get(&n)
+                .is_some_and(|f| f.origin == ValueFileOrigin::Transient)
+        });
+    }
     if drops.is_empty() {
         return Ok(true);
     }

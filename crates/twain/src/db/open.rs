@@ -23,6 +23,7 @@ use crate::cache::BlockCache;
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::identity;
+use crate::format::manifest::VersionEdit;
 use crate::format::names::{
     FileType, current_path, file_path, lock_path, parse_current, value_file_path,
 };
@@ -113,6 +114,20 @@ fn manifest_mark(fs: &dyn Fs, dir: &Path) -> Option<(Vec<u8>, u64)> {
     Some((current, len))
 }
 
+/// Refuses a writable open in a GC mode that trusts drop records (`GcMode::records_drops`)
+/// of a database that ran in vlog mode: its flushes and compactions left drops
+/// unrecorded, so those modes would take dead records for live ones, for good.
+fn refuse_untracked_drops(state: &VersionState, opts: &Options, read_only: bool) -> Result<()> {
+    if read_only || !state.drops_untracked || !opts.gc_mode.records_drops() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "option gc_mode: this database ran with gc_mode=vlog, which records no drops; \
+         opening it with gc_mode={} is not supported yet (open it with gc_mode=vlog)",
+        opts.gc_mode.as_str()
+    )))
+}
+
 /// Opens the database in `dir`; with `read_only`, without writing a byte.
 pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbInner>> {
     opts.validate()?;
@@ -165,6 +180,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
     } else {
         (VersionState::empty(opts.num_levels), 0)
     };
+    refuse_untracked_drops(&state, &opts, read_only.is_some())?;
 
     let listing = Listing::read(fs.as_ref(), dir)?;
     let parsed: Vec<(FileType, u64, u32)> = listing
@@ -301,6 +317,13 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
                 Arc::clone(lock),
             )?;
             remove_orphans(fs.as_ref(), dir, &listing, &versions)?;
+            if !opts.gc_mode.records_drops() && !versions.current().state.drops_untracked {
+                // IMPORTANT: durable before any flush or compaction leaves a drop out.
+                versions.log_and_apply(VersionEdit {
+                    drops_untracked: true,
+                    ..VersionEdit::default()
+                })?;
+            }
             let log = start_log(
                 &fs,
                 dir,

@@ -145,6 +145,8 @@ pub(crate) struct Pass {
     pub generation: u64,
     /// The visible sequence number when it started: every write up to it is counted.
     pub seq: SeqNo,
+    /// `Counters::user_bytes` when it started: what users wrote before it.
+    pub user_bytes: u64,
     /// When it started.
     pub started: Instant,
     /// How long it took.
@@ -231,6 +233,7 @@ pub(crate) fn current(inner: &DbInner) -> (Arc<SuperVersion>, u64, SeqNo) {
 /// data. `Ok(None)` if the database began closing meanwhile.
 fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
     let (sv, generation, seq) = current(inner);
+    let user_bytes = inner.counters.user_bytes.load(Ordering::Relaxed);
     let started = Instant::now();
     let stop = || super::background::shutting_down(inner);
     let (outcome, result) = match live_data(&sv, &stop) {
@@ -246,6 +249,7 @@ fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
         outcome,
         generation,
         seq,
+        user_bytes,
         started,
         took: started.elapsed(),
     });
@@ -314,6 +318,7 @@ mod tests {
             outcome: Ok(Arc::new(LiveData::default())),
             generation,
             seq: 0,
+            user_bytes: 0,
             started,
             took,
         }

@@ -9,8 +9,8 @@ use super::{DbInner, SuperVersion, lock};
 use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::gc::{
-    Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, choose,
-    emit, pick,
+    Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, Victim,
+    choose, emit, pick, pick_tail,
 };
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
@@ -34,11 +34,11 @@ pub(crate) enum RunOutcome {
     SetAside(u64),
 }
 
-/// Collects the best candidate under `threshold` not in `skip` nor set aside, if any.
+/// Collects the `victim` (not in `skip` nor set aside), if there is one.
 pub(crate) fn run_once(
     inner: &DbInner,
     skip: &mut HashSet<u64>,
-    threshold: f64,
+    victim: Victim,
 ) -> Result<RunOutcome> {
     let _one_at_a_time = lock(&inner.gc_lock);
     crate::gc::punch_ready(inner)?;
@@ -50,7 +50,11 @@ pub(crate) fn run_once(
         .gc_punch
         .take_rewrite()
         .filter(|n| !skip.contains(n) && version.state.punched.contains_key(n));
-    let Some(number) = forced.or_else(|| pick(&version.state, threshold, skip)) else {
+    let picked = || match victim {
+        Victim::Below(threshold) => pick(&version.state, threshold, skip),
+        Victim::Tail(horizon) => pick_tail(&version.state, skip, horizon),
+    };
+    let Some(number) = forced.or_else(picked) else {
         return Ok(RunOutcome::Idle);
     };
     let Some(file) = version.value_files.get(&number).cloned() else {
@@ -73,7 +77,7 @@ pub(crate) fn run_once(
     emit(inner, GcEvent::Started { file: number });
     let run = match inner.opts.gc_mode {
         GcMode::DropRecords => rewrite(inner, &job, forced.is_none()),
-        GcMode::LsmLookup => crate::gc::relocate(inner, &job),
+        GcMode::LsmLookup | GcMode::Vlog => crate::gc::relocate(inner, &job),
     };
     if !matches!(&run, Err(e) if !e.is_corruption()) {
         emit(inner, GcEvent::Finished { file: number });
@@ -127,7 +131,7 @@ pub(crate) fn run_all(inner: &DbInner, threshold: f64, pinned: &mut HashSet<u64>
     let mut runs = 0;
     let mut skip = HashSet::new();
     loop {
-        match run_once(inner, &mut skip, threshold)? {
+        match run_once(inner, &mut skip, Victim::Below(threshold))? {
             RunOutcome::Idle => return Ok(runs),
             RunOutcome::Collected(_) => runs += 1,
             RunOutcome::Skipped(n) => {
@@ -198,6 +202,9 @@ const COMPLETE_GC_ROUNDS: usize = 4;
 /// enough garbage, and collects every file under the threshold; repeats while a round
 /// gains something. Reports why each value file left stays.
 pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
+    if inner.opts.gc_mode == GcMode::Vlog {
+        return complete_vlog(inner);
+    }
     let threshold = inner.opts.gc_threshold.max(COMPLETE_GC_THRESHOLD);
     let mut report = GcReport {
         threshold,
@@ -232,12 +239,59 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
     }
     report.collected = runs(&inner.counters).saturating_sub(runs_before);
     report.punched = Counters::get(&inner.counters.gc_punch_runs).saturating_sub(punch_runs_before);
-    report.files = verdicts(inner, threshold, &pinned);
+    report.files = verdicts(inner, threshold, &pinned, None);
     Ok(report)
 }
 
-/// Why each value file stays.
-fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileVerdict> {
+/// A complete GC in vlog mode (WiscKey's circular log): flushes, makes a fresh live-data
+/// pass, seals the active value file when it holds the garbage, then collects the log's
+/// tail, oldest file first, each at most once, until the space amplification is at most
+/// the idle target (`pacing::idle_target`: 1.1 for the default target) or no sealed file
+/// is left. Files it did not reach stay `WithinTarget`.
+fn complete_vlog(inner: &DbInner) -> Result<GcReport> {
+    let threshold = inner.opts.gc_threshold.max(COMPLETE_GC_THRESHOLD);
+    let mut report = GcReport {
+        threshold,
+        ..GcReport::default()
+    };
+    let runs_before = Counters::get(&inner.counters.gc_runs);
+    super::flush::flush_all(inner)?;
+    super::space::refresh(inner)?;
+    if seal_active_if_worth(inner, threshold, 0)? {
+        report.logs_sealed += 1;
+        super::flush::flush_all(inner)?;
+    }
+    let horizon = lock(&inner.write.state).log.value_file().number();
+    let goal = super::pacing::idle_target(inner.opts.space_amp_target);
+    let mut skip = HashSet::new();
+    let mut pinned = HashSet::new();
+    while super::pacing::current_amp(inner)?.is_some_and(|amp| amp > goal) {
+        match run_once(inner, &mut skip, Victim::Tail(horizon))? {
+            RunOutcome::Idle => break,
+            RunOutcome::Collected(n) => {
+                skip.insert(n);
+            }
+            RunOutcome::Skipped(n) => {
+                pinned.insert(n);
+            }
+            RunOutcome::SetAside(_) => {}
+        }
+    }
+    report.collected = Counters::get(&inner.counters.gc_runs).saturating_sub(runs_before);
+    let live = super::space::refresh(inner)?;
+    report.files = verdicts(inner, threshold, &pinned, Some(&live));
+    Ok(report)
+}
+
+/// Why each value file stays. With `live` (vlog mode, whose drop counts say nothing),
+/// live fractions come from that live-data pass, and a file GC did not reach stays
+/// `WithinTarget`.
+fn verdicts(
+    inner: &DbInner,
+    threshold: f64,
+    pinned: &HashSet<u64>,
+    live: Option<&super::space::LiveData>,
+) -> Vec<FileVerdict> {
     let version = Arc::clone(&inner.super_version().version);
     let set_aside: HashSet<u64> = inner.gc_set_aside.numbers().into_iter().collect();
     let mut out = Vec::new();
@@ -245,7 +299,13 @@ fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileV
         let Some(file) = version.value_files.get(&number) else {
             continue;
         };
-        let live_fraction = state.live_fraction();
+        let live_fraction = match (live, state.sealed) {
+            (Some(live), Some(s)) if s.total_bytes > 0 => {
+                let here = live.separated.get(&number).copied().unwrap_or(0);
+                (here as f64 / s.total_bytes as f64).min(1.0)
+            }
+            _ => state.live_fraction(),
+        };
         let reason = if state.sealed.is_none() {
             StayReason::Active
         } else if state.origin == ValueFileOrigin::Transient {
@@ -254,6 +314,8 @@ fn verdicts(inner: &DbInner, threshold: f64, pinned: &HashSet<u64>) -> Vec<FileV
             StayReason::SetAside
         } else if pinned.contains(&number) {
             StayReason::PinnedBySnapshot
+        } else if live.is_some() {
+            StayReason::WithinTarget
         } else if state.unpunched_dropped_bytes() == 0 && live_fraction >= threshold {
             StayReason::Live
         } else if live_fraction >= threshold {

@@ -48,6 +48,11 @@ pub enum Tag {
     /// `number | origin` (varints) — a value file that placement wrote sorted, not the value
     /// log ([`ValueFileOrigin`]); given in the edit that adds the file and in snapshots.
     ValueFileOrigin = 13,
+    /// `1` (a varint) — from this edit on, flushes and compactions do not record the drops
+    /// of log records (the database ran with value GC in vlog mode, which judges records by
+    /// LSM lookup): drop counts understate the garbage of every value file. Never cleared;
+    /// given in snapshots.
+    DropsUntracked = 14,
 }
 
 impl TryFrom<u64> for Tag {
@@ -68,6 +73,7 @@ impl TryFrom<u64> for Tag {
             11 => Tag::Counters,
             12 => Tag::PunchedRuns,
             13 => Tag::ValueFileOrigin,
+            14 => Tag::DropsUntracked,
             other => return Err(other),
         })
     }
@@ -275,6 +281,8 @@ pub struct VersionEdit {
     pub value_file_punches: Vec<PunchDelta>,
     /// Who wrote value files added by this edit, when not the value log.
     pub value_file_origins: Vec<(u64, ValueFileOrigin)>,
+    /// From this edit on, drops of log records go unrecorded ([`Tag::DropsUntracked`]).
+    pub drops_untracked: bool,
 }
 
 impl VersionEdit {
@@ -356,6 +364,10 @@ impl VersionEdit {
             put_varint(&mut b, number);
             put_varint(&mut b, origin as u64);
         }
+        if self.drops_untracked {
+            tag(&mut b, Tag::DropsUntracked);
+            put_varint(&mut b, 1);
+        }
         if let Some(counters) = &self.counters {
             tag(&mut b, Tag::Counters);
             put_varint(&mut b, counters.len() as u64);
@@ -423,6 +435,18 @@ impl VersionEdit {
                     e.counters = Some(counters);
                 }
                 Tag::PunchedRuns => e.value_file_punches.push(decode_punch(&mut d)?),
+                Tag::DropsUntracked => {
+                    let at = d.pos();
+                    match d.varint("drops untracked flag")? {
+                        1 => e.drops_untracked = true,
+                        v => {
+                            return Err(DecodeError::new(
+                                at,
+                                format!("drops untracked flag {v} is not 1"),
+                            ));
+                        }
+                    }
+                }
                 Tag::ValueFileOrigin => {
                     let number = d.varint("value file number")?;
                     let at = d.pos();
@@ -519,6 +543,7 @@ mod tests {
                 (14, ValueFileOrigin::Transient),
                 (15, ValueFileOrigin::Placed),
             ],
+            drops_untracked: true,
         }
     }
 
@@ -572,6 +597,16 @@ mod tests {
         assert!(VersionEdit::decode(&enc).is_err());
         assert_eq!(ValueFileOrigin::Transient.birth_epoch(), 1);
         assert_eq!(ValueFileOrigin::Log.birth_epoch(), 0);
+    }
+
+    #[test]
+    fn drops_untracked_flag_must_be_one() {
+        for (v, ok) in [(0, false), (1, true), (2, false)] {
+            let mut enc = Vec::new();
+            put_varint(&mut enc, Tag::DropsUntracked as u64);
+            put_varint(&mut enc, v);
+            assert_eq!(VersionEdit::decode(&enc).is_ok(), ok, "flag {v}");
+        }
     }
 
     proptest! {

@@ -63,6 +63,31 @@ pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option
         .map(|(n, _)| n)
 }
 
+/// The tail of the value log (vlog mode, WiscKey's circular log): the oldest sealed value
+/// file numbered below `horizon` and not in `skip`, leaving out transient files (see
+/// [`pick`]). Oldest is lowest numbered: the log appends to ever higher numbers, and GC
+/// relocates live records to the head.
+pub fn pick_tail(state: &VersionState, skip: &HashSet<u64>, horizon: u64) -> Option<u64> {
+    state
+        .value_files
+        .range(..horizon)
+        .find(|(n, f)| {
+            f.sealed.is_some_and(|s| s.separated_bytes > 0)
+                && f.origin != ValueFileOrigin::Transient
+                && !skip.contains(n)
+        })
+        .map(|(&n, _)| n)
+}
+
+/// Which file a run collects.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Victim {
+    /// The one with the lowest live fraction, if below this ([`pick`]).
+    Below(f64),
+    /// The log's tail below this file number ([`pick_tail`]).
+    Tail(u64),
+}
+
 /// How a run on one file ended.
 #[derive(Debug)]
 pub(crate) enum Run {
@@ -238,6 +263,20 @@ mod tests {
         let mut s = s;
         s.value_files.entry(9).or_default().dropped_bytes = 10;
         assert_eq!(pick(&s, 1.0, &none), Some(2));
+    }
+
+    #[test]
+    fn the_tail_is_the_oldest_sealed_file_whatever_its_garbage() {
+        let mut s = state(&[(3, 1000, 900), (5, 1000, 0), (7, 1000, 10)]);
+        s.value_files.entry(9).or_default();
+        let none = HashSet::new();
+        assert_eq!(pick_tail(&s, &none, u64::MAX), Some(3));
+        assert_eq!(pick_tail(&s, &HashSet::from([3]), u64::MAX), Some(5));
+        assert_eq!(pick_tail(&s, &HashSet::from([3, 5]), 7), None);
+        // Unsealed files are never the tail.
+        assert_eq!(pick_tail(&s, &HashSet::from([3, 5, 7]), u64::MAX), None);
+        s.value_files.get_mut(&3).unwrap().origin = ValueFileOrigin::Transient;
+        assert_eq!(pick_tail(&s, &none, u64::MAX), Some(5));
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub enum StayReason {
     /// A flush's transient file of medium values: freed whole once compaction has merged
     /// or dropped every value in it, never copied by GC.
     Transient,
+    /// Vlog mode: the space amplification came within the target before GC reached this
+    /// part of the log (it collects the oldest file first, whatever its garbage).
+    WithinTarget,
 }
 
 impl StayReason {
@@ -33,6 +36,7 @@ impl StayReason {
             StayReason::PinnedBySnapshot => "pinned by a snapshot",
             StayReason::SetAside => "set aside",
             StayReason::Transient => "transient",
+            StayReason::WithinTarget => "within target",
         }
     }
 }

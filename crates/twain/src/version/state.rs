@@ -116,6 +116,10 @@ pub struct VersionState {
     /// Per value file, the punched runs `[start, end)` of its current epoch, in file order,
     /// adjacent ones merged (counts in [`ValueFileState`]). Scanners skip them.
     pub punched: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// Whether flushes and compactions ever left drops of log records unrecorded (value GC
+    /// in vlog mode): drop counts then understate garbage, and the other modes, which
+    /// trust them, cannot take the database over (see `db::open`).
+    pub drops_untracked: bool,
 }
 
 impl VersionState {
@@ -154,6 +158,7 @@ impl VersionState {
         if let Some(c) = &edit.counters {
             self.counters = Some(c.clone());
         }
+        self.drops_untracked |= edit.drops_untracked;
         for &(level, number) in &edit.deleted_tables {
             let files = self.level_mut(level)?;
             let pos = files
@@ -306,6 +311,7 @@ impl VersionState {
             flushed_sequence: self.flushed_sequence,
             added_tables: self.levels.iter().flatten().cloned().collect(),
             counters: self.counters.clone(),
+            drops_untracked: self.drops_untracked,
             ..VersionEdit::default()
         };
         for (&number, f) in &self.value_files {

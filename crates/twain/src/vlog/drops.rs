@@ -58,6 +58,11 @@ impl DropWriter {
         self.required.extend(other.required);
     }
 
+    /// Keeps the drops of the value files `keep` says yes to, and forgets the others.
+    pub fn retain_files(&mut self, mut keep: impl FnMut(u64) -> bool) {
+        self.drops.retain(|&file, _| keep(file));
+    }
+
     /// Whether nothing was dropped.
     pub fn is_empty(&self) -> bool {
         self.drops.is_empty()
