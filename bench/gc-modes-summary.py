@@ -8,12 +8,25 @@ import sys
 out = sys.argv[1]
 rounds = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
 configs = sorted({f[: -len(".jsonl")] for r in rounds for f in os.listdir(os.path.join(out, r)) if f.endswith(".jsonl")})
-runs = {
-    c: [{p["phase"]: p for p in map(json.loads, open(os.path.join(out, r, c + ".jsonl")))} for r in rounds]
-    for c in configs
-}
+
+
+def labelled(path):
+    """The phases of one run in order, each under its name, or NAME#k for the k-th of a
+    name that repeats (P1, P2, P3 of the same update workload)."""
+    rows = [json.loads(line) for line in open(path)]
+    names = [r["phase"] for r in rows]
+    seen = {}
+    out = {}
+    for r in rows:
+        n = r["phase"]
+        seen[n] = seen.get(n, 0) + 1
+        out[n if names.count(n) == 1 else f"{n}#{seen[n]}"] = r
+    return out
+
+
+runs = {c: [labelled(os.path.join(out, r, c + ".jsonl")) for r in rounds] for c in configs}
 # The phases in the order the runs wrote them.
-phases = [json.loads(line)["phase"] for line in open(os.path.join(out, rounds[0], configs[0] + ".jsonl"))]
+phases = list(runs[configs[0]][0])
 
 
 def cells(c, phase, field, scale=1.0, fmt="{:.0f}"):

@@ -57,3 +57,12 @@ def test_error_if_exists(path):
 def test_the_path_may_be_a_str(path):
     with twain.Db(str(path)) as db:
         assert db.path == path
+
+
+def test_a_vlog_mode_database_refuses_the_modes_that_trust_drop_records(path):
+    with twain.Db(path, gc_mode="vlog") as db:
+        db.put(b"k", b"v" * 300)
+    with pytest.raises(twain.InvalidArgumentError, match="ran with gc_mode=vlog"):
+        twain.Db(path, gc_mode="drop-records")
+    with twain.Db(path, gc_mode="vlog") as db:
+        assert db.get(b"k") == b"v" * 300
