@@ -36,9 +36,9 @@ pub struct BenchCmd {
 }
 
 /// Runs the benchmark, printing the configuration, then a table (or JSON lines).
-pub fn run(cmd: &BenchCmd, sets: &[String]) -> twain::Result<()> {
+pub fn run(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> twain::Result<()> {
     let shown = cmd.dir.clone().unwrap_or_else(std::env::temp_dir);
-    bench(cmd, sets).map_err(|e| match e {
+    bench(cmd, sets, out).map_err(|e| match e {
         BenchError::InvalidArgument(s) => twain::Error::InvalidArgument(s),
         other => twain::Error::Io {
             op: "bench",
@@ -48,7 +48,7 @@ pub fn run(cmd: &BenchCmd, sets: &[String]) -> twain::Result<()> {
     })
 }
 
-fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
+fn bench(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> Result<(), BenchError> {
     let plan = cmd.args.plan(Scale::Small)?;
     // Held for the whole run: the process leaves the group when it is dropped.
     let _cgroup = plan
@@ -97,8 +97,6 @@ fn bench(cmd: &BenchCmd, sets: &[String]) -> Result<(), BenchError> {
         plan.describe().replace('\n', "\n# "),
         engine_options(&opts),
     );
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     let w = |e: std::io::Error| BenchError::io("writing stdout", e);
     let w_err = w;
     if cmd.args.json {

@@ -11,53 +11,159 @@ use twain::{Db, Error, Result, WriteBatch, WriteOptions};
 use twain_bench::keys::{KEY_LEN, Permutation, key_bytes};
 use twain_bench::values::{ValueDist, ValueSource};
 
-/// Writes `key<TAB>value` lines from `input` in batches of `batch` pairs; returns how many
-/// pairs were written. A malformed line is an error naming it; the batches before it are
-/// written.
+/// How `import` treats a malformed line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadLines {
+    /// Stop at the first: the pairs before it are written, nothing after it.
+    Stop,
+    /// Skip them, counting them.
+    Skip,
+}
+
+/// What an `import` did, when it finished and when it stopped.
+#[derive(Debug, Default)]
+pub struct Imported {
+    /// Pairs written to the database.
+    pub written: u64,
+    /// Malformed lines skipped (with [`BadLines::Skip`]).
+    pub skipped: u64,
+    /// The first skipped lines, each with its number and what is wrong with it (at most
+    /// [`SKIPPED_SHOWN`]).
+    pub first_skipped: Vec<(u64, String)>,
+}
+
+/// How many skipped lines an import names.
+pub const SKIPPED_SHOWN: usize = 10;
+
+/// Why an `import` stopped.
+#[derive(Debug)]
+pub enum ImportError {
+    /// A malformed line (with [`BadLines::Stop`]): its number and what is wrong with it.
+    BadLine(u64, String),
+    /// Reading stdin or writing to the database failed.
+    Engine(Error),
+}
+
+impl From<Error> for ImportError {
+    fn from(e: Error) -> Self {
+        ImportError::Engine(e)
+    }
+}
+
+/// One `key<TAB>value` line (without its line end) as a pair, or what is wrong with it.
+fn parse_line(text: Text, line: &[u8]) -> std::result::Result<(Vec<u8>, Vec<u8>), String> {
+    let mut fields = line.splitn(2, |&b| b == b'\t');
+    let (Some(k), Some(v)) = (fields.next(), fields.next()) else {
+        return Err("expected KEY<TAB>VALUE".into());
+    };
+    let key = text.parse(k).map_err(|e| format!("key: {e}"))?;
+    let value = text.parse(v).map_err(|e| format!("value: {e}"))?;
+    Ok((key, value))
+}
+
+/// Writes `key<TAB>value` lines from `input` in batches of `batch` pairs, then flushes the
+/// memtable, so that later opens do not replay the log. The input is bytes: without
+/// `--hex` a field need not be UTF-8.
+///
+/// When it stops (a malformed line with [`BadLines::Stop`], a failed read or write), every
+/// pair of the lines before is written and flushed if the database lets it, and `imported`
+/// says how many: the input can be resumed after the line named.
 pub fn import(
     db: &Db,
     text: Text,
     input: &mut dyn BufRead,
     batch: usize,
+    bad_lines: BadLines,
     opts: &WriteOptions,
-) -> Result<u64> {
-    let batch = batch.max(1);
-    let (mut pending, mut count, mut written) = (WriteBatch::new(), 0usize, 0u64);
-    let mut line = String::new();
-    for number in 1.. {
+    imported: &mut Imported,
+) -> std::result::Result<(), ImportError> {
+    let read = read_lines(db, text, input, batch.max(1), bad_lines, opts, imported);
+    // The pairs written are flushed whether or not the input was read to its end; a
+    // failed flush after a failed read is not the error to report.
+    let flushed = db.flush();
+    read?;
+    Ok(flushed?)
+}
+
+/// The pairs read and not yet written.
+struct Pending {
+    batch: WriteBatch,
+    count: usize,
+}
+
+impl Pending {
+    /// Writes the pairs, if any, counting them in `imported`.
+    fn write(&mut self, db: &Db, opts: &WriteOptions, imported: &mut Imported) -> Result<()> {
+        if self.count > 0 {
+            db.write(std::mem::take(&mut self.batch), opts)?;
+            imported.written += self.count as u64;
+            self.count = 0;
+        }
+        Ok(())
+    }
+}
+
+/// The loop of [`import`], writing a batch whenever it is full and before it returns.
+fn read_lines(
+    db: &Db,
+    text: Text,
+    input: &mut dyn BufRead,
+    batch: usize,
+    bad_lines: BadLines,
+    opts: &WriteOptions,
+    imported: &mut Imported,
+) -> std::result::Result<(), ImportError> {
+    let mut pending = Pending {
+        batch: WriteBatch::new(),
+        count: 0,
+    };
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    loop {
         line.clear();
-        let n = input.read_line(&mut line).map_err(|source| Error::Io {
-            op: "read",
-            path: "stdin".into(),
-            source,
-        })?;
+        number += 1;
+        let read = input.read_until(b'\n', &mut line);
+        let n = match read {
+            Ok(n) => n,
+            Err(source) => {
+                pending.write(db, opts, imported)?;
+                return Err(ImportError::Engine(Error::Io {
+                    op: "read",
+                    path: format!("stdin line {number}").into(),
+                    source,
+                }));
+            }
+        };
         if n == 0 {
             break;
         }
-        let content = line.strip_suffix('\n').unwrap_or(&line);
-        let content = content.strip_suffix('\r').unwrap_or(content);
+        let content = line.strip_suffix(b"\n").unwrap_or(&line);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
         if content.is_empty() {
             continue;
         }
-        let bad = |why: String| Error::InvalidArgument(format!("stdin line {number}: {why}"));
-        let (k, v) = content
-            .split_once('\t')
-            .ok_or_else(|| bad("expected KEY<TAB>VALUE".into()))?;
-        let key = text.parse(k).map_err(|e| bad(format!("key: {e}")))?;
-        let value = text.parse(v).map_err(|e| bad(format!("value: {e}")))?;
-        pending.put(key, value);
-        count += 1;
-        if count == batch {
-            db.write(std::mem::take(&mut pending), opts)?;
-            written += count as u64;
-            count = 0;
+        match parse_line(text, content) {
+            Ok((key, value)) => {
+                pending.batch.put(key, value);
+                pending.count += 1;
+                if pending.count == batch {
+                    pending.write(db, opts, imported)?;
+                }
+            }
+            Err(why) if bad_lines == BadLines::Skip => {
+                imported.skipped += 1;
+                if imported.first_skipped.len() < SKIPPED_SHOWN {
+                    imported.first_skipped.push((number, why));
+                }
+            }
+            Err(why) => {
+                pending.write(db, opts, imported)?;
+                return Err(ImportError::BadLine(number, why));
+            }
         }
     }
-    if count > 0 {
-        db.write(pending, opts)?;
-        written += count as u64;
-    }
-    Ok(written)
+    pending.write(db, opts, imported)?;
+    Ok(())
 }
 
 /// What `load` writes.

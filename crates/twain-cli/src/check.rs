@@ -1,5 +1,7 @@
 //! `twain check`: the command-line face of [`twain::check::check`].
 
+use crate::Outcome;
+use crate::say::note;
 use std::io::{ErrorKind, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -7,13 +9,13 @@ use twain::check::{CheckOptions, check};
 use twain::fs::{FileLock, Fs};
 use twain::{Error, Options, Result};
 
-/// Checks the database at `db` (options from `sets`, for `num_levels`), writes the report
-/// to `out`, and fails if it found any problem.
+/// Checks the database at `db` (options from `sets`, for `num_levels`) and writes the report
+/// to `out`; [`Outcome::No`] if it found any problem.
 ///
 /// The check reads files without a version to hold them, so it needs the database closed:
 /// if another process holds its `LOCK`, it says so instead of reporting a writer's work in
 /// progress as damage. It holds the lock (when it can take it) while it runs.
-pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<()> {
+pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<Outcome> {
     let mut opts = Options::default();
     crate::commands::apply_sets(&mut opts, sets)?;
     let _lock = lock_if_present(db)?;
@@ -30,13 +32,14 @@ pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<()> {
         source,
     })?;
     if report.is_ok() {
-        Ok(())
+        Ok(Outcome::Done)
     } else {
-        Err(Error::Corruption {
-            file: db.to_path_buf(),
-            offset: 0,
-            what: format!("twain check found {} problems", report.problems.len()),
-        })
+        note!(
+            "twain: check found {} problems in {}",
+            report.problems.len(),
+            db.display()
+        );
+        Ok(Outcome::No)
     }
 }
 

@@ -1,16 +1,26 @@
 //! The subcommands.
 
+use crate::Outcome;
 use crate::say::note;
 use crate::text::Text;
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use twain::{Db, Options, WriteOptions};
 
+/// The version `--version` shows: the package's, and the git commit of the build
+/// ("unknown" when built outside a repository; see build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TWAIN_COMMIT"),
+    ")"
+);
+
 /// twain: an embeddable key-value store for SSDs (LSM-tree with key-value separation).
 #[derive(Debug, Parser)]
-#[command(name = "twain", version, about)]
+#[command(name = "twain", version = VERSION, about)]
 pub struct Cli {
     /// The database directory.
     #[arg(long, global = true, default_value = "twain-db")]
@@ -18,7 +28,8 @@ pub struct Cli {
     /// Set an engine option, e.g. `--set memtable_size=8M` (repeatable).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Keys and values on the command line, in `scan` output and in `import` input are hex.
+    /// Keys and values on the command line, in `scan` output and in `import` input are hex
+    /// (without it: UTF-8 with the `\xNN` escapes `scan` prints; a backslash is `\x5c`).
     #[arg(long, global = true)]
     hex: bool,
     #[command(subcommand)]
@@ -62,17 +73,36 @@ pub fn apply_sets(opts: &mut Options, sets: &[String]) -> twain::Result<()> {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Set a key to a value (creates the database if missing).
+    #[command(
+        after_help = "Examples:\n  twain --db DIR put user:1 alice\n  twain --db DIR put --sync \"key\\x00\" \"value with a\\x09tab\"\n  twain --db DIR --hex put 00ff 68656c6c6f"
+    )]
     Put {
+        /// The key (`\xNN` escapes as `scan` prints them; hex with --hex).
         key: String,
+        /// The value (`\xNN` escapes as `scan` prints them; hex with --hex).
         value: String,
         /// Sync the write to disk before returning.
         #[arg(long)]
         sync: bool,
     },
-    /// Print the value of a key (exit status 1 if it is absent).
-    Get { key: String },
+    /// Print the value of a key: its bytes exactly, nothing added, when stdout is not a
+    /// terminal (`twain get KEY > file`); on a terminal a newline follows. Exit status 1 if
+    /// the key is absent.
+    #[command(
+        after_help = "Examples:\n  twain --db DIR get user:1\n  twain --db DIR get photo:7 > photo.jpg    # the bytes exactly\n  twain --db DIR get user:1 || echo \"absent (status 1) or an error (status 2)\""
+    )]
+    Get {
+        /// The key (`\xNN` escapes as `scan` prints them; hex with --hex).
+        key: String,
+        /// Write the value's bytes exactly even to a terminal (and even with --hex, which
+        /// then applies to the key only).
+        #[arg(long)]
+        raw: bool,
+    },
     /// Delete a key.
+    #[command(after_help = "Example:\n  twain --db DIR delete user:1")]
     Delete {
+        /// The key (`\xNN` escapes as `scan` prints them; hex with --hex).
         key: String,
         /// Sync the write to disk before returning.
         #[arg(long)]
@@ -80,31 +110,17 @@ enum Command {
     },
     /// List keys and values in order, one `key<TAB>value` line each (bytes that are not
     /// printable ASCII, and the backslash, as `\xNN`; everything hex with --hex).
-    Scan {
-        /// First key (inclusive).
-        #[arg(long)]
-        from: Option<String>,
-        /// Last key (exclusive).
-        #[arg(long)]
-        to: Option<String>,
-        /// Only keys with this prefix (overrides --from/--to).
-        #[arg(long)]
-        prefix: Option<String>,
-        /// Walk backwards.
-        #[arg(long)]
-        reverse: bool,
-        /// Stop after this many pairs.
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Print keys only, one a line; no value file is read.
-        #[arg(long, conflicts_with = "count")]
-        keys_only: bool,
-        /// Print only how many keys there are (no value file is read).
-        #[arg(long)]
-        count: bool,
-    },
-    /// Read `key<TAB>value` lines as `scan` prints them from stdin and write them in
-    /// batches (creates the database if missing).
+    #[command(
+        after_help = "Examples:\n  twain --db DIR scan --prefix user: --limit 10\n  twain --db DIR scan --prefix user: --from user:5000 --keys-only\n  twain --db DIR scan --count\n  twain --db old scan | twain --db new import"
+    )]
+    Scan(crate::scan::ScanArgs),
+    /// Read `key<TAB>value` lines as `scan` prints them from stdin, write them in batches
+    /// and flush (creates the database if missing). The input is bytes, not necessarily
+    /// UTF-8. At a malformed line it stops, saying how many pairs, every one before that
+    /// line, were written.
+    #[command(
+        after_help = "Examples:\n  twain --db old scan | twain --db new import --sync\n  twain --db DIR import --skip-bad < pairs.tsv"
+    )]
     Import {
         /// Pairs per write batch.
         #[arg(long, default_value_t = 1000)]
@@ -112,6 +128,9 @@ enum Command {
         /// Sync every batch before the next.
         #[arg(long)]
         sync: bool,
+        /// Skip malformed lines (naming the first few) instead of stopping at the first.
+        #[arg(long)]
+        skip_bad: bool,
     },
     /// Write random 16-byte keys in a random order with random values, then flush; prints
     /// ops/s, MB/s and write amplification (creates the database if missing).
@@ -134,6 +153,9 @@ enum Command {
     },
     /// Print statistics, with the exact live-data figure (one pass over every table's keys)
     /// unless --fast.
+    #[command(
+        after_help = "Examples:\n  twain --db DIR stats\n  twain --db DIR stats --json --fast"
+    )]
     Stats {
         /// As one JSON object.
         #[arg(long)]
@@ -148,8 +170,12 @@ enum Command {
     /// Compact the whole key space down to the last level.
     Compact,
     /// Run value GC until no value file's live fraction is below gc_threshold.
+    #[command(after_help = "Example:\n  twain --db DIR gc --set gc_threshold=0.5")]
     Gc,
     /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT, IDENTITY).
+    #[command(
+        after_help = "Examples:\n  twain dump DIR/000012.sst | less\n  twain dump DIR/CURRENT"
+    )]
     Dump {
         /// The file.
         file: PathBuf,
@@ -159,15 +185,23 @@ enum Command {
     Bench(crate::bench::BenchCmd),
     /// Verify a closed database offline: every checksum, every value handle, the manifest
     /// against the files present (exit status 1 on any problem).
+    #[command(after_help = "Example:\n  twain --db DIR check && echo sound")]
     Check,
     /// Rebuild a closed database's manifest from its tables, value files and drop files
     /// (after CURRENT or the manifest was lost or damaged); unusable files go to lost/.
     Repair,
-    /// Random multi-threaded operations, checked as they run, with an expected-state file
-    /// (the child process of `twain crashtest`).
-    Stress(crate::stress::StressArgs),
-    /// The kill loop: run `twain stress`, SIGKILL it at random moments, verify every key.
-    Crashtest(crate::crashtest::CrashtestArgs),
+    /// Test harnesses of the engine (not for use on a database that matters).
+    #[command(hide = true)]
+    Debug {
+        #[command(subcommand)]
+        command: DebugCommand,
+    },
+    /// Print a shell's completion script for twain, e.g.
+    /// `twain completions bash > ~/.local/share/bash-completion/completions/twain`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Serve a database over the Redis protocol (RESP2/RESP3); see docs/server.md.
     Serve(twain_server::ServeArgs),
     /// Serve compaction parts of the database to the process that has it open (Co-KV
@@ -175,94 +209,82 @@ enum Command {
     CompactionWorker(crate::worker::WorkerArgs),
 }
 
-/// Runs a parsed command line.
-pub fn run(cli: Cli) -> twain::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let w = |e: std::io::Error| twain::Error::Io {
+/// The subcommands of `twain debug`: test harnesses, hidden from the main help.
+#[derive(Debug, Subcommand)]
+enum DebugCommand {
+    /// Random multi-threaded operations, checked as they run, with an expected-state file
+    /// (the child process of `twain debug crashtest`).
+    Stress(crate::stress::StressArgs),
+    /// The kill loop: run `twain debug stress`, SIGKILL it at random moments, verify every
+    /// key.
+    Crashtest(crate::crashtest::CrashtestArgs),
+}
+
+/// Runs a parsed command line: its results go to stdout, flushed before it returns.
+pub fn run(cli: Cli) -> twain::Result<Outcome> {
+    let mut out = crate::out::stdout();
+    let outcome = run_with(&cli, &mut out)?;
+    out.flush().map_err(stdout_error)?;
+    Ok(outcome)
+}
+
+/// The error of a failed write of a command's results.
+fn stdout_error(source: std::io::Error) -> twain::Error {
+    twain::Error::Io {
         op: "write",
         path: "stdout".into(),
-        source: e,
-    };
+        source,
+    }
+}
+
+/// Runs one command, writing its results to `out`. Every database it opens is closed
+/// before it returns: with [`Db::close`], whose error is the command's, when the command
+/// succeeded; by the drop while an error unwinds it.
+fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
+    let w = stdout_error;
     let text = cli.text();
     match &cli.command {
         Command::Put { key, value, sync } => {
             let (key, value) = (text.arg("key", key)?, text.arg("value", value)?);
-            cli.open(true)?
-                .put_opt(key, value, &WriteOptions { sync: *sync })
+            let db = cli.open(true)?;
+            db.put_opt(key, value, &WriteOptions { sync: *sync })?;
+            db.close()?;
         }
-        Command::Get { key } => match cli.open_read_only()?.get(text.arg("key", key)?)? {
-            Some(v) if cli.hex => writeln!(out, "{}", text.show(&v)).map_err(w),
-            Some(v) => {
-                out.write_all(&v).map_err(w)?;
-                writeln!(out).map_err(w)
-            }
-            None => {
-                note!("not found");
-                std::process::exit(1);
-            }
-        },
-        Command::Delete { key, sync } => cli
-            .open(false)?
-            .delete_opt(text.arg("key", key)?, &WriteOptions { sync: *sync }),
-        Command::Scan {
-            from,
-            to,
-            prefix,
-            reverse,
-            limit,
-            keys_only,
-            count,
-        } => {
+        Command::Get { key, raw } => {
             let db = cli.open_read_only()?;
-            let bound = |k: &Option<String>| k.as_deref().map(|k| text.arg("key", k)).transpose();
-            let iter = match (prefix, bound(from)?, bound(to)?) {
-                (Some(p), _, _) => db.prefix(text.arg("prefix", p)?),
-                (None, Some(a), Some(b)) => db.range(a..b),
-                (None, Some(a), None) => db.range(a..),
-                (None, None, Some(b)) => db.range(..b),
-                (None, None, None) => db.iter(),
-            };
-            let limit = limit.unwrap_or(usize::MAX);
-            if *keys_only || *count {
-                let keys = iter.into_keys();
-                let keys: Box<dyn Iterator<Item = twain::Result<Vec<u8>>>> = if *reverse {
-                    Box::new(keys.rev())
-                } else {
-                    Box::new(keys)
-                };
-                let mut n = 0u64;
-                for k in keys.take(limit) {
-                    let k = k?;
-                    n += 1;
-                    if !*count {
-                        writeln!(out, "{}", text.show(&k)).map_err(w)?;
+            let value = db.get(text.arg("key", key)?)?;
+            db.close()?;
+            match value {
+                Some(v) if *raw => out.write_all(&v).map_err(w)?,
+                Some(v) if cli.hex => writeln!(out, "{}", text.show(&v)).map_err(w)?,
+                Some(v) => {
+                    out.write_all(&v).map_err(w)?;
+                    if std::io::stdout().is_terminal() {
+                        writeln!(out).map_err(w)?;
                     }
                 }
-                if *count {
-                    writeln!(out, "{n}").map_err(w)?;
+                None => {
+                    note!("twain: not found: {key}");
+                    return Ok(Outcome::No);
                 }
-                return Ok(());
             }
-            let iter: Box<dyn Iterator<Item = twain::Result<twain::KvPair>>> = if *reverse {
-                Box::new(iter.rev())
-            } else {
-                Box::new(iter)
-            };
-            for kv in iter.take(limit) {
-                let (k, v) = kv?;
-                writeln!(out, "{}\t{}", text.show(&k), text.show(&v)).map_err(w)?;
-            }
-            Ok(())
         }
-        Command::Import { batch, sync } => {
-            let db = cli.open(true)?;
-            let stdin = std::io::stdin();
-            let opts = WriteOptions { sync: *sync };
-            let n = crate::bulk::import(&db, text, &mut stdin.lock(), *batch, &opts)?;
-            note!("imported {n} pairs");
-            Ok(())
+        Command::Delete { key, sync } => {
+            let key = text.arg("key", key)?;
+            let db = cli.open(false)?;
+            db.delete_opt(key, &WriteOptions { sync: *sync })?;
+            db.close()?;
         }
+        Command::Scan(args) => {
+            let db = cli.open_read_only()?;
+            crate::scan::run(&db, text, args, out, stdout_error)?;
+            db.close()?;
+        }
+        Command::Import {
+            batch,
+            sync,
+            skip_bad,
+        } => return import(cli, *batch, *sync, *skip_bad),
         Command::Load {
             num,
             value_size,
@@ -277,7 +299,9 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 seed: *seed,
                 sync: *sync,
             };
-            crate::bulk::load(&cli.open(true)?, &spec, &mut out)
+            let db = cli.open(true)?;
+            crate::bulk::load(&db, &spec, out)?;
+            db.close()?;
         }
         Command::Stats { json, fast } => {
             let db = cli.open_read_only()?;
@@ -286,16 +310,27 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 let _ = db.refresh_live_bytes();
             }
             let s = db.stats()?;
+            db.close()?;
             let text = if *json { s.to_json() } else { s.to_text() };
-            writeln!(out, "{text}").map_err(w)
+            writeln!(out, "{text}").map_err(w)?;
         }
-        Command::Flush => cli.open(false)?.flush(),
-        Command::Compact => cli.open(false)?.compact_range(None, None),
+        Command::Flush => {
+            let db = cli.open(false)?;
+            db.flush()?;
+            db.close()?;
+        }
+        Command::Compact => {
+            let db = cli.open(false)?;
+            db.compact_range(None, None)?;
+            db.close()?;
+        }
         Command::Gc => {
             let db = cli.open(false)?;
             let report = db.gc_report()?;
             let s = db.stats()?;
-            for f in db.gc_set_aside() {
+            let set_aside = db.gc_set_aside();
+            db.close()?;
+            for f in set_aside {
                 writeln!(out, "set aside value file {}: {f}", f.number).map_err(w)?;
             }
             write!(out, "{report}").map_err(w)?;
@@ -310,18 +345,27 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                     |a| format!("{a:.2}")
                 )
             )
-            .map_err(w)
+            .map_err(w)?;
         }
-        Command::Check => crate::check::run(&cli.db, &cli.set, &mut out),
-        Command::Repair => crate::repair::run(&cli.db, &cli.set, &mut out),
-        Command::Stress(args) => crate::stress::run(args, &cli.set),
-        Command::Crashtest(args) => crate::crashtest::run(args),
-        Command::CompactionWorker(args) => crate::worker::run(&cli.db, args),
+        Command::Check => return crate::check::run(&cli.db, &cli.set, out),
+        Command::Repair => crate::repair::run(&cli.db, &cli.set, out)?,
+        Command::Debug { command } => match command {
+            DebugCommand::Stress(args) => crate::stress::run(args, &cli.set)?,
+            DebugCommand::Crashtest(args) => crate::crashtest::run(args)?,
+        },
+        Command::CompactionWorker(args) => crate::worker::run(&cli.db, args)?,
         Command::Dump { file } => {
             let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
-            twain::dump::dump_file(&fs, file, &mut out)
+            twain::dump::dump_file(&fs, file, out)?;
         }
-        Command::Bench(cmd) => crate::bench::run(cmd, &cli.set),
+        Command::Completions { shell } => {
+            // Generated into memory: the generator panics when its writer fails.
+            let mut script = Vec::new();
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut cmd, "twain", &mut script);
+            out.write_all(&script).map_err(w)?;
+        }
+        Command::Bench(cmd) => crate::bench::run(cmd, &cli.set, out)?,
         Command::Serve(args) => {
             let args = twain_server::ServeArgs {
                 db: cli.db.clone(),
@@ -329,10 +373,55 @@ pub fn run(cli: Cli) -> twain::Result<()> {
                 ..args.clone()
             };
             if let Err(e) = twain_server::serve(&args) {
-                note!("twain serve: {e}");
-                std::process::exit(1);
+                note!("twain: serve: {e}");
+                return Ok(Outcome::Failed);
             }
-            Ok(())
         }
     }
+    Ok(Outcome::Done)
+}
+
+/// `twain import`: reports on stderr what it wrote, and on failure how far it got.
+fn import(cli: &Cli, batch: usize, sync: bool, skip_bad: bool) -> twain::Result<Outcome> {
+    use crate::bulk::{BadLines, ImportError, Imported};
+    let db = cli.open(true)?;
+    let bad_lines = match skip_bad {
+        true => BadLines::Skip,
+        false => BadLines::Stop,
+    };
+    let mut imported = Imported::default();
+    let result = crate::bulk::import(
+        &db,
+        cli.text(),
+        &mut std::io::stdin().lock(),
+        batch,
+        bad_lines,
+        &WriteOptions { sync },
+        &mut imported,
+    );
+    let closed = db.close();
+    for (number, why) in &imported.first_skipped {
+        note!("twain: skipped stdin line {number}: {why}");
+    }
+    let Imported {
+        written, skipped, ..
+    } = imported;
+    let error = match (result, closed) {
+        (Ok(()), Ok(())) => {
+            match skipped {
+                0 => note!("imported {written} pairs"),
+                _ => note!("imported {written} pairs, skipped {skipped} malformed lines"),
+            }
+            return Ok(Outcome::Done);
+        }
+        (Err(ImportError::BadLine(number, why)), _) => format!(
+            "stdin line {number}: {why}; the {written} pairs before it were written, nothing \
+             after it (--skip-bad skips malformed lines)"
+        ),
+        (Err(ImportError::Engine(e)), _) | (Ok(()), Err(e)) => {
+            format!("{e}; {written} pairs were written before it")
+        }
+    };
+    note!("twain: {error}");
+    Ok(Outcome::Failed)
 }

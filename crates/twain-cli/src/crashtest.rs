@@ -1,6 +1,6 @@
-//! `twain crashtest`: the kill loop (db_crashtest style).
+//! `twain debug crashtest`: the kill loop (db_crashtest style).
 //!
-//! Runs `twain stress` as a child process with random engine options, kills it with
+//! Runs `twain debug stress` as a child process with random engine options, kills it with
 //! SIGKILL at a random moment, then — in this process — checks the database offline
 //! (`twain::check`), reopens it with new random options and verifies every key against the
 //! expected-state file: a settled key must hold exactly its acknowledged value, a key with
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use twain::check::{CheckOptions, check};
 use twain::{Error, Result};
 
-/// Arguments of `twain crashtest`.
+/// Arguments of `twain debug crashtest`.
 #[derive(Debug, Clone, Args)]
 pub struct CrashtestArgs {
     /// Stop after this many kills (default 30 unless --duration is given).
@@ -133,7 +133,7 @@ fn with_commas(n: u64) -> String {
     out
 }
 
-/// Runs `twain crashtest`; prints one line per kill on stderr and the figures at the end.
+/// Runs `twain debug crashtest`; prints one line per kill on stderr and the figures at the end.
 pub fn run(args: &CrashtestArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -185,7 +185,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
             sets.push("compaction_offload_timeout_ms=2000".into());
         }
         let mut cmd = Command::new(&exe);
-        cmd.arg("stress")
+        cmd.args(["debug", "stress"])
             .arg(&db)
             .arg("--expected")
             .arg(&expected_path)

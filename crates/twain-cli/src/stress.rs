@@ -1,4 +1,4 @@
-//! `twain stress`: random multi-threaded operations against a database, checked as they
+//! `twain debug stress`: random multi-threaded operations against a database, checked as they
 //! run, with an *expected-state file* that a SIGKILL at any instant leaves usable.
 //!
 //! Keys are `k00000000`..; each thread owns the keys whose index is congruent to its
@@ -14,8 +14,8 @@
 //! acknowledges it, `(new, new)`. Each slot is updated by one 8-byte positional write
 //! (one system call), which a SIGKILL cannot tear, and the page cache keeps it when the
 //! process dies. So after a kill every slot holds either a settled value or the old and
-//! the new value of a write that may or may not have happened: `twain crashtest` accepts
-//! either, then settles the slot to what it found.
+//! the new value of a write that may or may not have happened: `twain debug crashtest`
+//! accepts either, then settles the slot to what it found.
 
 use crate::say::say;
 use clap::Args;
@@ -31,7 +31,7 @@ const MAGIC: &[u8; 8] = b"twainEXP";
 const HEADER_LEN: u64 = 16;
 const SLOT_LEN: u64 = 8;
 
-/// Arguments of `twain stress`.
+/// Arguments of `twain debug stress`.
 #[derive(Debug, Clone, Args)]
 pub struct StressArgs {
     /// The database directory (created if missing).
@@ -427,7 +427,7 @@ pub fn open_db(path: &Path, sets: &[String]) -> Result<Db> {
     Db::open(path, opts)
 }
 
-/// Runs `twain stress`; prints a one-line summary when it ends by itself.
+/// Runs `twain debug stress`; prints a one-line summary when it ends by itself.
 pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
     if args.threads == 0 || args.keys < args.threads {
         return Err(Error::InvalidArgument(
@@ -442,7 +442,7 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
         let (acked, pending) = expected.get(i)?;
         if acked != pending {
             return Err(Error::InvalidArgument(format!(
-                "key k{i:08} has a pending write: run `twain crashtest` to settle it"
+                "key k{i:08} has a pending write: run `twain debug crashtest` to settle it"
             )));
         }
         ids[i as usize] = acked;

@@ -1,9 +1,10 @@
 //! How keys and values appear on the command line and in `scan` / `import` lines.
 //!
-//! Arguments are taken as UTF-8 bytes, or as hex with `--hex`. Output is printable: `scan`
-//! writes every byte that is not printable ASCII (and the backslash) as `\xNN`, or
-//! everything as hex with `--hex`, so one `key<TAB>value` line holds any pair and `import`
-//! reads it back byte for byte.
+//! Output is printable: `scan` writes every byte that is not printable ASCII (and the
+//! backslash) as `\xNN`, or everything as hex with `--hex`, so one `key<TAB>value` line
+//! holds any pair and `import` reads it back byte for byte. Keys and values on the command
+//! line are read the same way as `import` reads its fields: UTF-8 with `\xNN` escapes (a
+//! backslash is `\x5c`), or hex with `--hex`, so whatever `scan` printed can be pasted.
 
 use twain::{Error, Result};
 
@@ -15,13 +16,10 @@ pub struct Text {
 }
 
 impl Text {
-    /// The bytes of a command-line argument.
+    /// The bytes of a command-line argument: read as [`Text::parse`] reads a field.
     pub fn arg(&self, what: &str, s: &str) -> Result<Vec<u8>> {
-        if self.hex {
-            hex::decode(s).map_err(|e| Error::InvalidArgument(format!("{what} {s:?}: {e}")))
-        } else {
-            Ok(s.as_bytes().to_vec())
-        }
+        self.parse(s.as_bytes())
+            .map_err(|e| Error::InvalidArgument(format!("{what} {s:?}: {e}")))
     }
 
     /// The printable form of `bytes` in a `scan` line.
@@ -33,8 +31,9 @@ impl Text {
         }
     }
 
-    /// The bytes of a field printed by [`Text::show`].
-    pub fn parse(&self, field: &str) -> std::result::Result<Vec<u8>, String> {
+    /// The bytes of a field printed by [`Text::show`]. Without `--hex`, bytes other than
+    /// escapes stand for themselves, so a field need not be UTF-8.
+    pub fn parse(&self, field: &[u8]) -> std::result::Result<Vec<u8>, String> {
         if self.hex {
             hex::decode(field).map_err(|e| e.to_string())
         } else {
@@ -43,10 +42,9 @@ impl Text {
     }
 }
 
-/// The inverse of [`twain::dump::escape`]: `\xNN` is the byte `NN`; other characters are
-/// their UTF-8 bytes.
-fn unescape(field: &str) -> std::result::Result<Vec<u8>, String> {
-    let bytes = field.as_bytes();
+/// The inverse of [`twain::dump::escape`]: `\xNN` is the byte `NN`; other bytes are
+/// themselves.
+fn unescape(bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
@@ -57,8 +55,10 @@ fn unescape(field: &str) -> std::result::Result<Vec<u8>, String> {
         }
         let digits = bytes
             .get(i + 1..i + 4)
-            .filter(|d| d[0] == b'x')
-            .and_then(|d| std::str::from_utf8(&d[1..]).ok())
+            .and_then(|d| d.strip_prefix(b"x"))
+            // `from_str_radix` alone would take a sign: `\x+5`.
+            .filter(|d| d.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|d| std::str::from_utf8(d).ok())
             .and_then(|d| u8::from_str_radix(d, 16).ok())
             .ok_or_else(|| format!("bad escape at column {}: expected \\xNN", i + 1))?;
         out.push(digits);
@@ -78,19 +78,29 @@ mod tests {
             let t = Text { hex };
             let shown = t.show(&all);
             assert!(!shown.contains(['\t', '\n']), "{shown}");
-            assert_eq!(t.parse(&shown).unwrap(), all);
+            assert_eq!(t.parse(shown.as_bytes()).unwrap(), all);
         }
     }
 
     #[test]
     fn bad_escapes_and_bad_hex_are_errors() {
         let t = Text { hex: false };
-        for bad in ["\\", "\\x", "\\x4", "\\xzz", "a\\n"] {
-            assert!(t.parse(bad).is_err(), "{bad:?}");
+        for bad in ["\\", "\\x", "\\x4", "\\xzz", "\\x+5", "a\\n"] {
+            assert!(t.parse(bad.as_bytes()).is_err(), "{bad:?}");
         }
         let h = Text { hex: true };
-        assert!(h.parse("abc").is_err());
+        assert!(h.parse(b"abc").is_err());
+        assert!(h.parse(b"\xff").is_err());
+        assert_eq!(t.parse(b"\xff\\x41").unwrap(), b"\xffA");
         assert!(h.arg("key", "zz").is_err());
         assert_eq!(h.arg("key", "6b").unwrap(), b"k");
+        assert!(t.arg("key", "a\\b").is_err());
+    }
+
+    #[test]
+    fn arguments_take_the_escapes_scan_prints() {
+        let t = Text { hex: false };
+        assert_eq!(t.arg("key", "a\\x00b\\x5c").unwrap(), b"a\0b\\");
+        assert_eq!(t.arg("key", "é").unwrap(), "é".as_bytes());
     }
 }

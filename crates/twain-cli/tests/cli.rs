@@ -18,7 +18,7 @@ fn put_get_delete_scan_round_trip() {
     ok(&["--db", db, "put", "apple", "red"]);
     ok(&["--db", db, "put", "banana", "yellow", "--sync"]);
     ok(&["--db", db, "put", "cherry", "dark red"]);
-    assert_eq!(ok(&["--db", db, "get", "banana"]), "yellow\n");
+    assert_eq!(ok(&["--db", db, "get", "banana"]), "yellow");
     ok(&["--db", db, "delete", "banana"]);
     let missing = twain(&["--db", db, "get", "banana"]);
     assert_eq!(missing.status.code(), Some(1));
@@ -162,7 +162,7 @@ fn gc_command_collects_and_stats_json_names_the_gc_counters() {
         let round = if k % 2 == 0 { 3 } else { 0 };
         assert_eq!(
             ok(&["--db", dbs, "get", &format!("key{k}")]),
-            format!("{round}-{}\n", "v".repeat(400))
+            format!("{round}-{}", "v".repeat(400))
         );
     }
 }

@@ -29,7 +29,7 @@ fn inspecting_commands_write_nothing() {
     ok(&["--db", db, "put", "banana", "yellow", "--sync"]);
     std::fs::remove_file(dir.join("LOCK")).unwrap();
     let before = image(&dir);
-    assert_eq!(ok(&["--db", db, "get", "apple"]), "red\n");
+    assert_eq!(ok(&["--db", db, "get", "apple"]), "red");
     assert_eq!(ok(&["--db", db, "scan"]), "apple\tred\nbanana\tyellow\n");
     assert!(ok(&["--db", db, "stats", "--fast"]).contains("value log"));
     assert!(ok(&["--db", db, "stats"]).contains("live pass        current"));
@@ -47,7 +47,7 @@ fn inspecting_commands_work_while_the_database_is_open_elsewhere() {
     writer
         .put_opt("kiwi", "green", &twain::WriteOptions::synced())
         .unwrap();
-    assert_eq!(ok(&["--db", db, "get", "kiwi"]), "green\n");
+    assert_eq!(ok(&["--db", db, "get", "kiwi"]), "green");
     assert_eq!(ok(&["--db", db, "scan"]), "apple\tred\nkiwi\tgreen\n");
     ok(&["--db", db, "stats"]);
     // A writing command still needs the lock.

@@ -72,7 +72,7 @@ fn repair_restores_a_database_whose_current_was_deleted() {
     assert_eq!(ok(&["--db", dbs, "scan"]), before);
     ok(&["--db", dbs, "check"]);
     ok(&["--db", dbs, "put", "k", "v"]);
-    assert_eq!(ok(&["--db", dbs, "get", "k"]), "v\n");
+    assert_eq!(ok(&["--db", dbs, "get", "k"]), "v");
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn dump(path: &Path) -> Output {
 
 fn assert_refused(path: &Path) {
     let out = dump(path);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("not a regular file"), "{stderr}");
     assert!(out.stdout.is_empty(), "{out:?}");

@@ -1,5 +1,5 @@
-//! The reliability commands through the real binary: `twain crashtest` (the kill loop,
-//! about 30 SIGKILLs of `twain stress`; `TWAIN_CRASHTEST_KILLS=N` for more) and
+//! The reliability commands through the real binary: `twain debug crashtest` (the kill
+//! loop, about 30 SIGKILLs of `twain debug stress`; `TWAIN_CRASHTEST_KILLS=N` for more) and
 //! `twain check` on a sound and on a damaged database.
 
 use std::path::Path;
@@ -22,6 +22,7 @@ fn crashtest_kills_stress_and_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("ct");
     let out = twain(&[
+        "debug",
         "crashtest",
         "--kills",
         &kills,
@@ -62,7 +63,15 @@ fn stress_runs_clean_and_refuses_an_unsettled_expected_state() {
     let exp = dir.path().join("expected");
     let (db, exp) = (db.to_str().unwrap(), exp.to_str().unwrap());
     let common = ["--expected", exp, "--keys", "100", "--threads", "2"];
-    let mut args = vec!["stress", db, "--ops", "300", "--set", "memtable_size=16K"];
+    let mut args = vec![
+        "debug",
+        "stress",
+        db,
+        "--ops",
+        "300",
+        "--set",
+        "memtable_size=16K",
+    ];
     args.extend(common);
     let out = twain(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -71,7 +80,7 @@ fn stress_runs_clean_and_refuses_an_unsettled_expected_state() {
     let mut bytes = std::fs::read(exp).unwrap();
     bytes[16 + 4] ^= 0x7f;
     std::fs::write(exp, bytes).unwrap();
-    let mut args = vec!["stress", db, "--ops", "1"];
+    let mut args = vec!["debug", "stress", db, "--ops", "1"];
     args.extend(common);
     let out = twain(&args);
     assert!(!out.status.success());

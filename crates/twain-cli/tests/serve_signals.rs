@@ -51,7 +51,7 @@ fn a_public_address_without_a_password_is_refused() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--unprotected"), "{stderr}");
 }
