@@ -30,7 +30,10 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// Lists `dir`, checking that every entry with a twain name is a regular file.
+    /// Lists `dir`, checking that every entry with a twain name is a regular file. An entry
+    /// gone by the time it is checked is left out: a writer beside a read-only open deletes
+    /// obsolete files after the manifest edit that dropped them, so the listing may name a
+    /// file the manifest already forgot.
     pub fn read(fs: &dyn Fs, dir: &Path) -> Result<Listing> {
         let mut names = fs.list_dir(dir).ctx("list", dir)?;
         names.sort();
@@ -44,7 +47,11 @@ impl Listing {
                 continue;
             };
             let path = dir.join(&name);
-            if fs.is_file(&path).ctx("stat", &path)? {
+            let is_file = match fs.is_file(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                other => other.ctx("stat", &path)?,
+            };
+            if is_file {
                 out.files.push((name, kind, number, epoch));
             } else {
                 out.unexpected.push(Unexpected {
@@ -60,7 +67,9 @@ impl Listing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::MemFs;
+    use crate::fs::{FileLock, MemFs, ReadableFile, WritableFile};
+    use std::io;
+    use std::sync::Arc;
 
     #[test]
     fn directories_and_strangers_are_unexpected() {
@@ -74,5 +83,66 @@ mod tests {
         assert_eq!(files, ["000001.vlog"]);
         let names: Vec<&str> = l.unexpected.iter().map(|u| u.name.as_str()).collect();
         assert_eq!(names, ["000300.sst", "notes.txt"]);
+    }
+
+    /// A `MemFs` whose listing also names a file that is no longer there, as a listing
+    /// taken just before a writer deleted an obsolete table.
+    #[derive(Debug)]
+    struct Vanished(MemFs);
+
+    impl Fs for Vanished {
+        fn create_dir_all(&self, p: &Path) -> io::Result<()> {
+            self.0.create_dir_all(p)
+        }
+        fn create(&self, p: &Path) -> io::Result<Box<dyn WritableFile>> {
+            self.0.create(p)
+        }
+        fn open_append(&self, p: &Path) -> io::Result<Box<dyn WritableFile>> {
+            self.0.open_append(p)
+        }
+        fn open_read(&self, p: &Path) -> io::Result<Arc<dyn ReadableFile>> {
+            self.0.open_read(p)
+        }
+        fn remove_file(&self, p: &Path) -> io::Result<()> {
+            self.0.remove_file(p)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.0.rename(from, to)
+        }
+        fn list_dir(&self, p: &Path) -> io::Result<Vec<String>> {
+            let mut names = self.0.list_dir(p)?;
+            names.push("000074.sst".to_string());
+            Ok(names)
+        }
+        fn sync_dir(&self, p: &Path) -> io::Result<()> {
+            self.0.sync_dir(p)
+        }
+        fn exists(&self, p: &Path) -> io::Result<bool> {
+            self.0.exists(p)
+        }
+        fn is_file(&self, p: &Path) -> io::Result<bool> {
+            self.0.is_file(p)
+        }
+        fn file_size(&self, p: &Path) -> io::Result<u64> {
+            self.0.file_size(p)
+        }
+        fn truncate(&self, p: &Path, len: u64) -> io::Result<()> {
+            self.0.truncate(p, len)
+        }
+        fn lock(&self, p: &Path) -> io::Result<Box<dyn FileLock>> {
+            self.0.lock(p)
+        }
+    }
+
+    #[test]
+    fn a_file_deleted_after_the_listing_is_left_out() {
+        let fs = Vanished(MemFs::new());
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        fs.create(&dir.join("000001.vlog")).unwrap();
+        let l = Listing::read(&fs, dir).unwrap();
+        let files: Vec<&str> = l.files.iter().map(|(n, ..)| n.as_str()).collect();
+        assert_eq!(files, ["000001.vlog"]);
+        assert!(l.unexpected.is_empty());
     }
 }
