@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod backup;
 mod batch;
 pub mod cache;
 pub mod check;
@@ -49,7 +50,7 @@ pub mod version;
 pub mod vlog;
 
 pub use batch::{BatchOp, WriteBatch};
-pub use db::{Db, DbIterator, Entries, Entry, Keys, KvPair, Snapshot};
+pub use db::{CheckpointInfo, Db, DbIterator, Entries, Entry, Keys, KvPair, Snapshot};
 pub use error::{Error, Result};
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{

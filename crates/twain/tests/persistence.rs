@@ -94,7 +94,10 @@ fn flushed_and_compacted_data_survives_reopen() {
         db.flush().unwrap();
         random_writes(&db, &mut model, &mut rng, 300, 800, 3);
         let s = db.stats().unwrap();
-        assert!(s.levels[0].files > 0 && s.memtable_entries > 0);
+        // Tables (L0 or deeper: a background compaction may have moved the flushed one
+        // down already, as CI saw on a loaded machine) and a memtable to replay.
+        let tables: u64 = s.levels.iter().map(|l| l.files as u64).sum();
+        assert!(tables > 0 && s.memtable_entries > 0, "{tables} tables");
     }
     let db = open(dir.path(), &opts);
     check_all(&db, &model, "after reopen");

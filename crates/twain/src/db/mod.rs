@@ -3,6 +3,7 @@
 //! `background`, `flush`, `compact` and `value_gc`.
 
 mod background;
+mod checkpoint;
 mod compact;
 mod entries;
 mod flush;
@@ -20,6 +21,7 @@ pub(crate) mod value_gc;
 pub(crate) mod write;
 
 pub(crate) use crate::compaction::part::finish_table;
+pub use checkpoint::CheckpointInfo;
 pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
@@ -368,6 +370,28 @@ impl Db {
     /// flushed.
     pub fn flush(&self) -> Result<()> {
         flush::flush_all(&self.inner)
+    }
+
+    /// Makes an openable copy of the database in the directory `to` (created; it must not
+    /// hold anything), while writes go on: the memtable is flushed, then tables and sealed
+    /// value files are hard-linked (copied where the file system cannot link, or always
+    /// with `link` false) and the rest copied. The copy holds exactly the writes up to
+    /// [`CheckpointInfo::sequence`]: every write acknowledged before the call. It gets its
+    /// own identity and is an independent database: either may be written, compacted,
+    /// garbage-collected or deleted without changing the other (value GC never punches
+    /// holes in a file that has another name; it rewrites it). A checkpoint cut short (by
+    /// a crash or an error) has no `CURRENT` and does not open: remove the directory.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] on a read-only open; [`Error::InvalidArgument`] if `to` is the
+    /// database's directory or is not empty; I/O errors of the flush or the copy.
+    pub fn checkpoint(&self, to: impl AsRef<Path>, link: bool) -> Result<CheckpointInfo> {
+        checkpoint::checkpoint(&self.inner, to.as_ref(), link)
+    }
+
+    /// Backs the database up into `dir`, incrementally: see [`crate::backup`].
+    pub fn backup(&self, dir: impl AsRef<Path>) -> Result<crate::backup::BackupInfo> {
+        crate::backup::create(self, dir.as_ref())
     }
 
     /// Compacts every level's tables that overlap `[begin, end]` (unbounded if `None`)

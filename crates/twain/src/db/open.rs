@@ -138,6 +138,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         }
         fs.create_dir_all(dir).ctx("create directory", dir)?;
     }
+    let lock_existed = read_only || fs.exists(&lock_path(dir)).ctx("stat", dir)?;
     // `refused`: the file system refused the lock file, so the open goes on read-only.
     let (lock, refused) = if read_only {
         (None, None)
@@ -169,9 +170,18 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         }
         // IMPORTANT: a new database is never created over another one's files (a lost
         // CURRENT would make them orphans, and orphans are removed below).
-        crate::repair::refuse_to_create_over_data(fs.as_ref(), dir)?;
-        if read_only.is_some() || !opts.create_if_missing {
-            return Err(Error::NotFound(dir.to_path_buf()));
+        let refusal = match crate::repair::refuse_to_create_over_data(fs.as_ref(), dir) {
+            Err(e) => Some(e),
+            Ok(()) => (read_only.is_some() || !opts.create_if_missing)
+                .then(|| Error::NotFound(dir.to_path_buf())),
+        };
+        if let Some(e) = refusal {
+            // An open that finds no database leaves no trace: not even its lock file.
+            drop(lock);
+            if !lock_existed {
+                let _ = fs.remove_file(&lock_path(dir));
+            }
+            return Err(e);
         }
     }
     let (mut state, manifest_number) = if exists {

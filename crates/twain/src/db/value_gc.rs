@@ -383,7 +383,7 @@ fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
         file: number,
         live: input.records.len() as u64,
     });
-    if may_punch && inner.gc_punch.supported() {
+    if may_punch && inner.gc_punch.supported() && !crate::gc::shared_file(inner, job.file.path())? {
         let live = input.records.iter().map(|r| u64::from(r.len)).sum();
         if let Choice::Punch(runs) = choose(&input.spans, live, crate::gc::PUNCH_BLOCK) {
             let run = crate::gc::punch(inner, job, &runs)?;

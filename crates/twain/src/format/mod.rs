@@ -2,6 +2,7 @@
 //! by a specification in `docs/format/`. Nothing outside this module writes bytes to disk.
 #![deny(clippy::indexing_slicing)]
 
+pub mod backup_meta;
 pub mod block;
 pub mod bloom;
 pub mod coding;

@@ -35,7 +35,8 @@ pub enum OpKind {
     ListDir,
     /// [`Fs::sync_dir`].
     SyncDir,
-    /// [`Fs::exists`], [`Fs::is_file`] and [`FileLock::still_held`] (a stat of a path).
+    /// [`Fs::exists`], [`Fs::is_file`], [`Fs::link_count`] and [`FileLock::still_held`] (a
+    /// stat of a path).
     Exists,
     /// [`Fs::file_size`] and [`ReadableFile::len`].
     FileSize,
@@ -47,10 +48,12 @@ pub enum OpKind {
     Lock,
     /// [`Fs::punch_hole`].
     Punch,
+    /// [`Fs::hard_link`].
+    Link,
 }
 
 /// Number of [`OpKind`] variants.
-const OP_KINDS: usize = 17;
+const OP_KINDS: usize = 18;
 
 /// What an injected failure looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -682,6 +685,18 @@ impl Fs for FaultFs {
         self.shared
             .check_io(OpKind::Punch, &[path])?
             .run(path, None, || self.inner.punch_hole(path, offset, len))
+    }
+
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.shared
+            .check_io(OpKind::Link, &[from, to])?
+            .run(from, Some(to), || self.inner.hard_link(from, to))
+    }
+
+    fn link_count(&self, path: &Path) -> io::Result<u64> {
+        self.shared
+            .check_io(OpKind::Exists, &[path])?
+            .run(path, None, || self.inner.link_count(path))
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {

@@ -41,6 +41,8 @@ pub struct MemOpCounts {
     pub truncates: u64,
     /// Successful [`Fs::punch_hole`] calls.
     pub punches: u64,
+    /// Successful [`Fs::hard_link`] calls.
+    pub links: u64,
 }
 
 /// An in-memory [`Fs`] with a power-loss model.
@@ -56,7 +58,8 @@ pub struct MemOpCounts {
 /// Directories must exist (see [`Fs::create_dir_all`]) before files are made in them:
 /// creating, opening, listing or removing in a missing directory fails with `NotFound`, like
 /// the operating system. The root `/` and the current directory (the empty path) always exist.
-/// Directories cannot be removed or renamed.
+/// Directories cannot be removed or renamed. [`Fs::hard_link`] adds a second name for a
+/// node, as on POSIX; [`Fs::link_count`] counts the live names of a node.
 ///
 /// [`Fs::lock`] locks the file node (creating the file if missing, as a live entry that is
 /// not durable until its directory is synced); a second lock of it fails with `WouldBlock`
@@ -177,6 +180,7 @@ struct Counters {
     removes: AtomicU64,
     truncates: AtomicU64,
     punches: AtomicU64,
+    links: AtomicU64,
 }
 
 /// Locks a mutex, carrying on after a panic of another holder (the state stays usable: every
@@ -403,6 +407,7 @@ impl MemFs {
             removes: get(&c.removes),
             truncates: get(&c.truncates),
             punches: get(&c.punches),
+            links: get(&c.links),
         }
     }
 
@@ -587,6 +592,34 @@ impl Fs for MemFs {
         lock(&node.content).punch(offset, len);
         bump(&self.shared.counters.punches, 1);
         Ok(())
+    }
+
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (to_dir, to_name) = split(to)?;
+        let mut state = self.state();
+        let node = state.live_node(from)?;
+        if state.is_dir(to) {
+            return Err(err(io::ErrorKind::AlreadyExists, "is a directory", to));
+        }
+        let dir = state.dir_mut(&to_dir, to)?;
+        if dir.live.contains_key(&to_name) {
+            return Err(err(io::ErrorKind::AlreadyExists, "file exists", to));
+        }
+        dir.live.insert(to_name, node);
+        bump(&self.shared.counters.links, 1);
+        Ok(())
+    }
+
+    fn link_count(&self, path: &Path) -> io::Result<u64> {
+        let state = self.state();
+        let node = state.live_node(path)?;
+        let names = state
+            .dirs
+            .values()
+            .flat_map(|d| d.live.values())
+            .filter(|n| n.id == node.id)
+            .count();
+        Ok(names as u64)
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {

@@ -95,6 +95,27 @@ pub trait Fs: Send + Sync + fmt::Debug {
         let _ = (offset, len);
         Err(punch_unsupported(path))
     }
+    /// Makes `to` a second name of the file `from` (a hard link): both names reach the same
+    /// bytes, and a change through one shows through the other. `to` must not exist
+    /// (`AlreadyExists`). Like a creation, the new entry is durable once its directory is
+    /// synced. Fails with `io::ErrorKind::Unsupported` where the file system has no hard
+    /// links, or across devices (the caller then copies); that is what the default does.
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let _ = to;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("hard links are not supported: {}", from.display()),
+        ))
+    }
+    /// How many names the file at `path` has (its hard-link count). A file with more than
+    /// one may be shared with a checkpoint or another database, so the engine never changes
+    /// it in place (no hole punching). The default, for a file system without
+    /// [`hard_link`](Self::hard_link), is 1: an implementation that overrides one must
+    /// override both.
+    fn link_count(&self, path: &Path) -> io::Result<u64> {
+        let _ = path;
+        Ok(1)
+    }
     /// Takes an exclusive advisory lock on `path` (created if missing), held until the
     /// returned guard is dropped. Fails with `WouldBlock` if someone else holds it.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;

@@ -161,6 +161,22 @@ impl Fs for RealFs {
     }
 
     #[cfg(target_os = "linux")]
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        const EXDEV: i32 = 18;
+        std::fs::hard_link(from, to).map_err(|e| {
+            if e.raw_os_error() == Some(EXDEV) {
+                io::Error::new(io::ErrorKind::Unsupported, e)
+            } else {
+                e
+            }
+        })
+    }
+
+    fn link_count(&self, path: &Path) -> io::Result<u64> {
+        use std::os::unix::fs::MetadataExt;
+        Ok(std::fs::metadata(path)?.nlink())
+    }
+
     fn punch_hole(&self, path: &Path, offset: u64, len: u64) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         let invalid = |what: &str| {

@@ -23,7 +23,9 @@ mod rewrite;
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
 pub(crate) use log_scan::skip_to;
-pub(crate) use punch::{PUNCH_BLOCK, PunchState, punch, punch_ready, wait_for_punches};
+pub(crate) use punch::{
+    PUNCH_BLOCK, PunchState, punch, punch_ready, shared_file, wait_for_punches,
+};
 pub(crate) use punch_plan::{Choice, choose};
 pub(crate) use records::{Record, read_records};
 pub(crate) use relocate::{newest_points_into, relocate, snapshot_sees};

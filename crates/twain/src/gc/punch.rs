@@ -17,6 +17,10 @@
 //! punch's older versions are gone by then too). Until then the punch waits in
 //! [`PunchState`]; every GC run tries the waiting ones, and `Db::gc` waits for them.
 //!
+//! A file with more than one name ([`Fs::link_count`](crate::fs::Fs::link_count)) is
+//! shared with a checkpoint: it is never punched, since its other database may still
+//! reference what this one's drops call dead; GC rewrites it instead.
+//!
 //! Where the file system cannot punch (`Unsupported`, `EOPNOTSUPP`), the database
 //! remembers it (no retry storm, [`Stats::gc_punch_unsupported`](crate::Stats)), never
 //! chooses punching again, and rewrites every file whose runs were recorded but not
@@ -208,7 +212,10 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
         return Ok(());
     }
     let state = &inner.gc_punch;
-    if !state.supported() {
+    // A file linked into a checkpoint since its runs were recorded must not change under
+    // it: the checkpoint's tables may still reference records in the runs. Runs punched
+    // again after an open (`count` false) are dead for every name of the file already.
+    if !state.supported() || (p.count && shared_file(inner, path)?) {
         lock(&state.rewrite_next).insert(number);
         return Ok(());
     }
@@ -245,6 +252,12 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
         Counters::add(&inner.counters.gc_punched_bytes, punched);
     }
     Ok(())
+}
+
+/// Whether the file at `path` has other names (a checkpoint's hard link): such a file is
+/// never punched, only rewritten, so that what one database frees cannot reach the other.
+pub(crate) fn shared_file(inner: &DbInner, path: &std::path::Path) -> Result<bool> {
+    Ok(inner.fs.link_count(path).ctx("stat", path)? > 1)
 }
 
 /// Whether a punch failed because the file system cannot punch holes.

@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod keys;
 mod render;
 mod totals;
 

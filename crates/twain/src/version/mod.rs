@@ -5,7 +5,9 @@ mod set;
 mod state;
 
 pub use set::VersionSet;
-pub(crate) use set::{check_lock, read_manifest, read_manifest_file, write_current};
+pub(crate) use set::{
+    check_lock, read_manifest, read_manifest_file, write_current, write_new_manifest,
+};
 pub use state::{ValueFileState, VersionState};
 
 use crate::Result;

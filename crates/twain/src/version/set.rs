@@ -469,7 +469,7 @@ impl VersionSet {
 
 /// Writes manifest `number` with one snapshot edit, syncs it, and switches `CURRENT` to
 /// it (temporary file, sync, rename, directory sync). Returns the open manifest.
-fn write_new_manifest(
+pub(crate) fn write_new_manifest(
     fs: &dyn Fs,
     dir: &Path,
     number: u64,

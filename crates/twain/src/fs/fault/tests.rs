@@ -21,7 +21,7 @@ fn arm(shared: &Shared, rule: FaultRule) {
 
 #[test]
 fn op_kinds_index_the_counter_array() {
-    assert_eq!(OpKind::Punch as usize, OP_KINDS - 1);
+    assert_eq!(OpKind::Link as usize, OP_KINDS - 1);
 }
 
 #[test]
