@@ -1,6 +1,7 @@
 //! `twain bench`: db_bench / YCSB-style workloads on a fresh twain database.
 
 use crate::say::{note, note_text};
+use crate::units::Sizes;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,10 +36,16 @@ pub struct BenchCmd {
     compaction_worker: bool,
 }
 
-/// Runs the benchmark, printing the configuration, then a table (or JSON lines).
-pub fn run(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> twain::Result<()> {
+/// Runs the benchmark, printing the configuration, then a table (or JSON lines); the
+/// sizes of the statistics at the end as `sizes` says.
+pub fn run(
+    cmd: &BenchCmd,
+    sets: &[String],
+    sizes: Sizes,
+    out: &mut dyn Write,
+) -> twain::Result<()> {
     let shown = cmd.dir.clone().unwrap_or_else(std::env::temp_dir);
-    bench(cmd, sets, out).map_err(|e| match e {
+    bench(cmd, sets, sizes, out).map_err(|e| match e {
         BenchError::InvalidArgument(s) => twain::Error::InvalidArgument(s),
         other => twain::Error::Io {
             op: "bench",
@@ -48,7 +55,12 @@ pub fn run(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> twain::Resul
     })
 }
 
-fn bench(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> Result<(), BenchError> {
+fn bench(
+    cmd: &BenchCmd,
+    sets: &[String],
+    sizes: Sizes,
+    out: &mut dyn Write,
+) -> Result<(), BenchError> {
     let plan = cmd.args.plan(Scale::Small)?;
     // Held for the whole run: the process leaves the group when it is dropped.
     let _cgroup = plan
@@ -130,14 +142,15 @@ fn bench(cmd: &BenchCmd, sets: &[String], out: &mut dyn Write) -> Result<(), Ben
             .db()
             .stats()
             .map_err(|e| BenchError::engine("twain", e))?;
-        writeln!(out, "twain statistics at the end:\n{}", stats.to_text()).map_err(w)?;
+        let text = crate::stats::to_text(&stats, sizes);
+        writeln!(out, "twain statistics at the end:\n{text}").map_err(w)?;
     }
     if let Some(w) = worker {
         let stats = engine
             .db()
             .stats()
             .map_err(|e| BenchError::engine("twain", e))?;
-        let line = w.finish(&stats)?;
+        let line = w.finish(&stats, sizes)?;
         if json {
             note_text!("{line}\n");
         } else {

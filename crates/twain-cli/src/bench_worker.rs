@@ -1,6 +1,7 @@
 //! `twain bench --compaction-worker`: a `twain compaction-worker` process beside the
 //! benchmark, serving its database, with its CPU time and I/O read from `/proc` at the end.
 
+use crate::units::Sizes;
 use std::path::Path;
 use std::process::Stdio;
 use twain::Options;
@@ -46,23 +47,22 @@ impl BenchWorker {
 
     /// Stops the worker; returns a line with its CPU seconds and bytes written beside
     /// this process's since the start, and the host's offload counters.
-    pub fn finish(self, stats: &twain::Stats) -> Result<String, BenchError> {
+    pub fn finish(self, stats: &twain::Stats, sizes: Sizes) -> Result<String, BenchError> {
         let pid = self.child.0.id();
         let worker_cpu = process_cpu_secs_of(pid)?;
         let worker_io = ProcIo::read_of(pid)?;
         drop(self.child);
         let host_cpu = process_cpu_secs()? - self.cpu_at_start;
         let host_io = ProcIo::read()?.delta(&self.io_at_start);
-        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
         Ok(format!(
-            "compaction worker (pid {pid}): CPU {worker_cpu:.1} s, wrote {:.1} MiB; this process: CPU {host_cpu:.1} s, wrote {:.1} MiB; parts {} ({} offloaded, {} taken back), compaction wrote {:.1} MiB ({:.1} MiB by the worker)",
-            mib(worker_io.write_bytes),
-            mib(host_io.write_bytes),
+            "compaction worker (pid {pid}): CPU {worker_cpu:.1} s, wrote {}; this process: CPU {host_cpu:.1} s, wrote {}; parts {} ({} offloaded, {} taken back), compaction wrote {} ({} by the worker)",
+            sizes.show(worker_io.write_bytes),
+            sizes.show(host_io.write_bytes),
             stats.compaction_parts,
             stats.parts_offloaded,
             stats.parts_taken_back,
-            mib(stats.compaction_bytes_written),
-            mib(stats.worker_bytes_written),
+            sizes.show(stats.compaction_bytes_written),
+            sizes.show(stats.worker_bytes_written),
         ))
     }
 }

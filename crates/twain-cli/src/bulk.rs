@@ -2,6 +2,7 @@
 //! `load` (random keys and values, with a progress bar and a summary).
 
 use crate::text::Text;
+use crate::units::{Sizes, counted};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -25,6 +26,8 @@ pub enum BadLines {
 pub struct Imported {
     /// Pairs written to the database.
     pub written: u64,
+    /// Key and value bytes of those pairs.
+    pub bytes: u64,
     /// Malformed lines skipped (with [`BadLines::Skip`]).
     pub skipped: u64,
     /// The first skipped lines, each with its number and what is wrong with it (at most
@@ -89,6 +92,8 @@ pub fn import(
 struct Pending {
     batch: WriteBatch,
     count: usize,
+    /// Key and value bytes of the pairs.
+    bytes: u64,
 }
 
 impl Pending {
@@ -97,7 +102,9 @@ impl Pending {
         if self.count > 0 {
             db.write(std::mem::take(&mut self.batch), opts)?;
             imported.written += self.count as u64;
+            imported.bytes += self.bytes;
             self.count = 0;
+            self.bytes = 0;
         }
         Ok(())
     }
@@ -116,6 +123,7 @@ fn read_lines(
     let mut pending = Pending {
         batch: WriteBatch::new(),
         count: 0,
+        bytes: 0,
     };
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -144,6 +152,7 @@ fn read_lines(
         }
         match parse_line(text, content) {
             Ok((key, value)) => {
+                pending.bytes += (key.len() + value.len()) as u64;
                 pending.batch.put(key, value);
                 pending.count += 1;
                 if pending.count == batch {
@@ -182,8 +191,9 @@ pub struct LoadSpec {
 }
 
 /// Writes `spec.num` 16-byte keys in a random order with random values, then flushes, and
-/// writes a summary to `out`: ops/s, MB/s and write amplification.
-pub fn load(db: &Db, spec: &LoadSpec, out: &mut dyn Write) -> Result<()> {
+/// writes a summary to `out` (sizes as `sizes` says): ops/s, bytes/s and write
+/// amplification.
+pub fn load(db: &Db, spec: &LoadSpec, sizes: Sizes, out: &mut dyn Write) -> Result<()> {
     let dist = ValueDist::parse(&spec.value_size)
         .map_err(|e| Error::InvalidArgument(format!("--value-size: {e}")))?;
     let values = ValueSource::new(dist, spec.seed);
@@ -218,16 +228,16 @@ pub fn load(db: &Db, spec: &LoadSpec, out: &mut dyn Write) -> Result<()> {
     let written = after.engine_bytes_written() - before.engine_bytes_written();
     writeln!(
         out,
-        "loaded {} keys, values {dist}: {:.1} s, {:.0} ops/s, {:.1} MB/s of keys and values; \
-         write amplification {:.2} ({} engine bytes written / {} user bytes, so far: \
-         compaction goes on in the background)",
-        spec.num,
+        "loaded {}, values {dist}: {:.1} s, {:.0} ops/s, {} of keys and values; write \
+         amplification {:.2} ({} written by the engine / {} by the user, so far: compaction \
+         goes on in the background)",
+        counted(spec.num, "key"),
         secs,
         spec.num as f64 / secs,
-        user_bytes as f64 / secs / 1e6,
+        sizes.rate(user_bytes as f64 / secs),
         written as f64 / user_bytes.max(1) as f64,
-        written,
-        user_bytes,
+        sizes.show(written),
+        sizes.show(user_bytes),
     )
     .map_err(|source| Error::Io {
         op: "write",

@@ -3,10 +3,10 @@
 use crate::Outcome;
 use crate::say::note;
 use crate::text::Text;
+use crate::units::{Sizes, counted};
 use clap::{Parser, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 use twain::{Db, Options, WriteOptions};
 
 /// The version `--version` shows: the package's, and the git commit of the build
@@ -32,6 +32,9 @@ pub struct Cli {
     /// (without it: UTF-8 with the `\xNN` escapes `scan` prints; a backslash is `\x5c`).
     #[arg(long, global = true)]
     hex: bool,
+    /// Write sizes as exact byte counts (`122683392 B`) instead of `117.0 MiB`.
+    #[arg(long, global = true)]
+    bytes: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,6 +59,10 @@ impl Cli {
 
     fn text(&self) -> Text {
         Text { hex: self.hex }
+    }
+
+    fn sizes(&self) -> Sizes {
+        Sizes { exact: self.bytes }
     }
 }
 
@@ -152,41 +159,50 @@ enum Command {
         sync: bool,
     },
     /// Print statistics, with the exact live-data figure (one pass over every table's keys)
-    /// unless --fast.
+    /// unless --fast, and an estimate of the number of keys.
     #[command(
-        after_help = "Examples:\n  twain --db DIR stats\n  twain --db DIR stats --json --fast"
+        after_help = "Examples:\n  twain --db DIR stats\n  twain --db DIR stats --json --fast\n  twain --db DIR --bytes stats"
     )]
-    Stats {
-        /// As one JSON object.
-        #[arg(long)]
-        json: bool,
-        /// Skip the pass over every table's keys: the live-data figure (and so the space
-        /// amplification) is then the referenced bytes, an upper bound.
-        #[arg(long)]
-        fast: bool,
-    },
+    Stats(crate::stats::StatsArgs),
     /// Flush the memtable to an SSTable.
     Flush,
     /// Compact the whole key space down to the last level.
     Compact,
     /// Run value GC until no value file's live fraction is below gc_threshold.
-    #[command(after_help = "Example:\n  twain --db DIR gc --set gc_threshold=0.5")]
-    Gc,
-    /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop, CURRENT, IDENTITY).
     #[command(
-        after_help = "Examples:\n  twain dump DIR/000012.sst | less\n  twain dump DIR/CURRENT"
+        after_help = "Examples:\n  twain --db DIR gc --set gc_threshold=0.5\n  twain --db DIR gc --json"
     )]
-    Dump {
-        /// The file.
-        file: PathBuf,
-    },
+    Gc(crate::gc::GcArgs),
+    /// Print a readable form of a database file (.sst, .vlog, .svt, .manifest, .drop,
+    /// CURRENT, IDENTITY), or a summary of every file of a database directory.
+    #[command(
+        after_help = "Examples:\n  twain dump DIR/000012.sst | less\n  twain dump DIR/000012.sst --from user:5 --to user:6 --limit 20\n  twain dump DIR/000012.sst --properties --json\n  twain dump DIR"
+    )]
+    Dump(crate::dump::DumpArgs),
     /// Benchmark twain with db_bench / YCSB workloads on a fresh database (its own --dir;
     /// --set applies).
     Bench(crate::bench::BenchCmd),
     /// Verify a closed database offline: every checksum, every value handle, the manifest
     /// against the files present (exit status 1 on any problem).
-    #[command(after_help = "Example:\n  twain --db DIR check && echo sound")]
-    Check,
+    #[command(
+        after_help = "Examples:\n  twain --db DIR check && echo sound\n  twain --db DIR check --json"
+    )]
+    Check(crate::check::CheckArgs),
+    /// Make an openable copy of the database in DIR, consistent at one sequence number:
+    /// hard links for the files that never change, copies for the rest.
+    #[command(
+        after_help = "Examples:\n  twain --db DIR checkpoint /backups/db-monday\n  twain --db DIR checkpoint --copy /mnt/other-disk/db"
+    )]
+    Checkpoint(crate::backup::CheckpointArgs),
+    /// Back the database up into a backup directory, incrementally (unchanged files are
+    /// shared with earlier backups); or list, verify or delete its backups.
+    #[command(
+        after_help = "Examples:\n  twain --db DIR backup /backups/db\n  twain backup /backups/db --list\n  twain backup /backups/db --verify 3\n  twain backup /backups/db --delete 1"
+    )]
+    Backup(crate::backup::BackupArgs),
+    /// Restore backup ID of a backup directory into the --db directory (new or empty).
+    #[command(after_help = "Examples:\n  twain --db /srv/db-restored restore /backups/db 3")]
+    Restore(crate::backup::RestoreArgs),
     /// Rebuild a closed database's manifest from its tables, value files and drop files
     /// (after CURRENT or the manifest was lost or damaged); unusable files go to lost/.
     Repair,
@@ -300,19 +316,15 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
                 sync: *sync,
             };
             let db = cli.open(true)?;
-            crate::bulk::load(&db, &spec, out)?;
+            crate::bulk::load(&db, &spec, cli.sizes(), out)?;
             db.close()?;
         }
-        Command::Stats { json, fast } => {
+        Command::Stats(args) => {
             let db = cli.open_read_only()?;
-            if !*fast {
-                // A failed pass shows in the statistics (`live_bytes_error`).
-                let _ = db.refresh_live_bytes();
-            }
-            let s = db.stats()?;
+            let s = crate::stats::collect(&db, args.fast)?;
             db.close()?;
-            let text = if *json { s.to_json() } else { s.to_text() };
-            writeln!(out, "{text}").map_err(w)?;
+            let text = crate::stats::render(&s, args.json, cli.sizes())?;
+            writeln!(out, "{}", text.trim_end()).map_err(w)?;
         }
         Command::Flush => {
             let db = cli.open(false)?;
@@ -324,40 +336,30 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
             db.compact_range(None, None)?;
             db.close()?;
         }
-        Command::Gc => {
+        Command::Gc(args) => {
             let db = cli.open(false)?;
-            let report = db.gc_report()?;
-            let s = db.stats()?;
-            let set_aside = db.gc_set_aside();
+            let outcome = crate::gc::collect(&db)?;
             db.close()?;
-            for f in set_aside {
-                writeln!(out, "set aside value file {}: {f}", f.number).map_err(w)?;
-            }
-            write!(out, "{report}").map_err(w)?;
-            writeln!(
-                out,
-                "read {} bytes, wrote {} bytes, {} files deleted unread; space amplification {}",
-                s.gc_bytes_read,
-                s.gc_bytes_written,
-                s.gc_files_deleted_unread,
-                s.space_amplification().map_or_else(
-                    || format!("n/a (nothing live, {} bytes on disk)", s.disk.total()),
-                    |a| format!("{a:.2}")
-                )
-            )
-            .map_err(w)?;
+            let text = crate::gc::render(&outcome, args.json, cli.sizes());
+            writeln!(out, "{}", text.trim_end()).map_err(w)?;
         }
-        Command::Check => return crate::check::run(&cli.db, &cli.set, out),
+        Command::Check(args) => {
+            return crate::check::run(&cli.db, &cli.set, args, cli.sizes(), out);
+        }
         Command::Repair => crate::repair::run(&cli.db, &cli.set, out)?,
+        Command::Checkpoint(args) => {
+            crate::backup::checkpoint(&cli.db, &cli.set, args, cli.sizes(), out)?;
+        }
+        Command::Backup(args) => {
+            return crate::backup::backup(&cli.db, &cli.set, args, cli.sizes(), out);
+        }
+        Command::Restore(args) => crate::backup::restore(&cli.db, args, cli.sizes(), out)?,
         Command::Debug { command } => match command {
             DebugCommand::Stress(args) => crate::stress::run(args, &cli.set)?,
             DebugCommand::Crashtest(args) => crate::crashtest::run(args)?,
         },
         Command::CompactionWorker(args) => crate::worker::run(&cli.db, args)?,
-        Command::Dump { file } => {
-            let fs: Arc<dyn twain::fs::Fs> = Arc::new(twain::fs::RealFs::new());
-            twain::dump::dump_file(&fs, file, out)?;
-        }
+        Command::Dump(args) => return crate::dump::run(args, text, cli.sizes(), out),
         Command::Completions { shell } => {
             // Generated into memory: the generator panics when its writer fails.
             let mut script = Vec::new();
@@ -365,7 +367,7 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
             clap_complete::generate(*shell, &mut cmd, "twain", &mut script);
             out.write_all(&script).map_err(w)?;
         }
-        Command::Bench(cmd) => crate::bench::run(cmd, &cli.set, out)?,
+        Command::Bench(cmd) => crate::bench::run(cmd, &cli.set, cli.sizes(), out)?,
         Command::Serve(args) => {
             let args = twain_server::ServeArgs {
                 db: cli.db.clone(),
@@ -404,22 +406,43 @@ fn import(cli: &Cli, batch: usize, sync: bool, skip_bad: bool) -> twain::Result<
         note!("twain: skipped stdin line {number}: {why}");
     }
     let Imported {
-        written, skipped, ..
+        written,
+        bytes,
+        skipped,
+        ..
     } = imported;
+    let pairs = format!(
+        "{} ({} of keys and values)",
+        counted(written, "pair"),
+        cli.sizes().show(bytes)
+    );
     let error = match (result, closed) {
         (Ok(()), Ok(())) => {
             match skipped {
-                0 => note!("imported {written} pairs"),
-                _ => note!("imported {written} pairs, skipped {skipped} malformed lines"),
+                0 => note!("imported {pairs}"),
+                _ => note!(
+                    "imported {pairs}, skipped {}",
+                    counted(skipped, "malformed line")
+                ),
             }
             return Ok(Outcome::Done);
         }
         (Err(ImportError::BadLine(number, why)), _) => format!(
-            "stdin line {number}: {why}; the {written} pairs before it were written, nothing \
-             after it (--skip-bad skips malformed lines)"
+            "stdin line {number}: {why}; {}, nothing after it (--skip-bad skips malformed \
+             lines)",
+            match written {
+                1 => format!(
+                    "the 1 pair before it ({}) was written",
+                    cli.sizes().show(bytes)
+                ),
+                n => format!(
+                    "the {n} pairs before it ({}) were written",
+                    cli.sizes().show(bytes)
+                ),
+            }
         ),
         (Err(ImportError::Engine(e)), _) | (Ok(()), Err(e)) => {
-            format!("{e}; {written} pairs were written before it")
+            format!("{e}; {pairs} written before it")
         }
     };
     note!("twain: {error}");

@@ -10,18 +10,23 @@
 //!
 //! DO NOT CHANGE THESE VALUES: scripts test them, and the README documents them.
 
+mod backup;
 mod bench;
 mod bench_worker;
 mod bulk;
 mod check;
 mod commands;
 mod crashtest;
+mod dump;
+mod gc;
 mod out;
 mod repair;
 mod say;
 mod scan;
+mod stats;
 mod stress;
 mod text;
+mod units;
 mod worker;
 
 use clap::Parser;

@@ -1,7 +1,8 @@
 //! Issue 16, item 4: `twain import` says what it wrote. At a bad line it stops with the
 //! line's number and how many pairs, every one before the line, are in the database (it
 //! used to say nothing of the 2,000 pairs written before a bad line 2501); `--skip-bad`
-//! skips bad lines and counts them; the input is bytes (non-UTF-8 input failed as a bare
+//! skips bad lines and counts them; it gives the bytes of keys and values with the pairs,
+//! and "1 pair", not "1 pairs"; the input is bytes (non-UTF-8 input failed as a bare
 //! "I/O error"); and it flushes at the end, so later commands do not replay the log.
 
 mod cliutil;
@@ -54,7 +55,8 @@ fn a_bad_line_stops_the_import_saying_what_was_written() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with(
-            "twain: stdin line 2501: expected KEY<TAB>VALUE; the 2500 pairs before it were written"
+            "twain: stdin line 2501: expected KEY<TAB>VALUE; the 2500 pairs before it (42.9 KiB) \
+             were written"
         ),
         "{stderr}"
     );
@@ -80,7 +82,7 @@ fn skip_bad_skips_bad_lines_and_counts_them() {
         "twain: skipped stdin line 6: expected KEY<TAB>VALUE\n\
          twain: skipped stdin line 7: key: bad escape at column 2: expected \\xNN\n\
          twain: skipped stdin line 12: expected KEY<TAB>VALUE\n\
-         imported 9 pairs, skipped 3 malformed lines\n"
+         imported 9 pairs (127 B of keys and values), skipped 3 malformed lines\n"
     );
     assert_eq!(ok(&["--db", db, "scan", "--count"]), "6\n");
     assert_eq!(ok(&["--db", db, "get", "last"]), "one");
@@ -104,7 +106,7 @@ fn input_is_bytes_not_utf8_text() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.starts_with("twain: stdin line 2: key: "), "{stderr}");
     assert!(
-        stderr.contains("the 1 pairs before it were written"),
+        stderr.contains("the 1 pair before it (2 B) was written"),
         "{stderr}"
     );
 }
@@ -116,7 +118,10 @@ fn import_flushes_so_the_next_open_replays_nothing() {
     let db = path.to_str().unwrap();
     let out = with_input(db, &["import"], &lines(100));
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "imported 100 pairs\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "imported 100 pairs (1.6 KiB of keys and values)\n"
+    );
     assert_eq!(tables(&path), 1);
     let json = ok(&["--db", db, "stats", "--json", "--fast"]);
     let stats: serde_json::Value = serde_json::from_str(&json).unwrap();

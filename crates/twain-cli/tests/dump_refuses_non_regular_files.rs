@@ -1,5 +1,6 @@
 //! `twain dump` blocked forever on a FIFO and read directories and huge files whole (issue
-//! 19, finding 10). It now refuses anything but a regular file with a clear error, at once.
+//! 19, finding 10). It now refuses anything but a regular file with a clear error, at once;
+//! a directory is not read as a file either.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -44,11 +45,20 @@ fn a_fifo_is_refused_without_blocking() {
 }
 
 #[test]
-fn a_directory_is_refused() {
+fn a_directory_is_not_read_as_a_file() {
+    // A directory is summarized file by file (cli_dump_directory_summary.rs), never read
+    // as the table its name says; one holding no twain file is refused.
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("000300.sst");
     std::fs::create_dir(&sub).unwrap();
-    assert_refused(&sub);
+    let out = dump(&sub);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not a twain database directory"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{out:?}");
 }
 
 #[test]
