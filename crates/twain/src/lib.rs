@@ -27,6 +27,14 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+/// The README's Rust code blocks, compiled by `cargo test` as doc tests (issue 16, item 5):
+/// the "Use it as a library" snippet must keep compiling against the API it shows. It opens
+/// a fixed path, so it is compiled, not run (`no_run`); the crate docs above run the same
+/// calls in a temporary directory.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod backup;
 mod batch;
 pub mod cache;

@@ -94,7 +94,10 @@ pub(crate) fn checkpoint(inner: &DbInner, to: &Path, link: bool) -> Result<Check
         let epoch = f.sealed.map_or(0, |s| s.epoch);
         let way = match f.sealed {
             Some(_) => Way::Link,
-            None => Way::Prefix(if n == point.file { point.offset } else { 0 }),
+            // The log the flushed point lies in, up to it; an unsealed file before it
+            // (not expected: the flush that passes a file records its seal) whole.
+            None if n == point.file => Way::Prefix(point.offset),
+            None => Way::Copy,
         };
         let kind = if epoch == 0 {
             FileType::ValueLog

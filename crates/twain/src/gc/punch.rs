@@ -212,10 +212,11 @@ fn punch_holes(inner: &DbInner, p: &Pending) -> Result<()> {
         return Ok(());
     }
     let state = &inner.gc_punch;
-    // A file linked into a checkpoint since its runs were recorded must not change under
-    // it: the checkpoint's tables may still reference records in the runs. Runs punched
-    // again after an open (`count` false) are dead for every name of the file already.
-    if !state.supported() || (p.count && shared_file(inner, path)?) {
+    // A file linked into a checkpoint must not change under it: the checkpoint's tables
+    // may still reference records in runs recorded after it was made. Runs punched again
+    // after an open are no exception: in a checkpoint, they may be runs the source has
+    // recorded but not punched yet, waiting for its readers of older versions.
+    if !state.supported() || shared_file(inner, path)? {
         lock(&state.rewrite_next).insert(number);
         return Ok(());
     }

@@ -1,6 +1,7 @@
 //! The statistics as JSON and as text.
 
 use super::Stats;
+use std::fmt::Write as _;
 
 impl Stats {
     /// The statistics as one JSON object: field names as in the struct (the cumulative
@@ -202,239 +203,351 @@ impl Stats {
         o.finish()
     }
 
-    /// The statistics as readable text.
+    /// The statistics as readable text, one figure a line, sizes in MiB with one decimal
+    /// (the server's `INFO`); [`to_text_with`](Self::to_text_with) chooses the units.
     pub fn to_text(&self) -> String {
-        let mb = |b: u64| b as f64 / (1 << 20) as f64;
-        let mut s = String::new();
-        let mut line = |t: String| {
-            s.push_str(&t);
-            s.push('\n');
+        self.to_text_with(&|b| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64))
+    }
+
+    /// The statistics as readable text, one figure a line, every size written by `size`
+    /// (`twain stats` passes its `--bytes` choice).
+    pub fn to_text_with(&self, size: &dyn Fn(u64) -> String) -> String {
+        let s = self;
+        let z = |b: u64| size(b);
+        let mut out = String::new();
+        let mut line = |label: &str, text: String| {
+            let _ = writeln!(out, "{label:<16} {text}");
         };
-        let t = &self.totals;
-        line(format!(
-            "user writes      {} ops, {:.1} MiB (since open {} ops, {:.1} MiB)",
-            t.user_ops,
-            mb(t.user_bytes_written),
-            self.user_ops,
-            mb(self.user_bytes_written)
-        ));
-        line(format!(
-            "value log        {:.1} MiB (since open {:.1} MiB in {} groups, {} synced)",
-            mb(t.log_bytes_written),
-            mb(self.log_bytes_written),
-            self.write_groups,
-            self.synced_groups
-        ));
-        line(format!(
-            "flushes          {} ({:.1} MiB) (since open {}, {:.1} MiB)",
-            t.flushes,
-            mb(t.flush_bytes_written),
-            self.flushes,
-            mb(self.flush_bytes_written)
-        ));
-        line(format!(
-            "compactions      {}, read {:.1} MiB, wrote {:.1} MiB, {} parts, {} split (since open {} with {} trivial moves, {} parts, {} split, read {:.1} MiB, wrote {:.1} MiB)",
-            t.compactions,
-            mb(t.compaction_bytes_read),
-            mb(t.compaction_bytes_written),
-            t.compaction_parts,
-            t.split_compactions,
-            self.compactions,
-            self.trivial_moves,
-            self.compaction_parts,
-            self.split_compactions,
-            mb(self.compaction_bytes_read),
-            mb(self.compaction_bytes_written)
-        ));
-        line(format!(
-            "offload          {} parts to a worker, {} taken back, worker wrote {:.1} MiB, checked {:.1} MiB (since open {}, {}, {:.1} MiB, {:.1} MiB)",
-            t.parts_offloaded,
-            t.parts_taken_back,
-            mb(t.worker_bytes_written),
-            mb(t.offload_check_bytes),
-            self.parts_offloaded,
-            self.parts_taken_back,
-            mb(self.worker_bytes_written),
-            mb(self.offload_check_bytes)
-        ));
-        if let Some(why) = &self.last_offload_failure {
-            line(format!("offload failure  {why}"));
+        let t = &s.totals;
+        line(
+            "user writes",
+            format!(
+                "{} ops, {} (since open {} ops, {})",
+                t.user_ops,
+                z(t.user_bytes_written),
+                s.user_ops,
+                z(s.user_bytes_written)
+            ),
+        );
+        line(
+            "value log",
+            format!(
+                "{} (since open {} in {}, {} synced)",
+                z(t.log_bytes_written),
+                z(s.log_bytes_written),
+                counted(s.write_groups, "group"),
+                s.synced_groups
+            ),
+        );
+        line(
+            "flushes",
+            format!(
+                "{} ({}) (since open {}, {})",
+                t.flushes,
+                z(t.flush_bytes_written),
+                s.flushes,
+                z(s.flush_bytes_written)
+            ),
+        );
+        line(
+            "compactions",
+            format!(
+                "{}, read {}, wrote {}, {}, {} split (since open {} with {}, {}, {} split, read {}, \
+                 wrote {})",
+                t.compactions,
+                z(t.compaction_bytes_read),
+                z(t.compaction_bytes_written),
+                counted(t.compaction_parts, "part"),
+                t.split_compactions,
+                s.compactions,
+                counted(s.trivial_moves, "trivial move"),
+                counted(s.compaction_parts, "part"),
+                s.split_compactions,
+                z(s.compaction_bytes_read),
+                z(s.compaction_bytes_written)
+            ),
+        );
+        line(
+            "offload",
+            format!(
+                "{} to a worker, {} taken back, worker wrote {}, checked {} (since open {}, {}, {}, \
+                 {})",
+                counted(t.parts_offloaded, "part"),
+                t.parts_taken_back,
+                z(t.worker_bytes_written),
+                z(t.offload_check_bytes),
+                s.parts_offloaded,
+                s.parts_taken_back,
+                z(s.worker_bytes_written),
+                z(s.offload_check_bytes)
+            ),
+        );
+        if let Some(why) = &s.last_offload_failure {
+            line("offload failure", why.clone());
         }
-        line(format!(
-            "drop records     {} ({:.2} MiB of drop files) (since open {}, {:.2} MiB)",
-            t.drop_records,
-            mb(t.drop_file_bytes_written),
-            self.drop_records,
-            mb(self.drop_file_bytes_written)
-        ));
-        line(format!(
-            "value GC         {} runs, read {:.1} MiB, wrote {:.1} MiB, {} files deleted unread, {} relocated (since open {} runs, read {:.1} MiB, wrote {:.1} MiB, {} deleted unread, {} LSM lookups, {} relocated)",
-            t.gc_runs,
-            mb(t.gc_bytes_read),
-            mb(t.gc_bytes_written),
-            t.gc_files_deleted_unread,
-            t.gc_records_relocated,
-            self.gc_runs,
-            mb(self.gc_bytes_read),
-            mb(self.gc_bytes_written),
-            self.gc_files_deleted_unread,
-            self.gc_lsm_lookups,
-            self.gc_records_relocated
-        ));
-        line(format!(
-            "stale handles    {} re-pointed by compactions (since open {}); {} SVTable searches ({} by scans), {} fixed by reads",
-            t.compaction_handle_refreshes,
-            self.compaction_handle_refreshes,
-            self.svtable_searches,
-            self.scan_svtable_searches,
-            self.handle_fixups
-        ));
-        line(format!(
-            "stalls           {} ms, {} slowdowns; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms)",
-            self.stall_micros / 1000,
-            self.slowdowns,
-            self.stalls_memtables,
-            self.stall_memtables_micros / 1000,
-            self.stalls_l0,
-            self.stall_l0_micros / 1000,
-            self.stalls_log_file,
-            self.stall_log_file_micros / 1000
-        ));
-        line(format!(
-            "reads            {} gets, {} value reads, block cache {} hits / {} misses",
-            self.gets, self.value_reads, self.block_cache_hits, self.block_cache_misses
-        ));
-        line(format!(
-            "prefetch         {} reads, {:.1} MiB, {:.1} MiB wasted",
-            self.prefetch_reads,
-            mb(self.prefetch_bytes),
-            mb(self.prefetch_wasted_bytes)
-        ));
-        line(format!(
-            "memtables        {} entries, {:.1} MiB",
-            self.memtable_entries,
-            mb(self.memtable_bytes)
-        ));
-        for (i, l) in self.levels.iter().enumerate() {
+        line(
+            "drop records",
+            format!(
+                "{} ({} of drop files) (since open {}, {})",
+                t.drop_records,
+                z(t.drop_file_bytes_written),
+                s.drop_records,
+                z(s.drop_file_bytes_written)
+            ),
+        );
+        line(
+            "value GC",
+            format!(
+                "{}, read {}, wrote {}, {} deleted unread, {} relocated (since open {}, read {}, \
+                 wrote {}, {} deleted unread, {}, {} relocated)",
+                counted(t.gc_runs, "run"),
+                z(t.gc_bytes_read),
+                z(t.gc_bytes_written),
+                counted(t.gc_files_deleted_unread, "file"),
+                t.gc_records_relocated,
+                counted(s.gc_runs, "run"),
+                z(s.gc_bytes_read),
+                z(s.gc_bytes_written),
+                s.gc_files_deleted_unread,
+                counted(s.gc_lsm_lookups, "LSM lookup"),
+                s.gc_records_relocated
+            ),
+        );
+        line(
+            "stale handles",
+            format!(
+                "{} re-pointed by compactions (since open {}); {} ({} by scans), {} fixed by reads",
+                t.compaction_handle_refreshes,
+                s.compaction_handle_refreshes,
+                counted(s.svtable_searches, "SVTable search"),
+                s.scan_svtable_searches,
+                s.handle_fixups
+            ),
+        );
+        line(
+            "stalls",
+            format!(
+                "{} ms, {}; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms)",
+                s.stall_micros / 1000,
+                counted(s.slowdowns, "slowdown"),
+                s.stalls_memtables,
+                s.stall_memtables_micros / 1000,
+                s.stalls_l0,
+                s.stall_l0_micros / 1000,
+                s.stalls_log_file,
+                s.stall_log_file_micros / 1000
+            ),
+        );
+        line(
+            "reads",
+            format!(
+                "{}, {} ({}), block cache {} / {}",
+                counted(s.gets, "get"),
+                counted(s.value_reads, "value read"),
+                z(s.value_bytes_read),
+                counted(s.block_cache_hits, "hit"),
+                counted(s.block_cache_misses, "miss")
+            ),
+        );
+        line(
+            "prefetch",
+            format!(
+                "{}, {}, {} wasted",
+                counted(s.prefetch_reads, "read"),
+                z(s.prefetch_bytes),
+                z(s.prefetch_wasted_bytes)
+            ),
+        );
+        line(
+            "keys (estimate)",
+            format!(
+                "{} (table and memtable entries: old versions and tombstones count until \
+                 compaction drops them)",
+                s.estimated_keys()
+            ),
+        );
+        line(
+            "memtables",
+            format!(
+                "{}, {}",
+                counted(s.memtable_entries, "entry"),
+                z(s.memtable_bytes)
+            ),
+        );
+        for (i, l) in s.levels.iter().enumerate() {
             if l.files > 0 {
-                line(format!(
-                    "L{i}               {} files, {:.1} MiB, {} entries",
-                    l.files,
-                    mb(l.bytes),
-                    l.entries
-                ));
+                line(
+                    &format!("L{i}"),
+                    format!(
+                        "{}, {}, {}",
+                        counted(l.files as u64, "file"),
+                        z(l.bytes),
+                        counted(l.entries, "entry")
+                    ),
+                );
             }
         }
-        for v in &self.value_files {
-            line(format!(
-                "value file {:06}.{} {}{:.1} MiB, separated {:.1} MiB, dropped {:.1} MiB, valid {:.0}%",
-                v.number,
-                v.epoch,
-                if v.is_log { "(log) " } else { "" },
-                mb(v.total_bytes),
-                mb(v.separated_bytes),
-                mb(v.dropped_bytes),
-                v.valid_rate * 100.0
-            ));
+        for v in &s.value_files {
+            line(
+                &format!("value file {:06}.{}", v.number, v.epoch),
+                format!(
+                    "{}{}, separated {}, dropped {}, valid {:.0}%",
+                    if v.is_log { "(log) " } else { "" },
+                    z(v.total_bytes),
+                    z(v.separated_bytes),
+                    z(v.dropped_bytes),
+                    v.valid_rate * 100.0
+                ),
+            );
         }
-        line(format!(
-            "disk (allocated) {:.1} MiB: tables {:.1}, value files {:.1}, drop files {:.2}, manifest {:.2}",
-            mb(self.disk.total()),
-            mb(self.disk.tables),
-            mb(self.disk.value_files),
-            mb(self.disk.drop_files),
-            mb(self.disk.manifest)
-        ));
-        let space = match self.space_amplification() {
-            Some(a) => format!("{a:.2}"),
-            None => "n/a (nothing live)".to_string(),
-        };
-        if let Some(e) = &self.live_bytes_error {
-            line(format!(
-                "live data        unread ({e}): the figures below count every version"
-            ));
+        line(
+            "disk (allocated)",
+            format!(
+                "{}: tables {}, value files {}, drop files {}, manifest {}",
+                z(s.disk.total()),
+                z(s.disk.tables),
+                z(s.disk.value_files),
+                z(s.disk.drop_files),
+                z(s.disk.manifest)
+            ),
+        );
+        if let Some(e) = &s.live_bytes_error {
+            line(
+                "live data",
+                format!("unread ({e}): the figures below count every version"),
+            );
         }
-        match self.live_bytes_age {
-            Some(age) if self.live_bytes_is_current() => line(format!(
-                "live pass        current (made {:.1} s ago)",
-                age.as_secs_f64()
-            )),
-            Some(age) => line(format!(
-                "live pass        {:.1} s ago, {} versions and {} writes behind",
-                age.as_secs_f64(),
-                self.live_bytes_versions_behind,
-                self.live_bytes_writes_behind
-            )),
-            None if self.live_bytes_error.is_none() => line(
-                "live pass        none yet: live data is the referenced bytes (every version counted)"
-                    .to_string(),
+        match s.live_bytes_age {
+            Some(age) if s.live_bytes_is_current() => line(
+                "live pass",
+                format!("current (made {:.1} s ago)", age.as_secs_f64()),
+            ),
+            Some(age) => line(
+                "live pass",
+                format!(
+                    "{:.1} s ago, {} and {} behind",
+                    age.as_secs_f64(),
+                    counted(s.live_bytes_versions_behind, "version"),
+                    counted(s.live_bytes_writes_behind, "write")
+                ),
+            ),
+            None if s.live_bytes_error.is_none() => line(
+                "live pass",
+                "none yet: live data is the referenced bytes (every version counted)".into(),
             ),
             None => {}
         }
-        line(format!(
-            "live data        {:.1} MiB; reclaimable {:.1} MiB ({:.1} MiB dropped, {:.1} MiB shadowed not yet dropped)",
-            mb(self.live_bytes),
-            mb(self.reclaimable_bytes()),
-            mb(self.reclaimable_dropped_bytes),
-            mb(self.reclaimable_shadowed_bytes)
-        ));
-        if self.reclaimable_log_bytes > 0 {
-            line(format!(
-                "log garbage      {:.1} MiB in the unsealed log (inline entries, reclaimable once sealed)",
-                mb(self.reclaimable_log_bytes)
-            ));
+        line(
+            "live data",
+            format!(
+                "{}; reclaimable {} ({} dropped, {} shadowed not yet dropped)",
+                z(s.live_bytes),
+                z(s.reclaimable_bytes()),
+                z(s.reclaimable_dropped_bytes),
+                z(s.reclaimable_shadowed_bytes)
+            ),
+        );
+        if s.reclaimable_log_bytes > 0 {
+            line(
+                "log garbage",
+                format!(
+                    "{} in the unsealed log (inline entries, reclaimable once sealed)",
+                    z(s.reclaimable_log_bytes)
+                ),
+            );
         }
-        line(format!(
-            "amplification    write {:.2} (since open {:.2}), space {space} (disk / live)",
-            self.write_amplification(),
-            self.write_amplification_since_open()
-        ));
-        line(format!(
-            "space target     {:.2}: {}{}; {} garbage compactions, {} logs sealed for GC since open",
-            self.space_amp_target,
-            self.space_target(),
-            match self.space_floor() {
-                Some(f) => format!(" (floor {f:.2})"),
-                None => String::new(),
-            },
-            self.garbage_compactions,
-            self.logs_sealed_for_gc
-        ));
-        line(format!(
-            "GC punching      {} runs, {:.1} MiB freed in place (since open {} runs, {:.1} MiB){}",
-            t.gc_punch_runs,
-            mb(t.gc_punched_bytes),
-            self.gc_punch_runs,
-            mb(self.gc_punched_bytes),
-            if self.gc_punch_unsupported {
-                "; the file system cannot punch holes: rewriting instead"
-            } else {
-                ""
-            }
-        ));
-        line(format!(
-            "placement        written small {:.1} / medium {:.1} / large {:.1} MiB; merged in place {:.1} MiB; re-placed inline {:.1} MiB, separated {:.1} MiB",
-            mb(t.small_bytes_written),
-            mb(t.medium_bytes_written),
-            mb(t.large_bytes_written),
-            mb(t.medium_bytes_merged),
-            mb(t.replaced_inline_bytes),
-            mb(t.replaced_separated_bytes)
-        ));
-        line(format!(
-            "transient files  {} live, {:.1} MiB; written {:.1} MiB, freed {:.1} MiB (since open written {:.1} MiB, freed {:.1} MiB)",
-            self.transient_files,
-            mb(self.transient_bytes),
-            mb(t.transient_bytes_written),
-            mb(t.transient_bytes_freed),
-            mb(self.transient_bytes_written),
-            mb(self.transient_bytes_freed)
-        ));
-        line(format!(
-            "GC corruption    {} damaged dead records skipped, {} files set aside",
-            self.gc_corrupt_dead_records, self.gc_files_set_aside
-        ));
-        s
+        let space = match s.space_amplification() {
+            Some(a) => format!("{a:.2}"),
+            None => "n/a (nothing live)".to_string(),
+        };
+        line(
+            "amplification",
+            format!(
+                "write {:.2} (since open {:.2}), space {space} (disk / live)",
+                s.write_amplification(),
+                s.write_amplification_since_open()
+            ),
+        );
+        line(
+            "space target",
+            format!(
+                "{:.2}: {}{}; {}, {} sealed for GC since open",
+                s.space_amp_target,
+                s.space_target(),
+                match s.space_floor() {
+                    Some(f) => format!(" (floor {f:.2})"),
+                    None => String::new(),
+                },
+                counted(s.garbage_compactions, "garbage compaction"),
+                counted(s.logs_sealed_for_gc, "log")
+            ),
+        );
+        line(
+            "GC punching",
+            format!(
+                "{}, {} freed in place (since open {}, {}){}",
+                counted(t.gc_punch_runs, "run"),
+                z(t.gc_punched_bytes),
+                counted(s.gc_punch_runs, "run"),
+                z(s.gc_punched_bytes),
+                if s.gc_punch_unsupported {
+                    "; the file system cannot punch holes: rewriting instead"
+                } else {
+                    ""
+                }
+            ),
+        );
+        line(
+            "placement",
+            format!(
+                "written small {} / medium {} / large {}; merged in place {}; re-placed inline {}, \
+                 separated {}",
+                z(t.small_bytes_written),
+                z(t.medium_bytes_written),
+                z(t.large_bytes_written),
+                z(t.medium_bytes_merged),
+                z(t.replaced_inline_bytes),
+                z(t.replaced_separated_bytes)
+            ),
+        );
+        line(
+            "transient files",
+            format!(
+                "{} live, {}; written {}, freed {} (since open written {}, freed {})",
+                s.transient_files,
+                z(s.transient_bytes),
+                z(t.transient_bytes_written),
+                z(t.transient_bytes_freed),
+                z(s.transient_bytes_written),
+                z(s.transient_bytes_freed)
+            ),
+        );
+        line(
+            "GC corruption",
+            format!(
+                "{} skipped, {} set aside",
+                counted(s.gc_corrupt_dead_records, "damaged dead record"),
+                counted(s.gc_files_set_aside, "file")
+            ),
+        );
+        out
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1: "1 value file", "2 entries", "3 misses" (the
+/// CLI's `units::counted` follows the same rule).
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        return format!("1 {noun}");
+    }
+    let mut last = noun.chars().rev();
+    let consonant_y = last.next() == Some('y') && last.next().is_some_and(|c| !"aeiou".contains(c));
+    match noun.strip_suffix('y') {
+        Some(stem) if consonant_y => format!("{n} {stem}ies"),
+        _ if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) => {
+            format!("{n} {noun}es")
+        }
+        _ => format!("{n} {noun}s"),
     }
 }
 
