@@ -351,7 +351,7 @@ impl Worker {
                 let a = self.rng.below(u64::from(self.expected.keys())) as u32;
                 let b = a.saturating_add(50);
                 // Manual compactions are serialized here: concurrent `compact_range` calls
-                // collide (engine bug, `crates/twain/tests/concurrent_compact_range.rs`).
+                // collide (engine bug, `crates/twain/tests/engine/concurrent_compact_range.rs`).
                 let _one_at_a_time = self.manual.lock().unwrap_or_else(|e| e.into_inner());
                 self.db.compact_range(Some(&key_of(a)), Some(&key_of(b)))?;
                 c.compactions.fetch_add(1, Ordering::Relaxed);
