@@ -3,11 +3,18 @@
 use crate::errors::Failure;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};
 use std::borrow::Cow;
 
-/// A key, value or prefix from Python: `bytes` (borrowed, not copied) or `str` (encoded
-/// as UTF-8). Anything else is a `TypeError`.
+/// A key, value, bound or prefix from Python: a bytes-like object. `bytes` is borrowed;
+/// `bytearray` and other C-contiguous buffers (`memoryview`, `array.array`, ...) are
+/// copied while the interpreter is attached, so a buffer another thread changes cannot
+/// change under an engine call. A `str` is refused with a `TypeError` that says to
+/// encode it (keys and values are bytes, and reads return bytes); so is anything that
+/// is not a buffer, or a buffer that is not C-contiguous.
+///
+/// The buffer protocol is reached through `memoryview`: the `abi3` wheel targets the
+/// stable ABI of CPython 3.8, which has no `PyObject_GetBuffer` (3.11 added it).
 #[derive(Debug)]
 pub struct Bytes<'a>(Cow<'a, [u8]>);
 
@@ -25,17 +32,35 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Bytes<'a> {
             let b: &'a [u8] = FromPyObject::extract(obj)?;
             return Ok(Bytes(Cow::Borrowed(b)));
         }
-        if obj.is_instance_of::<PyString>() {
-            let s: Cow<'a, str> = FromPyObject::extract(obj)?;
-            return Ok(Bytes(match s {
-                Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-                Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-            }));
+        if let Ok(array) = obj.cast::<PyByteArray>() {
+            return Ok(Bytes(Cow::Owned(array.to_vec())));
         }
-        let type_name = obj.get_type().name()?;
-        Err(PyTypeError::new_err(format!(
-            "expected bytes or str, got {type_name}"
-        )))
+        if obj.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "expected a bytes-like object, got str: keys and values are bytes, \
+                 so encode it first (e.g. s.encode())",
+            ));
+        }
+        let view = match PyMemoryView::from(&obj) {
+            Ok(view) => view,
+            // Not a buffer (a released memoryview raises its own ValueError).
+            Err(e) if e.is_instance_of::<PyTypeError>(obj.py()) => {
+                let type_name = obj.get_type().name()?;
+                return Err(PyTypeError::new_err(format!(
+                    "expected a bytes-like object (bytes, bytearray, memoryview), got {type_name}"
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        if !view.getattr("c_contiguous")?.is_truthy()? {
+            return Err(PyTypeError::new_err(
+                "expected a C-contiguous buffer, got a non-contiguous one: \
+                 copy it with bytes() first",
+            ));
+        }
+        let copy = view.call_method0("tobytes")?;
+        let copy = copy.cast::<PyBytes>()?;
+        Ok(Bytes(Cow::Owned(copy.as_bytes().to_vec())))
     }
 }
 

@@ -13,9 +13,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use twain::WriteOptions;
 
-/// An open database. Thread-safe: share it between threads; every engine call runs with
-/// the GIL released. Closed by `close()`, on leaving a `with` block, or when it and its
-/// snapshots are garbage.
+/// An open database, and a mapping of `bytes` keys to `bytes` values (reads from
+/// `Reader`; `db[key] = value`, `del db[key]` here). Thread-safe: share it between
+/// threads; every engine call runs with the GIL released. Closed by `close()`, on leaving
+/// a `with` block, or when it and what holds its handle (snapshots, entry iterators,
+/// batches from `write_batch`) are garbage.
 #[pyclass(name = "Db", module = "twain", extends = Reader, frozen)]
 pub struct PyDb {
     handle: Arc<Handle>,
@@ -64,6 +66,25 @@ impl PyDb {
         let batch = batch.to_engine();
         let opts = WriteOptions { sync };
         self.handle.db().call(py, |db| db.write(batch, &opts))
+    }
+
+    /// `db[key] = value`: sets `key` to `value` (not synced, as `put`).
+    fn __setitem__(&self, py: Python<'_>, key: Bytes<'_>, value: Bytes<'_>) -> PyResult<()> {
+        self.put(py, key, value, false)
+    }
+
+    /// `del db[key]`: deletes `key` (not synced, as `delete`). Like `delete`, and unlike
+    /// a dict, a missing key is no error: knowing would cost a read.
+    fn __delitem__(&self, py: Python<'_>, key: Bytes<'_>) -> PyResult<()> {
+        self.delete(py, key, false)
+    }
+
+    /// An empty batch that `with db.write_batch() as batch:` writes to this database
+    /// when the block ends normally (with `sync`, durable then), and discards when it
+    /// ends by an exception.
+    #[pyo3(signature = (sync = false))]
+    fn write_batch(&self, sync: bool) -> PyWriteBatch {
+        PyWriteBatch::bound(Arc::clone(&self.handle), sync)
     }
 
     /// Makes every write so far durable.
@@ -132,9 +153,8 @@ impl PyDb {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
-        self.close(py)?;
-        Ok(false)
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.close(py)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

@@ -1,10 +1,12 @@
 //! Who owns the engine objects handed to Python, and how closing takes them back.
 //!
-//! A [`Handle`] owns the open [`twain::Db`]. Each snapshot and iterator handed to Python
-//! owns its engine object through a [`Slot`], which the handle also knows of (weakly):
-//! closing the database empties every slot, so no engine object outlives `close()` (each
-//! holds the engine's state, and with it the directory's lock) and a later use raises
-//! `ClosedError` instead of touching a closed engine.
+//! A [`Handle`] owns the open [`twain::Db`]. Each snapshot, iterator and entry handed to
+//! Python owns its engine object through a [`Slot`], which the handle also knows of
+//! (weakly): closing the database empties every slot, so no engine object outlives
+//! `close()` (each holds the engine's state, and with it the directory's lock) and a later
+//! use raises `ClosedError` instead of touching a closed engine. A snapshot or iterator
+//! closed by itself empties its own slot the same way; the slot remembers who closed it,
+//! for the error's message.
 //!
 //! IMPORTANT: no lock here is ever held while attaching to the interpreter: calls take
 //! and release them inside `Python::detach`, and turn failures into exceptions only
@@ -25,26 +27,31 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 /// share it (an object that needs exclusive access, like an iterator, is put in a
 /// `Mutex` first), and `take` waits for the calls in progress.
 pub struct Slot<T> {
-    value: RwLock<Option<T>>,
-    /// What to call the object in a `ClosedError` ("database", "snapshot", ...).
-    what: &'static str,
+    value: RwLock<Held<T>>,
+}
+
+/// What a slot holds.
+enum Held<T> {
+    Open(T),
+    /// Released; the text names who was closed ("database", "iterator", ...), for the
+    /// `ClosedError` of later calls.
+    Released(&'static str),
 }
 
 impl<T> Slot<T> {
     /// A slot holding `value`.
-    pub fn new(value: T, what: &'static str) -> Slot<T> {
+    pub fn new(value: T) -> Slot<T> {
         Slot {
-            value: RwLock::new(Some(value)),
-            what,
+            value: RwLock::new(Held::Open(value)),
         }
     }
 
     /// Runs `f` on the object, or fails with `ClosedError` if it was released.
     /// REQUIRES: the interpreter is detached.
     pub fn with<R>(&self, f: impl FnOnce(&T) -> Result<R, Failure>) -> Result<R, Failure> {
-        match self.read().as_ref() {
-            Some(v) => f(v),
-            None => Err(Failure::Closed(self.what)),
+        match &*self.read() {
+            Held::Open(v) => f(v),
+            Held::Released(by) => Err(Failure::Closed(by)),
         }
     }
 
@@ -61,25 +68,34 @@ impl<T> Slot<T> {
         Ok(py.detach(|| self.with(|v| Ok(f(v)?)))?)
     }
 
-    /// Takes the object out, waiting for calls in progress; later calls fail.
+    /// Takes the object out, waiting for calls in progress; later calls fail with a
+    /// `ClosedError` saying `by` ("database", "iterator", ...) is closed. Taking it again
+    /// returns `None` and keeps the first reason.
     /// REQUIRES: the interpreter is detached.
-    pub fn take(&self) -> Option<T> {
-        self.write().take()
+    pub fn take(&self, by: &'static str) -> Option<T> {
+        let mut held = self.write();
+        match std::mem::replace(&mut *held, Held::Released(by)) {
+            Held::Open(v) => Some(v),
+            first @ Held::Released(_) => {
+                *held = first;
+                None
+            }
+        }
     }
 
     /// Whether the object was released.
     /// REQUIRES: the interpreter is detached, or no call on the slot can be in progress.
     pub fn is_released(&self) -> bool {
-        self.read().is_none()
+        matches!(&*self.read(), Held::Released(_))
     }
 
     // An engine call that panicked (it should not) poisons the lock; the object itself is
     // still sound, as engine objects keep their invariants across a panic.
-    fn read(&self) -> RwLockReadGuard<'_, Option<T>> {
+    fn read(&self) -> RwLockReadGuard<'_, Held<T>> {
         self.value.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Option<T>> {
+    fn write(&self) -> RwLockWriteGuard<'_, Held<T>> {
         self.value.write().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -91,7 +107,7 @@ trait Release: Send + Sync {
 
 impl<T: Send + Sync> Release for Slot<T> {
     fn release(&self) {
-        drop(self.take());
+        drop(self.take("database"));
     }
 }
 
@@ -116,7 +132,7 @@ impl Handle {
     /// Takes ownership of an open database.
     pub fn new(db: twain::Db) -> Handle {
         Handle {
-            db: Slot::new(db, "database"),
+            db: Slot::new(db),
             registry: Mutex::new(Registry::default()),
         }
     }
@@ -128,12 +144,8 @@ impl Handle {
 
     /// Puts `value` in a slot that `close` will empty; fails if the database is closed.
     /// REQUIRES: the interpreter is detached.
-    pub fn adopt<T: Send + Sync + 'static>(
-        &self,
-        value: T,
-        what: &'static str,
-    ) -> Result<Arc<Slot<T>>, Failure> {
-        let slot = Arc::new(Slot::new(value, what));
+    pub fn adopt<T: Send + Sync + 'static>(&self, value: T) -> Result<Arc<Slot<T>>, Failure> {
+        let slot = Arc::new(Slot::new(value));
         let mut reg = self.registry();
         if reg.closed {
             return Err(Failure::Closed("database"));
@@ -153,7 +165,7 @@ impl Handle {
     /// again does nothing.
     /// REQUIRES: the interpreter is detached.
     pub fn close(&self) -> Result<(), Failure> {
-        let Some(db) = self.db.take() else {
+        let Some(db) = self.db.take("database") else {
             return Ok(());
         };
         let held = {

@@ -27,8 +27,9 @@ fn _twain(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::Reader>()?;
     m.add_class::<db::PyDb>()?;
     m.add_class::<snapshot::PySnapshot>()?;
-    m.add_class::<iter::PyIterator>()?;
+    m.add_class::<iter::PyItemIterator>()?;
     m.add_class::<iter::PyKeyIterator>()?;
+    m.add_class::<iter::PyValueIterator>()?;
     m.add_class::<iter::PyEntryIterator>()?;
     m.add_class::<iter::PyEntry>()?;
     m.add_class::<batch::PyWriteBatch>()?;

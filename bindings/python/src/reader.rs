@@ -1,9 +1,13 @@
-//! `twain.Reader`: the reads shared by a database and a snapshot — `get` and the
-//! iterators — written once for both.
+//! `twain.Reader`: the reads shared by a database and a snapshot — `get`, the read side
+//! of the mapping protocol and the iterators — written once for both.
 
 use crate::convert::Bytes;
 use crate::handle::{Handle, Slot};
-use crate::iter::{PyEntryIterator, PyIterator, PyKeyIterator, Scan};
+use crate::iter::{
+    Cursor, EntryCursor, PyEntryIterator, PyItemIterator, PyKeyIterator, PyValueIterator, Scan,
+    Steps, Walk,
+};
+use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::{Arc, Mutex};
@@ -16,7 +20,10 @@ enum View {
     Snapshot(Arc<Slot<twain::Snapshot>>),
 }
 
-/// The base class of `Db` and `Snapshot`: point reads and iterators. Thread-safe.
+/// The base class of `Db` and `Snapshot`: point reads, the reads of the mapping protocol
+/// (`reader[key]`, `key in reader`, `iter(reader)`, `keys()`, `values()`, `items()`,
+/// `get(key, default)`) and iterators. Thread-safe. No `len()`: the engine keeps no exact
+/// count of keys, and counting them is a scan of every table.
 #[pyclass(name = "Reader", module = "twain", subclass, frozen)]
 pub struct Reader {
     handle: Arc<Handle>,
@@ -40,36 +47,41 @@ impl Reader {
         }
     }
 
-    /// An engine iterator over `scan`, made into a `T` by `shape`, in a slot `close`
-    /// empties.
-    fn adopt_scan<T: Send + 'static>(
+    /// A walk over `scan` (backwards if `reverse`) of the cursor `shape` makes from an
+    /// engine iterator, in a slot `close` empties.
+    fn walk<C: Cursor>(
         &self,
         py: Python<'_>,
         scan: Scan<'_>,
-        shape: impl Fn(twain::DbIterator) -> T + Send + Sync,
-    ) -> PyResult<Arc<Slot<Mutex<T>>>> {
-        let adopt = |it| self.handle.adopt(Mutex::new(shape(it)), "database");
-        Ok(py.detach(|| match &self.view {
+        reverse: bool,
+        shape: impl Fn(twain::DbIterator) -> C + Send + Sync,
+    ) -> PyResult<Steps<C>> {
+        let adopt = |it| self.handle.adopt(Mutex::new(Walk::new(shape(it), reverse)));
+        let slot = py.detach(|| match &self.view {
             View::Live => self.handle.db().with(|db| adopt(scan.open(db))),
             View::Snapshot(snap) => snap.with(|s| adopt(scan.open(s))),
-        })?)
+        })?;
+        Ok(Steps::new(slot))
     }
 
-    fn open(&self, py: Python<'_>, scan: Scan<'_>, reverse: bool) -> PyResult<PyIterator> {
-        let slot = self.adopt_scan(py, scan, |it| it)?;
-        Ok(PyIterator::new(slot, reverse))
+    /// The value of `key`, or `None`.
+    fn value(&self, py: Python<'_>, key: &[u8]) -> PyResult<Option<Vec<u8>>> {
+        match &self.view {
+            View::Live => self.handle.db().call(py, |db| db.get(key)),
+            View::Snapshot(snap) => snap.call(py, |s| s.get(key)),
+        }
     }
 
-    /// The scan `keys` and `entries` cover: a prefix, or a range.
+    /// The scan `items`, `keys`, `values` and `entries` cover: a prefix, or a range.
     fn scan_of<'a>(
         start: Option<Bytes<'a>>,
         end: Option<Bytes<'a>>,
         prefix: Option<Bytes<'a>>,
     ) -> PyResult<Scan<'a>> {
         match prefix {
-            Some(_) if start.is_some() || end.is_some() => Err(
-                pyo3::exceptions::PyValueError::new_err("give a prefix or a range, not both"),
-            ),
+            Some(_) if start.is_some() || end.is_some() => {
+                Err(PyValueError::new_err("give a prefix or a range, not both"))
+            }
             Some(p) => Ok(Scan::Prefix(p)),
             None => Ok(Scan::Range { start, end }),
         }
@@ -78,26 +90,58 @@ impl Reader {
 
 #[pymethods]
 impl Reader {
-    /// The value of `key`, or `None`.
-    fn get<'py>(&self, py: Python<'py>, key: Bytes<'_>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let value = match &self.view {
-            View::Live => self.handle.db().call(py, |db| db.get(&key)),
-            View::Snapshot(snap) => snap.call(py, |s| s.get(&key)),
-        }?;
-        Ok(value.map(|v| PyBytes::new(py, &v)))
+    /// The value of `key`, or `default` (`None` unless given).
+    #[pyo3(signature = (key, default = None))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        key: Bytes<'_>,
+        default: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.value(py, key.as_ref())? {
+            Some(v) => PyBytes::new(py, &v).into_any(),
+            None => default.unwrap_or_else(|| py.None().into_bound(py)),
+        })
     }
 
-    /// Every key in order (or in reverse).
-    #[pyo3(signature = (reverse = false))]
-    fn iter(&self, py: Python<'_>, reverse: bool) -> PyResult<PyIterator> {
+    /// `reader[key]`: the value of `key`; `KeyError` if it has none.
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let k: Bytes<'_> = key.extract()?;
+        match self.value(py, k.as_ref())? {
+            Some(v) => Ok(PyBytes::new(py, &v)),
+            None => Err(PyKeyError::new_err(key.clone().unbind())),
+        }
+    }
+
+    /// `key in reader`: whether `key` has a value.
+    fn __contains__(&self, py: Python<'_>, key: Bytes<'_>) -> PyResult<bool> {
+        Ok(self.value(py, key.as_ref())?.is_some())
+    }
+
+    /// `iter(reader)`: every key, in order (as `keys()`).
+    fn __iter__(&self, py: Python<'_>) -> PyResult<PyKeyIterator> {
         let all = Scan::Range {
             start: None,
             end: None,
         };
-        self.open(py, all, reverse)
+        Ok(self.walk(py, all, false, |it| it.into_keys())?.into())
     }
 
-    /// The keys from `start` (inclusive) to `end` (exclusive); `None` is unbounded.
+    /// Every `(key, value)` pair in key order (or in reverse).
+    #[pyo3(signature = (reverse = false))]
+    fn iter(&self, py: Python<'_>, reverse: bool) -> PyResult<PyItemIterator> {
+        let all = Scan::Range {
+            start: None,
+            end: None,
+        };
+        Ok(self.walk(py, all, reverse, |it| it)?.into())
+    }
+
+    /// The pairs from `start` (inclusive) to `end` (exclusive); `None` is unbounded.
     #[pyo3(signature = (start = None, end = None, reverse = false))]
     fn range(
         &self,
@@ -105,14 +149,33 @@ impl Reader {
         start: Option<Bytes<'_>>,
         end: Option<Bytes<'_>>,
         reverse: bool,
-    ) -> PyResult<PyIterator> {
-        self.open(py, Scan::Range { start, end }, reverse)
+    ) -> PyResult<PyItemIterator> {
+        Ok(self
+            .walk(py, Scan::Range { start, end }, reverse, |it| it)?
+            .into())
     }
 
-    /// The keys starting with `prefix`.
+    /// The pairs whose keys start with `prefix`.
     #[pyo3(signature = (prefix, reverse = false))]
-    fn prefix(&self, py: Python<'_>, prefix: Bytes<'_>, reverse: bool) -> PyResult<PyIterator> {
-        self.open(py, Scan::Prefix(prefix), reverse)
+    fn prefix(&self, py: Python<'_>, prefix: Bytes<'_>, reverse: bool) -> PyResult<PyItemIterator> {
+        Ok(self
+            .walk(py, Scan::Prefix(prefix), reverse, |it| it)?
+            .into())
+    }
+
+    /// The pairs from `start` (inclusive) to `end` (exclusive), or those whose keys start
+    /// with `prefix`.
+    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    fn items(
+        &self,
+        py: Python<'_>,
+        start: Option<Bytes<'_>>,
+        end: Option<Bytes<'_>>,
+        reverse: bool,
+        prefix: Option<Bytes<'_>>,
+    ) -> PyResult<PyItemIterator> {
+        let scan = Self::scan_of(start, end, prefix)?;
+        Ok(self.walk(py, scan, reverse, |it| it)?.into())
     }
 
     /// The keys from `start` (inclusive) to `end` (exclusive), or those starting with
@@ -126,8 +189,23 @@ impl Reader {
         reverse: bool,
         prefix: Option<Bytes<'_>>,
     ) -> PyResult<PyKeyIterator> {
-        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, |it| it.into_keys())?;
-        Ok(PyKeyIterator::new(slot, reverse))
+        let scan = Self::scan_of(start, end, prefix)?;
+        Ok(self.walk(py, scan, reverse, |it| it.into_keys())?.into())
+    }
+
+    /// The values of the keys from `start` (inclusive) to `end` (exclusive), or of those
+    /// starting with `prefix`, in key order.
+    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    fn values(
+        &self,
+        py: Python<'_>,
+        start: Option<Bytes<'_>>,
+        end: Option<Bytes<'_>>,
+        reverse: bool,
+        prefix: Option<Bytes<'_>>,
+    ) -> PyResult<PyValueIterator> {
+        let scan = Self::scan_of(start, end, prefix)?;
+        Ok(self.walk(py, scan, reverse, |it| it)?.into())
     }
 
     /// Entries (`key`, and `value()` read when called) from `start` (inclusive) to `end`
@@ -141,8 +219,10 @@ impl Reader {
         reverse: bool,
         prefix: Option<Bytes<'_>>,
     ) -> PyResult<PyEntryIterator> {
-        let entries = |it: twain::DbIterator| it.into_entries();
-        let slot = self.adopt_scan(py, Self::scan_of(start, end, prefix)?, entries)?;
-        Ok(PyEntryIterator::new(slot, Arc::clone(&self.handle), reverse))
+        let scan = Self::scan_of(start, end, prefix)?;
+        let handle = Arc::clone(&self.handle);
+        let entries =
+            move |it: twain::DbIterator| EntryCursor::new(it.into_entries(), Arc::clone(&handle));
+        Ok(self.walk(py, scan, reverse, entries)?.into())
     }
 }

@@ -16,11 +16,7 @@ pub struct PySnapshot {
 impl PySnapshot {
     /// Takes a snapshot of `handle`'s database.
     pub fn take(py: Python<'_>, handle: Arc<Handle>) -> PyResult<Py<PySnapshot>> {
-        let slot = py.detach(|| {
-            handle
-                .db()
-                .with(|db| handle.adopt(db.snapshot(), "snapshot"))
-        })?;
+        let slot = py.detach(|| handle.db().with(|db| handle.adopt(db.snapshot())))?;
         let reader = Reader::snapshot(handle, Arc::clone(&slot));
         Py::new(
             py,
@@ -33,7 +29,7 @@ impl PySnapshot {
 impl PySnapshot {
     /// Releases the snapshot; later reads through it raise `ClosedError`. Idempotent.
     fn close(&self, py: Python<'_>) {
-        py.detach(|| drop(self.slot.take()));
+        py.detach(|| drop(self.slot.take("snapshot")));
     }
 
     /// Whether the snapshot (or its database) was closed.
@@ -47,8 +43,7 @@ impl PySnapshot {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) {
         self.close(py);
-        false
     }
 }

@@ -28,17 +28,9 @@ def test_delete_removes_the_key_and_a_missing_key_is_fine(db):
     assert db.get(b"never-there") is None
 
 
-def test_str_keys_and_values_are_encoded_as_utf8(db):
-    db.put("clé", "värde")
-    assert db.get("clé".encode()) == "värde".encode()
-    assert db.get("clé") == "värde".encode()
-    db.delete("clé")
-    assert db.get(b"cl\xc3\xa9") is None
-
-
 def test_results_are_bytes(db):
-    db.put("k", "v")
-    value = db.get("k")
+    db.put(bytearray(b"k"), memoryview(b"v"))
+    value = db.get(b"k")
     assert type(value) is bytes
     db.put(b"k2", b"v")
     ((key, value),) = list(db.prefix(b"k2"))
@@ -68,17 +60,12 @@ def test_sync_writes(db):
     assert db.get(b"b") == b"2"
 
 
-@pytest.mark.parametrize("bad", [1, 1.5, None, ["a"], bytearray(b"a")])
+@pytest.mark.parametrize("bad", [1, 1.5, None, ["a"], [97]])
 def test_other_key_types_are_a_type_error(db, bad):
-    with pytest.raises(TypeError, match="expected bytes or str"):
+    with pytest.raises(TypeError, match="expected a bytes-like object"):
         db.put(bad, b"v")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="expected a bytes-like object"):
         db.get(bad)
-
-
-def test_a_str_that_is_not_valid_unicode_is_refused(db):
-    with pytest.raises(UnicodeEncodeError):
-        db.put("\udcff", b"v")
 
 
 def test_a_key_over_the_limit_is_an_invalid_argument(db):

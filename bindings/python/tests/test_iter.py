@@ -39,7 +39,7 @@ def test_iter_reverse_yields_them_backwards(filled):
         (b"b", b"b", []),
         (b"c", b"a", []),
         (b"\xff", None, [b"\xff", b"\xff\xff"]),
-        ("a", "b", [b"a", b"ab", b"abc"]),
+        (bytearray(b"a"), memoryview(b"b"), [b"a", b"ab", b"abc"]),
     ],
 )
 def test_range_start_is_inclusive_and_end_exclusive(filled, start, end, expected):
@@ -62,7 +62,7 @@ def test_range_by_keyword(filled):
         (b"\xff", [b"\xff", b"\xff\xff"]),
         (b"", KEYS),
         (b"zz", []),
-        ("a", [b"a", b"ab", b"abc"]),
+        (bytearray(b"a"), [b"a", b"ab", b"abc"]),
     ],
 )
 def test_prefix_both_directions(filled, prefix, expected):
@@ -118,4 +118,4 @@ def test_a_bound_of_the_wrong_type_is_a_type_error(db):
         db.range(1)
     with pytest.raises(TypeError):
         db.prefix(None)
-    assert isinstance(db.iter(), twain.Iterator)
+    assert isinstance(db.iter(), twain.ItemIterator)

@@ -31,7 +31,7 @@ def test_keys_yield_every_key_and_read_no_value(filled):
 
 def test_entries_read_values_when_asked(filled):
     before = filled.stats()["value_reads"]
-    entries = list(filled.entries(prefix="a"))
+    entries = list(filled.entries(prefix=b"a"))
     assert [e.key for e in entries] == [b"a", b"ab", b"abc"]
     assert filled.stats()["value_reads"] == before
     assert entries[1].value() == b"ab" * 100

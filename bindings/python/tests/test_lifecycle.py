@@ -22,6 +22,17 @@ def test_the_with_block_closes_on_error_and_lets_it_propagate(path):
     assert db.closed
 
 
+def test_every_exit_returns_none(path):
+    """No __exit__ swallows an exception (so each is typed `-> None`)."""
+    db = twain.Db(path)
+    for obj in [db.snapshot(), db.iter(), db.keys(), db.values(), db.entries(), db.write_batch()]:
+        with obj:
+            pass
+        assert obj.__exit__(None, None, None) is None
+    assert db.__exit__(None, None, None) is None
+    assert db.closed
+
+
 def test_close_is_idempotent(path):
     db = twain.Db(path)
     db.close()
@@ -47,7 +58,22 @@ def use_after_close_calls():
         "compact_range": lambda db: db.compact_range(),
         "gc": lambda db: db.gc(),
         "stats": lambda db: db.stats(),
+        "[]": lambda db: db[b"k"],
+        "in": lambda db: b"k" in db,
+        "[]=": lambda db: db.__setitem__(b"k", b"v"),
+        "del": lambda db: db.__delitem__(b"k"),
+        "iter(db)": lambda db: iter(db),
+        "items": lambda db: db.items(),
+        "keys": lambda db: db.keys(),
+        "values": lambda db: db.values(),
+        "entries": lambda db: db.entries(),
+        "write_batch": write_in_a_with_block,
     }
+
+
+def write_in_a_with_block(db):
+    with db.write_batch() as wb:
+        wb.put(b"k", b"v")
 
 
 @pytest.mark.parametrize("name", sorted(use_after_close_calls()))
@@ -104,6 +130,21 @@ def test_a_database_dropped_without_close_is_closed(path):
         assert again.get(b"k") == b"v"
     with pytest.raises(twain.ClosedError):
         next(it)
+
+
+def test_a_batch_from_write_batch_keeps_a_dropped_database_open_until_it_goes(path):
+    db = twain.Db(path)
+    batch = db.write_batch()
+    del db
+    gc.collect()
+    with batch:
+        batch.put(b"k", b"v")
+    with pytest.raises(twain.LockedError):
+        twain.Db(path)
+    del batch
+    gc.collect()
+    with twain.Db(path) as again:
+        assert again.get(b"k") == b"v"
 
 
 def test_a_second_open_of_the_same_directory_is_locked(db, path):

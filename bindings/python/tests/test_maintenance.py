@@ -20,7 +20,7 @@ def test_compact_range_merges_the_tables_into_one_level(db):
     db.flush()
     db.compact_range(b"00000", b"01999")
     db.compact_range(start=b"00500")
-    db.compact_range(end="00100")
+    db.compact_range(end=b"00100")
     db.compact_range()
     levels = db.stats()["levels"]
     assert levels[0]["files"] == 0

@@ -36,7 +36,7 @@ def test_snapshot_iterators_see_the_old_state_both_ways(db_and_snapshot):
     assert list(snap.iter(reverse=True)) == old[::-1]
     assert list(snap.range(b"b", None)) == old[1:]
     assert list(snap.range(None, b"c", reverse=True)) == old[1::-1]
-    assert list(snap.prefix("a")) == old[:1]
+    assert list(snap.prefix(b"a")) == old[:1]
     assert keys(db.iter()) == [b"a", b"c", b"d"]
 
 

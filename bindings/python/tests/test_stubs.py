@@ -1,5 +1,6 @@
 """Ties the type stubs (twain/__init__.pyi) to the module: the same names, classes,
-bases, methods and parameters (names, kinds, defaults). Types are not checked here."""
+bases, methods and parameters (names, kinds, defaults); the stats TypedDicts to what
+Db.stats() returns. Other types are not checked here."""
 
 import ast
 import inspect
@@ -12,13 +13,28 @@ import twain
 if not hasattr(ast, "unparse"):  # Python 3.8; the stubs are the same for every version
     pytest.skip("ast.unparse needs Python 3.9", allow_module_level=True)
 
-STUB = ast.parse((pathlib.Path(twain.__file__).parent / "__init__.pyi").read_text())
+PACKAGE = pathlib.Path(twain.__file__).parent
+STUB = ast.parse((PACKAGE / "__init__.pyi").read_text())
 CLASSES = {node.name: node for node in STUB.body if isinstance(node, ast.ClassDef)}
+TYPED_DICTS = {n for n, c in CLASSES.items() if [ast.unparse(b) for b in c.bases] == ["TypedDict"]}
 # Dunders that are part of the API (the others are Python's or PyO3's machinery).
-PROTOCOL = {"__new__", "__enter__", "__exit__", "__iter__", "__next__", "__len__"}
+PROTOCOL = {
+    "__new__",
+    "__enter__",
+    "__exit__",
+    "__iter__",
+    "__next__",
+    "__len__",
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__contains__",
+}
 
 
 def stub_members(node):
+    """The stub's methods by name; of overloads, the last, which REQUIRES spelling every
+    parameter with its run-time default."""
     return {
         item.name: item
         for item in node.body
@@ -37,16 +53,17 @@ def runtime_members(cls):
 def stub_params(fn):
     """(name, kind, default) of a stub function's parameters after self."""
     args = fn.args
+    P = inspect.Parameter
     positional = args.posonlyargs + args.args
-    defaults = [inspect.Parameter.empty] * (len(positional) - len(args.defaults))
+    kinds = [P.POSITIONAL_ONLY] * len(args.posonlyargs)
+    kinds += [P.POSITIONAL_OR_KEYWORD] * len(args.args)
+    defaults = [P.empty] * (len(positional) - len(args.defaults))
     defaults += [ast.literal_eval(d) for d in args.defaults]
-    params = [
-        (a.arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, d) for a, d in zip(positional, defaults)
-    ][1:]  # self or cls
+    params = list(zip([a.arg for a in positional], kinds, defaults))[1:]  # self or cls
     if args.vararg:
-        params.append(("*", inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.empty))
+        params.append(("*", P.VAR_POSITIONAL, P.empty))
     if args.kwarg:
-        params.append((args.kwarg.arg, inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty))
+        params.append((args.kwarg.arg, P.VAR_KEYWORD, P.empty))
     return params
 
 
@@ -70,13 +87,24 @@ def test_the_stub_names_exactly_the_module_exports():
     assert all(hasattr(twain, n) for n in twain.__all__)
 
 
-@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_the_package_is_marked_typed():
+    assert (PACKAGE / "py.typed").is_file()
+
+
+def test_no_export_shadows_a_name_of_typing():
+    import typing
+
+    assert not set(twain.__all__) & set(dir(typing))
+    assert "Iterator" not in dir(twain)
+
+
+@pytest.mark.parametrize("name", sorted(set(CLASSES) - TYPED_DICTS))
 def test_each_class_has_the_same_bases(name):
     stub_bases = [ast.unparse(b) for b in CLASSES[name].bases] or ["object"]
     assert [b.__name__ for b in getattr(twain, name).__bases__] == stub_bases
 
 
-@pytest.mark.parametrize("name", sorted(CLASSES))
+@pytest.mark.parametrize("name", sorted(set(CLASSES) - TYPED_DICTS))
 def test_each_class_has_the_same_members(name):
     assert set(stub_members(CLASSES[name])) == runtime_members(getattr(twain, name))
 
@@ -85,7 +113,7 @@ def test_each_class_has_the_same_members(name):
     "cls, method",
     [
         (c, m)
-        for c in sorted(CLASSES)
+        for c in sorted(set(CLASSES) - TYPED_DICTS)
         for m, fn in stub_members(CLASSES[c]).items()
         if not any(ast.unparse(d) == "property" for d in fn.decorator_list)
         and m not in {"__iter__", "__next__", "__len__"}
@@ -94,3 +122,57 @@ def test_each_class_has_the_same_members(name):
 def test_each_method_has_the_same_parameters(cls, method):
     fn = stub_members(CLASSES[cls])[method]
     assert runtime_params(getattr(twain, cls), method) == stub_params(fn)
+
+
+def stub_fields(name):
+    """A stub TypedDict's fields: {name: annotation}."""
+    return {
+        item.target.id: ast.unparse(item.annotation)
+        for item in CLASSES[name].body
+        if isinstance(item, ast.AnnAssign)
+    }
+
+
+@pytest.mark.parametrize("name", sorted(TYPED_DICTS))
+def test_each_typed_dict_has_the_same_fields_at_run_time(name):
+    runtime = getattr(twain, name)
+    annotations = {k: getattr(a, "__forward_arg__", a) for k, a in runtime.__annotations__.items()}
+    assert annotations == stub_fields(name)
+    assert list(annotations) == list(stub_fields(name))
+    assert runtime.__required_keys__ == set(stub_fields(name))
+
+
+# Python types a stub annotation allows (a float field may hold an int: json.loads reads
+# "0" that way).
+ALLOWED = {
+    "int": {int},
+    "float": {float, int},
+    "bool": {bool},
+    "str": {str},
+    "int | None": {int, type(None)},
+    "float | None": {float, int, type(None)},
+    "str | None": {str, type(None)},
+}
+
+
+def check_typed(name, value):
+    """Asserts `value` has exactly the fields of the stub TypedDict `name`, of its types."""
+    fields = stub_fields(name)
+    assert set(value) == set(fields), f"{name}: keys differ"
+    for key, annotation in fields.items():
+        if annotation.startswith("list["):
+            assert type(value[key]) is list, key
+            for item in value[key]:
+                check_typed(annotation[len("list[") : -1], item)
+        else:
+            assert type(value[key]) in ALLOWED[annotation], f"{name}.{key}: {value[key]!r}"
+
+
+def test_stats_returns_exactly_the_fields_of_the_stats_typed_dict(path):
+    with twain.Db(path, memtable_size="64K", inline_threshold=16) as db:
+        for i in range(500):
+            db.put(b"%04d" % i, b"value %d" % i * 10)
+        db.flush()
+        stats = db.stats()
+        assert stats["levels"] and stats["value_files"], "the nested lists are checked"
+        check_typed("Stats", stats)

@@ -129,6 +129,33 @@ def test_threads_sharing_one_iterator_get_each_pair_once(db):
     assert sorted(itertools.chain(*taken)) == expected
 
 
+def test_closing_an_iterator_while_other_threads_step_and_seek_it(db):
+    for i in range(4000):
+        db.put(b"%05d" % i, b"v")
+    it = db.keys()
+    outcomes, go = [], threading.Event()
+
+    def user(t):
+        go.wait()
+        try:
+            while True:
+                if t % 2:
+                    it.seek(b"%05d" % random.randrange(4000))
+                else:
+                    next(it, None)
+        except twain.ClosedError as e:
+            outcomes.append(str(e))
+
+    def closer(_):
+        go.set()
+        time.sleep(0.05)
+        it.close()
+
+    run_threads(lambda t: closer(t) if t == 4 else user(t), 5)
+    assert outcomes == ["iterator is closed"] * 4
+    assert list(db.keys(end=b"00002")) == [b"00000", b"00001"]
+
+
 def test_closing_while_other_threads_read_and_iterate(path):
     db = twain.Db(path)
     for i in range(2000):

@@ -1,10 +1,12 @@
 """twain: an embeddable, persistent, ordered key-value store (an LSM-tree with key-value
 separation), from Python.
 
-Keys and values are ``bytes``; a ``str`` argument is encoded as UTF-8. Reads return
-``bytes``. See README.md beside this package's sources, and ``__init__.pyi`` for types.
+Keys and values are bytes-like (``bytes``, ``bytearray``, ``memoryview``, any C-contiguous
+buffer); a ``str`` is refused with a ``TypeError``: encode it. Reads return ``bytes``. See
+README.md beside this package's sources, and ``__init__.pyi`` for types.
 """
 
+from ._stats import LevelStats, Stats, ValueFileStats
 from ._twain import (
     AlreadyExistsError,
     ClosedError,
@@ -15,7 +17,7 @@ from ._twain import (
     Error,
     InvalidArgumentError,
     IoError,
-    Iterator,
+    ItemIterator,
     KeyIterator,
     LockedError,
     NotFoundError,
@@ -23,6 +25,7 @@ from ._twain import (
     Reader,
     ReadOnlyError,
     Snapshot,
+    ValueIterator,
     WriteBatch,
     __version__,
 )
@@ -37,14 +40,18 @@ __all__ = [
     "Error",
     "InvalidArgumentError",
     "IoError",
-    "Iterator",
+    "ItemIterator",
     "KeyIterator",
+    "LevelStats",
     "LockedError",
     "NotFoundError",
     "NotSupportedError",
     "ReadOnlyError",
     "Reader",
     "Snapshot",
+    "Stats",
+    "ValueFileStats",
+    "ValueIterator",
     "WriteBatch",
     "__version__",
 ]

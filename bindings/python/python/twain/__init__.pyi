@@ -2,14 +2,16 @@
 
 import os
 import pathlib
-from typing import Any, final
+from typing import TypedDict, TypeVar, final, overload
 
-from typing_extensions import TypeAlias
+from typing_extensions import Buffer, Self, TypeAlias
 
-# A key, value or prefix: bytes, or str (encoded as UTF-8).
-_Bytes: TypeAlias = bytes | str
+# A key, value, bound or prefix: any bytes-like object (bytes, bytearray, memoryview, a
+# C-contiguous buffer). A str is refused at run time with a TypeError: encode it.
+_BytesLike: TypeAlias = Buffer
 # An engine option's value, turned into the string the engine parses.
 _OptionValue: TypeAlias = str | int | float | bool
+_T = TypeVar("_T")
 
 __version__: str
 __all__ = [
@@ -22,66 +24,97 @@ __all__ = [
     "Error",
     "InvalidArgumentError",
     "IoError",
-    "Iterator",
+    "ItemIterator",
     "KeyIterator",
+    "LevelStats",
     "LockedError",
     "NotFoundError",
     "NotSupportedError",
     "ReadOnlyError",
     "Reader",
     "Snapshot",
+    "Stats",
+    "ValueFileStats",
+    "ValueIterator",
     "WriteBatch",
     "__version__",
 ]
 
 class Reader:
-    """The reads shared by Db and Snapshot."""
+    """The reads shared by Db and Snapshot, mapping reads included. No len(): the engine
+    keeps no exact count of keys, and counting is a scan of every table."""
 
-    def get(self, key: _Bytes) -> bytes | None: ...
-    def iter(self, reverse: bool = False) -> Iterator: ...
+    @overload
+    def get(self, key: _BytesLike, default: _T) -> bytes | _T: ...
+    @overload
+    def get(self, key: _BytesLike, default: None = None) -> bytes | None: ...
+    def __getitem__(self, key: _BytesLike, /) -> bytes: ...
+    def __contains__(self, key: _BytesLike, /) -> bool: ...
+    def __iter__(self) -> KeyIterator: ...
+    def iter(self, reverse: bool = False) -> ItemIterator: ...
     def range(
         self,
-        start: _Bytes | None = None,
-        end: _Bytes | None = None,
+        start: _BytesLike | None = None,
+        end: _BytesLike | None = None,
         reverse: bool = False,
-    ) -> Iterator: ...
-    def prefix(self, prefix: _Bytes, reverse: bool = False) -> Iterator: ...
+    ) -> ItemIterator: ...
+    def prefix(self, prefix: _BytesLike, reverse: bool = False) -> ItemIterator: ...
+    def items(
+        self,
+        start: _BytesLike | None = None,
+        end: _BytesLike | None = None,
+        reverse: bool = False,
+        prefix: _BytesLike | None = None,
+    ) -> ItemIterator: ...
     def keys(
         self,
-        start: _Bytes | None = None,
-        end: _Bytes | None = None,
+        start: _BytesLike | None = None,
+        end: _BytesLike | None = None,
         reverse: bool = False,
-        prefix: _Bytes | None = None,
+        prefix: _BytesLike | None = None,
     ) -> KeyIterator: ...
+    def values(
+        self,
+        start: _BytesLike | None = None,
+        end: _BytesLike | None = None,
+        reverse: bool = False,
+        prefix: _BytesLike | None = None,
+    ) -> ValueIterator: ...
     def entries(
         self,
-        start: _Bytes | None = None,
-        end: _Bytes | None = None,
+        start: _BytesLike | None = None,
+        end: _BytesLike | None = None,
         reverse: bool = False,
-        prefix: _Bytes | None = None,
+        prefix: _BytesLike | None = None,
     ) -> EntryIterator: ...
 
 @final
 class Db(Reader):
-    """An open database; thread-safe. Closed by close(), a with block, or when garbage."""
+    """An open database and a mapping of bytes to bytes; thread-safe. Closed by close(), a
+    with block, or when garbage."""
 
     def __new__(cls, path: str | os.PathLike[str], **options: _OptionValue) -> Db: ...
-    def put(self, key: _Bytes, value: _Bytes, sync: bool = False) -> None: ...
-    def delete(self, key: _Bytes, sync: bool = False) -> None: ...
+    def put(self, key: _BytesLike, value: _BytesLike, sync: bool = False) -> None: ...
+    def delete(self, key: _BytesLike, sync: bool = False) -> None: ...
+    def __setitem__(self, key: _BytesLike, value: _BytesLike, /) -> None: ...
+    def __delitem__(self, key: _BytesLike, /) -> None: ...
     def write(self, batch: WriteBatch, sync: bool = False) -> None: ...
+    def write_batch(self, sync: bool = False) -> WriteBatch: ...
     def sync(self) -> None: ...
     def snapshot(self) -> Snapshot: ...
     def flush(self) -> None: ...
-    def compact_range(self, start: _Bytes | None = None, end: _Bytes | None = None) -> None: ...
+    def compact_range(
+        self, start: _BytesLike | None = None, end: _BytesLike | None = None
+    ) -> None: ...
     def gc(self) -> int: ...
-    def stats(self) -> dict[str, Any]: ...
+    def stats(self) -> Stats: ...
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
     @property
     def path(self) -> pathlib.Path: ...
-    def __enter__(self) -> Db: ...
-    def __exit__(self, *exc: object) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 @final
 class Snapshot(Reader):
@@ -90,32 +123,61 @@ class Snapshot(Reader):
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
-    def __enter__(self) -> Snapshot: ...
-    def __exit__(self, *exc: object) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 @final
-class Iterator:
+class ItemIterator:
     """(key, value) pairs in key order, or in reverse; sees the database as it was when
-    made. Raises ClosedError once the database is closed."""
+    made. seek(key) moves it; raises ClosedError once it or the database is closed."""
 
-    def __iter__(self) -> Iterator: ...
+    def __iter__(self) -> Self: ...
     def __next__(self) -> tuple[bytes, bytes]: ...
+    def seek(self, key: _BytesLike) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 @final
 class KeyIterator:
-    """Keys in key order, or in reverse, without reading any value file; sees the
-    database as it was when made. Raises ClosedError once the database is closed."""
+    """Keys only, without reading any value file; otherwise like ItemIterator."""
 
-    def __iter__(self) -> KeyIterator: ...
+    def __iter__(self) -> Self: ...
     def __next__(self) -> bytes: ...
+    def seek(self, key: _BytesLike) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+@final
+class ValueIterator:
+    """Values only, in the order of their keys; otherwise like ItemIterator."""
+
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> bytes: ...
+    def seek(self, key: _BytesLike) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 @final
 class EntryIterator:
-    """Entries in key order, or in reverse, their values unread; sees the database as it
-    was when made. Raises ClosedError once the database is closed."""
+    """Entries, their values unread until asked; otherwise like ItemIterator."""
 
-    def __iter__(self) -> EntryIterator: ...
+    def __iter__(self) -> Self: ...
     def __next__(self) -> Entry: ...
+    def seek(self, key: _BytesLike) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 @final
 class Entry:
@@ -128,13 +190,164 @@ class Entry:
 
 @final
 class WriteBatch:
-    """Puts and deletes that Db.write applies atomically, in order."""
+    """Puts and deletes that Db.write applies atomically, in order. One from
+    Db.write_batch() is a context manager: written when the with block ends normally,
+    discarded when it ends by an exception."""
 
     def __new__(cls) -> WriteBatch: ...
-    def put(self, key: _Bytes, value: _Bytes) -> None: ...
-    def delete(self, key: _Bytes) -> None: ...
+    def put(self, key: _BytesLike, value: _BytesLike) -> None: ...
+    def delete(self, key: _BytesLike) -> None: ...
     def clear(self) -> None: ...
     def __len__(self) -> int: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class LevelStats(TypedDict):
+    """One LSM level: its table files, their bytes on disk, and the entries they hold."""
+
+    files: int
+    bytes: int
+    entries: int
+
+class ValueFileStats(TypedDict):
+    """One value file (a sealed file, or the value log being written when is_log)."""
+
+    number: int
+    epoch: int
+    is_log: bool
+    total_bytes: int
+    separated_bytes: int
+    dropped_bytes: int
+    punched_bytes: int
+    valid_rate: float
+
+class Stats(TypedDict):
+    """What Db.stats() returns (as `twain stats --json` prints it)."""
+
+    user_bytes_written: int
+    user_ops: int
+    write_groups: int
+    synced_groups: int
+    log_bytes_written: int
+    stall_micros: int
+    slowdowns: int
+    stalls_memtables: int
+    stall_memtables_micros: int
+    stalls_l0: int
+    stall_l0_micros: int
+    stalls_log_file: int
+    stall_log_file_micros: int
+    flushes: int
+    flush_bytes_written: int
+    compactions: int
+    trivial_moves: int
+    compaction_parts: int
+    split_compactions: int
+    parts_offloaded: int
+    parts_taken_back: int
+    worker_bytes_written: int
+    offload_check_bytes: int
+    last_offload_failure: str | None
+    compaction_bytes_read: int
+    compaction_bytes_written: int
+    drop_records: int
+    drop_file_bytes_written: int
+    manifest_bytes_written: int
+    gets: int
+    value_reads: int
+    value_bytes_read: int
+    prefetch_reads: int
+    prefetch_bytes: int
+    prefetch_wasted_bytes: int
+    recovered_torn_bytes: int
+    gc_runs: int
+    gc_bytes_read: int
+    gc_bytes_written: int
+    gc_files_deleted_unread: int
+    gc_lsm_lookups: int
+    gc_records_relocated: int
+    gc_punch_runs: int
+    gc_punched_bytes: int
+    gc_punch_unsupported: bool
+    svtable_searches: int
+    scan_svtable_searches: int
+    handle_fixups: int
+    compaction_handle_refreshes: int
+    block_cache_hits: int
+    block_cache_misses: int
+    memtable_entries: int
+    memtable_bytes: int
+    referenced_bytes: int
+    live_bytes: int
+    live_bytes_age_ms: int | None
+    live_bytes_versions_behind: int
+    live_bytes_writes_behind: int
+    live_bytes_error: str | None
+    reclaimable_bytes: int
+    reclaimable_dropped_bytes: int
+    reclaimable_shadowed_bytes: int
+    disk_tables: int
+    disk_value_files: int
+    disk_drop_files: int
+    disk_manifest: int
+    disk_other: int
+    disk_total: int
+    write_amplification: float
+    write_amplification_since_open: float
+    space_amplification: float | None
+    total_user_bytes_written: int
+    total_user_ops: int
+    total_log_bytes_written: int
+    total_flushes: int
+    total_flush_bytes_written: int
+    total_compactions: int
+    total_compaction_bytes_read: int
+    total_compaction_bytes_written: int
+    total_drop_records: int
+    total_drop_file_bytes_written: int
+    total_manifest_bytes_written: int
+    total_gc_runs: int
+    total_gc_bytes_read: int
+    total_gc_bytes_written: int
+    total_gc_files_deleted_unread: int
+    total_gc_records_relocated: int
+    total_gc_punch_runs: int
+    total_gc_punched_bytes: int
+    total_small_bytes_written: int
+    total_medium_bytes_written: int
+    total_large_bytes_written: int
+    total_transient_bytes_written: int
+    total_transient_bytes_freed: int
+    total_medium_bytes_merged: int
+    total_replaced_inline_bytes: int
+    total_replaced_separated_bytes: int
+    total_compaction_handle_refreshes: int
+    total_compaction_parts: int
+    total_split_compactions: int
+    total_parts_offloaded: int
+    total_parts_taken_back: int
+    total_worker_bytes_written: int
+    total_offload_check_bytes: int
+    levels: list[LevelStats]
+    value_files: list[ValueFileStats]
+    gc_corrupt_dead_records: int
+    gc_files_set_aside: int
+    reclaimable_log_bytes: int
+    space_amp_target: float
+    space_floor: float | None
+    space_target: str
+    small_bytes_written: int
+    medium_bytes_written: int
+    large_bytes_written: int
+    transient_bytes_written: int
+    transient_bytes_freed: int
+    medium_bytes_merged: int
+    replaced_inline_bytes: int
+    replaced_separated_bytes: int
+    transient_files: int
+    transient_bytes: int
+    garbage_compactions: int
+    logs_sealed_for_gc: int
 
 class Error(Exception):
     """Base class of every error reported by twain."""
