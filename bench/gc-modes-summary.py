@@ -66,8 +66,16 @@ def ratio(a, b, phase):
     print(f"{a} / {b} {phase}: median {statistics.median(rs):.2f} (" + " / ".join(f"{r:.2f}" for r in rs) + ")")
 
 
-# Issue 4's ratios, and issue 12's (the vlog baseline) when those configurations ran.
-for a, b in [("dr50", "ll50"), ("dr50", "off"), ("dr", "vlog"), ("ll", "vlog"), ("dr", "ll")]:
+# Issue 4's ratios, and issue 12's (the vlog baseline, the hash layout) when those ran.
+for a, b in [
+    ("dr50", "ll50"),
+    ("dr50", "off"),
+    ("dr", "vlog"),
+    ("ll", "vlog"),
+    ("dr", "ll"),
+    ("hash", "vlog"),
+    ("hash", "dr"),
+]:
     for p in phases[1:]:
         if p.startswith("update") or p.startswith("overwrite") or p == "readrandomsame-2":
             ratio(a, b, p)

@@ -78,10 +78,19 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// Random engine options for one run, as `--set` arguments, and the sync percentage. A
-/// database that runs in vlog GC mode stays in it (the other modes refuse it); the others
-/// switch between drop-records and lsm-lookup from run to run.
-fn random_options(rng: &mut Rng, vlog: bool) -> (Vec<String>, u64) {
+/// How a database keeps its values, for all its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// The value log, value GC in drop-records or lsm-lookup mode (switching between runs).
+    Log,
+    /// The value log, value GC in vlog mode (the other modes refuse such a database).
+    Vlog,
+    /// The hash layout (`value_layout=hash`): group GC, no medium class, no worker.
+    Hash,
+}
+
+/// Random engine options for one run, as `--set` arguments, and the sync percentage.
+fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
     let buffer = rng.pick(&["0", "0", "4K", "64K"]);
     let sync = if buffer == "0" {
         rng.pick(&[0, 1, 10, 50])
@@ -98,7 +107,14 @@ fn random_options(rng: &mut Rng, vlog: bool) -> (Vec<String>, u64) {
         ),
         // Values of 8..48 and 100..2000 bytes: most runs have all three placement classes,
         // and a key's class changes from write to write.
-        format!("medium_threshold={}", rng.pick(&["16", "32", "64", "4096"])),
+        format!(
+            "medium_threshold={}",
+            match layout {
+                // The hash layout has no medium class yet.
+                Layout::Hash => "4096",
+                _ => rng.pick(&["16", "32", "64", "4096"]),
+            }
+        ),
         format!("medium_merge_level={}", rng.pick(&["0", "0", "1", "2"])),
         format!("l0_compaction_trigger={}", rng.pick(&["2", "4"])),
         format!("block_size={}", rng.pick(&["256", "1K", "4K"])),
@@ -109,11 +125,21 @@ fn random_options(rng: &mut Rng, vlog: bool) -> (Vec<String>, u64) {
         format!("max_immutable_memtables={}", rng.pick(&["1", "2", "4"])),
         format!(
             "gc_mode={}",
-            match vlog {
-                true => "vlog",
-                false => rng.pick(&["drop-records", "drop-records", "lsm-lookup"]),
+            match layout {
+                Layout::Vlog => "vlog",
+                Layout::Hash => "drop-records",
+                Layout::Log => rng.pick(&["drop-records", "drop-records", "lsm-lookup"]),
             }
         ),
+        format!(
+            "value_layout={}",
+            if layout == Layout::Hash {
+                "hash"
+            } else {
+                "log"
+            }
+        ),
+        format!("hash_groups={}", rng.pick(&["1", "4", "16"])),
         format!("gc_threshold={}", rng.pick(&["0.3", "0.5", "0.9"])),
         format!("gc={}", rng.pick(&["on", "on", "on", "off"])),
     ];
@@ -166,15 +192,22 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
     })?;
     note!("crashtest: seed {seed}, directory {}", dir.display());
     let mut rng = Rng(seed);
-    // A quarter of the databases run value GC in vlog mode, for good.
-    let vlog = rng.below(4) == 0;
+    // A quarter of the databases run value GC in vlog mode, a quarter of the others keep
+    // their values in the hash layout; each for good.
+    let layout = match (rng.below(4), rng.below(4)) {
+        (0, _) => Layout::Vlog,
+        (_, 0) => Layout::Hash,
+        _ => Layout::Log,
+    };
     let mut t = Tally::default();
     let started = Instant::now();
     while t.kills + t.clean_exits < kills && deadline.is_none_or(|d| Instant::now() < d) {
-        let (mut sets, sync) = random_options(&mut rng, vlog);
+        let (mut sets, sync) = random_options(&mut rng, layout);
         let threads = 1 + rng.below(4);
         let socket = dir.join("worker.sock");
-        let mut worker = match db.join("IDENTITY").exists() && rng.below(100) < args.worker_percent
+        let mut worker = match db.join("IDENTITY").exists()
+            && rng.below(100) < args.worker_percent
+            && layout != Layout::Hash
         {
             true => Some(start_worker(&exe, &db, &socket)?),
             false => None,
@@ -248,7 +281,7 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
 
             break;
         }
-        let (reopen_sets, _) = random_options(&mut rng, vlog);
+        let (reopen_sets, _) = random_options(&mut rng, layout);
         verify(&db, &expected, &reopen_sets, &mut t)?;
         note!(
             "kill {} after {} ms ({} threads, sync {sync}%, {}): keys {}, failures {}",

@@ -272,7 +272,12 @@ fn dump_svtable(
     for (start, end) in &punched {
         writeln!(out, "punched run @{start}..{end}: dead entries, skipped").map_err(&w)?;
     }
-    for (key, seq, offset, len) in index.entries(path)? {
+    for item in index.items(path)? {
+        let (key, seq) = (item.key, item.seq);
+        let Some((offset, len)) = item.record else {
+            writeln!(out, "  key \"{}\" seq {seq} tombstone", escape(&key)).map_err(&w)?;
+            continue;
+        };
         if crate::gc::skip_to(&punched, offset).is_some() {
             continue;
         }
@@ -412,8 +417,15 @@ fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
             ValueFileOrigin::Log => "log",
             ValueFileOrigin::Transient => "transient (a flush's medium values)",
             ValueFileOrigin::Placed => "placed (values a compaction re-placed)",
+            ValueFileOrigin::Hash => "hash segment",
         };
         writeln!(out, "  value file {n} origin {what}")?;
+    }
+    if let Some(groups) = e.hash_groups {
+        writeln!(out, "  hash layout, {groups} groups")?;
+    }
+    for (n, group) in &e.hash_segments {
+        writeln!(out, "  value file {n} origin hash segment of group {group}")?;
     }
     if let Some(c) = &e.counters {
         let pairs: Vec<String> = c.iter().map(|(id, v)| format!("{id}={v}")).collect();

@@ -46,6 +46,7 @@ mod error;
 pub mod format;
 pub mod fs;
 pub mod gc;
+mod hash_layout;
 pub mod iter;
 pub mod key;
 pub mod memtable;
@@ -63,7 +64,10 @@ pub use error::{Error, Result};
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{
     GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,
-    OPTION_RANGES, OptionRange, Options, SPACE_AMP_TARGET_RANGE, WriteOptions, parse_size,
+    OPTION_RANGES, OptionRange, Options, SPACE_AMP_TARGET_RANGE, ValueLayout, WriteOptions,
+    parse_size,
 };
 pub use repair::{RepairReport, repair};
-pub use stats::{DiskUsage, LevelStats, SpaceTarget, Stats, Totals, ValueFileStats};
+pub use stats::{
+    DiskUsage, HashLayoutStats, LevelStats, SpaceTarget, Stats, Totals, ValueFileStats,
+};

@@ -56,6 +56,32 @@ impl GcMode {
     }
 }
 
+/// Where separated values live on disk. Chosen when the database is created and recorded
+/// in its manifest; opening an existing database uses the recorded layout whatever the
+/// options say (`Stats::hash_layout` is `Some` in the hash layout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueLayout {
+    /// The value log (WiscKey): values are separated into the log at write time and
+    /// collected per file by value GC in the chosen [`GcMode`].
+    #[default]
+    Log,
+    /// Hash-grouped segments (HashKV): the log holds values only for recovery; the flush
+    /// moves each large value into the segment of its key's group (`hash_groups` groups,
+    /// by a hash of the key), and GC collects a whole group at a time, judging records
+    /// from the group alone. See `docs/architecture.md`, "The hash layout".
+    Hash,
+}
+
+impl ValueLayout {
+    /// The option value that names the layout.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValueLayout::Log => "log",
+            ValueLayout::Hash => "hash",
+        }
+    }
+}
+
 /// A step of a value GC run, reported to [`Options::gc_listener`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcEvent {
@@ -225,6 +251,14 @@ pub struct Options {
     pub space_amp_target: f64,
     /// Called at every step of a value GC run (tests use it to pause GC at a step).
     pub gc_listener: Option<GcListener>,
+    /// Where separated values live ([`ValueLayout`]); used when the database is created,
+    /// after that the manifest's choice holds. Default: the log.
+    pub value_layout: ValueLayout,
+    /// Hash layout: the number of segment groups, used when the database is created.
+    /// More groups make each group's GC smaller and each flush write more files. (In this
+    /// layout the value log is only a write-ahead log: its files roll at `memtable_size`
+    /// when that is below `value_file_size`.) Range: 1 ..= 1000. Default: 32.
+    pub hash_groups: u32,
 }
 
 impl Default for Options {
@@ -265,6 +299,8 @@ impl Default for Options {
             gc_bytes_per_sec: 0,
             space_amp_target: 1.3,
             gc_listener: None,
+            value_layout: ValueLayout::Log,
+            hash_groups: crate::hash_layout::DEFAULT_GROUPS,
         }
     }
 }
@@ -320,6 +356,8 @@ impl std::fmt::Debug for Options {
             .field("gc_bytes_per_sec", &self.gc_bytes_per_sec)
             .field("space_amp_target", &self.space_amp_target)
             .field("gc_listener", &self.gc_listener.is_some())
+            .field("value_layout", &self.value_layout)
+            .field("hash_groups", &self.hash_groups)
             .finish()
     }
 }
@@ -430,6 +468,17 @@ impl Options {
                 }
             }
             "compaction_offload_full_check" => self.compaction_offload_full_check = flag()?,
+            "value_layout" => {
+                self.value_layout = match value {
+                    "log" => ValueLayout::Log,
+                    "hash" => ValueLayout::Hash,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "option value_layout: {value:?} is not log or hash"
+                        )));
+                    }
+                }
+            }
             "compaction_offload_token" => {
                 self.compaction_offload_token = value.as_bytes().to_vec();
             }
@@ -501,6 +550,7 @@ impl Options {
             "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms = v,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros = v,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
+            "hash_groups" => self.hash_groups = u32::try_from(v).map_err(|_| too_big())?,
             other => {
                 return Err(Error::InvalidArgument(format!("unknown option {other:?}")));
             }

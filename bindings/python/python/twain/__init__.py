@@ -6,7 +6,7 @@ buffer); a ``str`` is refused with a ``TypeError``: encode it. Reads return ``by
 README.md beside this package's sources, and ``__init__.pyi`` for types.
 """
 
-from ._stats import LevelStats, Stats, ValueFileStats
+from ._stats import HashLayoutStats, LevelStats, Stats, ValueFileStats
 from ._twain import (
     AlreadyExistsError,
     ClosedError,
@@ -38,6 +38,7 @@ __all__ = [
     "Entry",
     "EntryIterator",
     "Error",
+    "HashLayoutStats",
     "InvalidArgumentError",
     "IoError",
     "ItemIterator",

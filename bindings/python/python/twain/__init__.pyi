@@ -209,6 +209,17 @@ class LevelStats(TypedDict):
     bytes: int
     entries: int
 
+class HashLayoutStats(TypedDict):
+    """The hash layout's figures; None in the log layout."""
+
+    groups: int
+    reserved_bytes: int
+    reserved_budget: int
+    main_bytes: int
+    segments: int
+    flush_waits: int
+    flush_wait_micros: int
+
 class ValueFileStats(TypedDict):
     """One value file (a sealed file, or the value log being written when is_log)."""
 
@@ -317,6 +328,7 @@ class Stats(TypedDict):
     total_medium_bytes_written: int
     total_large_bytes_written: int
     total_transient_bytes_written: int
+    total_hash_segment_bytes_written: int
     total_transient_bytes_freed: int
     total_medium_bytes_merged: int
     total_replaced_inline_bytes: int
@@ -340,12 +352,14 @@ class Stats(TypedDict):
     medium_bytes_written: int
     large_bytes_written: int
     transient_bytes_written: int
+    hash_segment_bytes_written: int
     transient_bytes_freed: int
     medium_bytes_merged: int
     replaced_inline_bytes: int
     replaced_separated_bytes: int
     transient_files: int
     transient_bytes: int
+    hash_layout: HashLayoutStats | None
     garbage_compactions: int
     logs_sealed_for_gc: int
 

@@ -18,6 +18,18 @@ class LevelStats(TypedDict):
     entries: int
 
 
+class HashLayoutStats(TypedDict):
+    """The hash layout's figures (``value_layout = hash``); ``None`` in the log layout."""
+
+    groups: int
+    reserved_bytes: int
+    reserved_budget: int
+    main_bytes: int
+    segments: int
+    flush_waits: int
+    flush_wait_micros: int
+
+
 class ValueFileStats(TypedDict):
     """One value file (a sealed file, or the value log being written when ``is_log``)."""
 
@@ -127,6 +139,7 @@ class Stats(TypedDict):
     total_medium_bytes_written: int
     total_large_bytes_written: int
     total_transient_bytes_written: int
+    total_hash_segment_bytes_written: int
     total_transient_bytes_freed: int
     total_medium_bytes_merged: int
     total_replaced_inline_bytes: int
@@ -150,11 +163,13 @@ class Stats(TypedDict):
     medium_bytes_written: int
     large_bytes_written: int
     transient_bytes_written: int
+    hash_segment_bytes_written: int
     transient_bytes_freed: int
     medium_bytes_merged: int
     replaced_inline_bytes: int
     replaced_separated_bytes: int
     transient_files: int
     transient_bytes: int
+    hash_layout: HashLayoutStats | None
     garbage_compactions: int
     logs_sealed_for_gc: int

@@ -302,6 +302,13 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         .iter()
         .map(|(&n, &e)| (n, ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, e)))
         .collect();
+    // Hash layout: a handle naming a segment its group's GC merged away is read in the
+    // group's main segment, by key and sequence.
+    let mains = state.hash_mains();
+    let forward = |key: &[u8]| {
+        let groups = state.hash_groups?;
+        files.get(mains.get(&crate::hash_layout::group_of(key, groups))?)
+    };
     let mut live_dropped = 0u64;
     let mut stale_shadowed = 0u64;
     let mut keys: Vec<_> = handles.into_iter().collect();
@@ -311,12 +318,16 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let mut resolved = versions.records.contains(&(key.clone(), seq));
         let mut last_err = None;
         for (h, _) in copies.iter().filter(|_| !resolved) {
-            let Some(vf) = files.get(&h.file) else {
-                continue;
+            let (vf, direct) = match files.get(&h.file) {
+                Some(vf) => (vf, true),
+                None => match forward(&key) {
+                    Some(vf) => (vf, false),
+                    None => continue,
+                },
             };
-            let found = if vf.epoch() == h.epoch {
+            let found = if direct && vf.epoch() == h.epoch {
                 Some(*h)
-            } else if vf.epoch() > h.epoch {
+            } else if !direct || vf.epoch() > h.epoch {
                 match vf.find(&key, seq) {
                     Ok(f) => f,
                     Err(e) => {

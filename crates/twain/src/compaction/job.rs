@@ -92,6 +92,28 @@ pub struct PartJob {
     pub manual: Option<ManualRange>,
     /// File numbers reserved for the part's outputs (tables and a placed value file).
     pub numbers: Range<u64>,
+    /// Hash layout: where handles naming segments that group GC merged away find their
+    /// records (`compaction::refresh`). Not sent to a compaction worker: offload is not
+    /// supported in the hash layout yet.
+    pub hash_forward: Option<HashForward>,
+}
+
+/// The hash layout's groups and each group's main segment, as of the compaction's version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashForward {
+    /// The number of groups.
+    pub groups: u32,
+    /// Each group's main segment, by group.
+    pub mains: BTreeMap<u32, u64>,
+}
+
+impl HashForward {
+    /// The main segment of `key`'s group, if the group has one.
+    pub fn main_of(&self, key: &[u8]) -> Option<u64> {
+        self.mains
+            .get(&crate::hash_layout::group_of(key, self.groups))
+            .copied()
+    }
 }
 
 impl PartJob {
@@ -182,6 +204,7 @@ mod tests {
             settings: PartSettings::from_options(&crate::Options::default()),
             manual: None,
             numbers: 10..12,
+            hash_forward: None,
         }
     }
 

@@ -82,6 +82,10 @@ impl<'a> Placer<'a> {
         let p = ParsedKey::parse(ikey);
         match p.entry_kind() {
             Some(EntryKind::Handle) => self.place_handle(&p, value, level, last, drops, figures),
+            // The hash layout separates only at the flush, into the key's group: a value
+            // file of this compaction's would be collected by nothing (no per-file GC runs
+            // there), so an inline pair that became large stays inline.
+            Some(EntryKind::Inline) if self.job.hash_forward.is_some() => Ok(Placed::Same),
             Some(EntryKind::Inline) => {
                 let merge = false; // an inline value is never affected by the merge level
                 if self

@@ -87,13 +87,23 @@ impl<'a> Refresher<'a> {
         let Ok(h) = ValueHandle::decode(value) else {
             return Ok(None);
         };
-        let Some(&(epoch, _)) = self.job.value_files.get(&h.file) else {
-            return Ok(None);
+        // Hash layout: a segment group GC merged away is read in its group's main segment.
+        let (number, epoch) = match self.job.value_files.get(&h.file) {
+            Some(&(epoch, _)) if h.epoch < epoch => (h.file, epoch),
+            Some(_) => return Ok(None),
+            None => {
+                let main = self
+                    .job
+                    .hash_forward
+                    .as_ref()
+                    .and_then(|f| f.main_of(p.user_key));
+                match main.and_then(|n| self.job.value_files.get(&n).map(|&(e, _)| (n, e))) {
+                    Some(found) => found,
+                    None => return Ok(None),
+                }
+            }
         };
-        if h.epoch >= epoch {
-            return Ok(None);
-        }
-        let Some(file) = self.env.value_file(h.file, epoch)? else {
+        let Some(file) = self.env.value_file(number, epoch)? else {
             return Ok(None);
         };
         let hint = self.hints.index_hint(file.number(), file.epoch());

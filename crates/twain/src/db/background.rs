@@ -140,6 +140,9 @@ fn gc_loop(inner: &DbInner) {
 fn gc_round(inner: &DbInner) -> Result<()> {
     let mut skip = HashSet::new();
     let (mut plan, quiet) = pacing::plan_now(inner);
+    if inner.opts.value_layout == crate::options::ValueLayout::Hash {
+        return super::group_gc::round(inner, quiet);
+    }
     if inner.opts.gc_mode == GcMode::Vlog {
         return vlog_round(inner, plan, quiet);
     }

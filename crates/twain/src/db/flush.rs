@@ -16,7 +16,10 @@ use crate::vlog::{DropIndex, DropWriter, SvTableWriter};
 /// The drop lock's guard (`DropIndex::lock`).
 pub(crate) type DropLock<'a> =
     std::sync::MutexGuard<'a, std::collections::HashMap<u64, crate::vlog::FileDrops>>;
+use crate::options::ValueLayout;
+use crate::placement::Class;
 use crate::{Error, Result};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +30,11 @@ pub(crate) fn table_options(inner: &DbInner) -> TableOptions {
 
 /// Flushes the oldest frozen memtable, if any.
 pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
+    if inner.opts.value_layout == ValueLayout::Hash {
+        // Before taking a version: one held while waiting would keep the segments that
+        // the GC it waits for merges away on disk.
+        super::group_gc::wait_for_room(inner)?;
+    }
     let sv = inner.super_version();
     let Some(imm) = sv.imms.last().cloned() else {
         return Ok(());
@@ -39,7 +47,11 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let number = lock(&inner.versions).new_file_number();
     let path = file_path(&inner.dir, FileType::Table, number);
     let mut builder: Option<TableBuilder> = None;
-    let mut transient: Option<Transient> = None;
+    let mut transient: Option<Sorted> = None;
+    // Hash layout: each group's segment of this flush, made when the group is first met.
+    let hash_groups =
+        (inner.opts.value_layout == ValueLayout::Hash).then_some(inner.opts.hash_groups);
+    let mut segments: BTreeMap<u32, Sorted> = BTreeMap::new();
     let placement = inner.opts.placement();
     let mut it = imm.iter();
     it.seek_to_first()?;
@@ -54,14 +66,44 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                     }
                 };
                 let p = ParsedKey::parse(it.key());
-                if p.entry_kind() == Some(EntryKind::Inline)
+                let kind = p.entry_kind();
+                if let Some(groups) = hash_groups
+                    && matches!(kind, Some(EntryKind::Inline | EntryKind::Delete))
+                {
+                    // Every version of a key reaches its group: a large value as a record
+                    // (the table holds its handle), anything else as a tombstone, so that
+                    // the group's GC knows the older records dead (`gc::group`).
+                    let group = crate::hash_layout::group_of(p.user_key, groups);
+                    let seg = match segments.entry(group) {
+                        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                        std::collections::btree_map::Entry::Vacant(e) => {
+                            // Buffers of all groups together stay near one memtable.
+                            let chunk = (inner.opts.memtable_size / groups.max(1) as usize)
+                                .clamp(16 << 10, SEGMENT_CHUNK);
+                            e.insert(Sorted::create(inner, ValueFileOrigin::Hash, chunk)?)
+                        }
+                    };
+                    let large = kind == Some(EntryKind::Inline)
+                        && placement.class(p.user_key.len(), it.value().len()) == Class::Large;
+                    if large {
+                        let (ikey, handle) = seg.add(&p, it.value())?;
+                        b.add(&ikey, &handle)?;
+                    } else {
+                        seg.writer.add_tombstone(p.user_key, p.seq)?;
+                        b.add(it.key(), it.value())?;
+                    }
+                } else if kind == Some(EntryKind::Inline)
                     && placement.flush_moves(p.user_key.len(), it.value().len())
                 {
                     // A medium pair: its value goes into the transient file, its handle
                     // into the table (Parallax).
                     let t = match transient.as_mut() {
                         Some(t) => t,
-                        None => transient.insert(Transient::create(inner)?),
+                        None => transient.insert(Sorted::create(
+                            inner,
+                            ValueFileOrigin::Transient,
+                            TRANSIENT_CHUNK,
+                        )?),
                     };
                     let (ikey, handle) = t.add(&p, it.value())?;
                     b.add(&ikey, &handle)?;
@@ -88,6 +130,13 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         transient_bytes = record.total_bytes;
         edit.value_file_origins
             .push((record.number, ValueFileOrigin::Transient));
+        edit.added_value_files.push(record);
+    }
+    let mut segment_bytes = 0;
+    for (group, seg) in segments {
+        let record = seg.finish()?;
+        segment_bytes += record.total_bytes;
+        edit.hash_segments.push((record.number, group));
         edit.added_value_files.push(record);
     }
     if let Some(b) = builder {
@@ -150,25 +199,40 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     Counters::add(&inner.counters.flushes, 1);
     Counters::add(&inner.counters.flush_bytes, table_bytes);
     Counters::add(&inner.counters.transient_bytes_written, transient_bytes);
+    Counters::add(&inner.counters.hash_segment_bytes_written, segment_bytes);
     Ok(())
 }
 
-/// A flush's transient value file: the memtable's medium values, sorted by key (an
-/// SVTable born at epoch 1, `docs/format/svtable.md`).
-struct Transient {
+/// Bytes a transient file buffers before appending.
+const TRANSIENT_CHUNK: usize = 1 << 20;
+
+/// Bytes a hash segment buffers before appending at most: a flush writes up to
+/// `hash_groups` of them at once.
+const SEGMENT_CHUNK: usize = 256 << 10;
+
+/// A sorted value file a flush writes (an SVTable born at epoch 1,
+/// `docs/format/svtable.md`): the memtable's medium values (a *transient* file), or in the
+/// hash layout one group's values and tombstones (a *segment*).
+struct Sorted {
     number: u64,
+    origin: ValueFileOrigin,
     writer: SvTableWriter,
 }
 
-impl Transient {
-    fn create(inner: &DbInner) -> Result<Transient> {
+impl Sorted {
+    fn create(inner: &DbInner, origin: ValueFileOrigin, chunk: usize) -> Result<Sorted> {
         let number = lock(&inner.versions).new_file_number();
-        let epoch = ValueFileOrigin::Transient.birth_epoch();
+        let epoch = origin.birth_epoch();
         let path = value_file_path(&inner.dir, number, epoch);
         let file = inner.fs.create(&path).ctx("create", &path)?;
-        Ok(Transient {
+        let mut writer = SvTableWriter::with_chunk(file, path, number, epoch, chunk);
+        if origin == ValueFileOrigin::Hash {
+            writer = writer.into_segment();
+        }
+        Ok(Sorted {
             number,
-            writer: SvTableWriter::new(file, path, number, epoch),
+            origin,
+            writer,
         })
     }
 
@@ -178,7 +242,7 @@ impl Transient {
         let (offset, len) = self.writer.add(entry.user_key, entry.seq, value)?;
         let handle = ValueHandle {
             file: self.number,
-            epoch: ValueFileOrigin::Transient.birth_epoch(),
+            epoch: self.origin.birth_epoch(),
             offset,
             len,
         };
@@ -192,7 +256,7 @@ impl Transient {
         let s = self.writer.finish()?;
         Ok(ValueFileRecord {
             number: self.number,
-            epoch: ValueFileOrigin::Transient.birth_epoch(),
+            epoch: self.origin.birth_epoch(),
             total_bytes: s.file_size,
             separated_bytes: s.entry_bytes,
             separated_count: s.entry_count,
@@ -223,6 +287,19 @@ pub(crate) fn persist_drops(
                 .value_files
                 .get(&n)
                 .is_some_and(|f| f.origin == ValueFileOrigin::Transient)
+        });
+    }
+    if inner.opts.value_layout == ValueLayout::Hash {
+        // A group's GC judges its records from the group alone and never reads drops; a
+        // handle may also name a segment it merged away. Drops of the log (none: it holds
+        // no separated record) and of placed files are kept.
+        let sv = inner.super_version();
+        drops.retain_files(|n| {
+            sv.version
+                .state
+                .value_files
+                .get(&n)
+                .is_some_and(|f| f.origin != ValueFileOrigin::Hash)
         });
     }
     if drops.is_empty() {

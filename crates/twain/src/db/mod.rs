@@ -7,6 +7,7 @@ mod checkpoint;
 mod compact;
 mod entries;
 mod flush;
+mod group_gc;
 mod iter;
 pub(crate) mod listing;
 mod offload;

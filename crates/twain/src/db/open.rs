@@ -32,7 +32,7 @@ use crate::format::vlog::LogEntryKind;
 use crate::fs::{FileLock, Fs};
 use crate::key::{EntryKind, SeqNo, internal_key};
 use crate::memtable::Memtable;
-use crate::options::Options;
+use crate::options::{Options, ValueLayout};
 use crate::stats::Counters;
 use crate::version::{VersionSet, VersionState, read_manifest};
 use crate::vlog::{
@@ -188,9 +188,29 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         read_manifest(fs.as_ref(), dir, opts.num_levels)
             .map_err(|e| crate::repair::point_to_repair(dir, e))?
     } else {
-        (VersionState::empty(opts.num_levels), 0)
+        let mut state = VersionState::empty(opts.num_levels);
+        if opts.value_layout == ValueLayout::Hash {
+            // Recorded by the new database's first manifest (its snapshot of the state).
+            state.hash_groups = Some(opts.hash_groups);
+        }
+        (state, 0)
     };
     refuse_untracked_drops(&state, &opts, read_only.is_some())?;
+    // The layout is the database's, chosen at its creation; the options follow it (and were
+    // checked above as given, so options the asked-for layout refuses are refused even
+    // where the database's layout would take them).
+    let mut opts = opts;
+    match state.hash_groups {
+        Some(groups) => {
+            opts.value_layout = ValueLayout::Hash;
+            opts.hash_groups = groups;
+            // Value files are only the write-ahead log here, all garbage once flushed:
+            // rolling it at the memtable's size keeps that garbage to about one memtable.
+            opts.value_file_size = opts.value_file_size.min(opts.memtable_size as u64);
+        }
+        None => opts.value_layout = ValueLayout::Log,
+    }
+    opts.validate()?;
 
     let listing = Listing::read(fs.as_ref(), dir)?;
     let parsed: Vec<(FileType, u64, u32)> = listing

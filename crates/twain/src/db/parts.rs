@@ -6,6 +6,7 @@
 
 use super::background::shutting_down;
 use super::{DbInner, lock};
+use crate::compaction::job::HashForward;
 use crate::compaction::job::{ManualRange, PartEnv, PartJob, PartSettings};
 use crate::compaction::picker::CompactionTask;
 use crate::compaction::split::split;
@@ -44,6 +45,10 @@ pub(crate) fn plan(
             (n, (f.epoch(), origin))
         })
         .collect();
+    let hash_forward = version.state.hash_groups.map(|groups| HashForward {
+        groups,
+        mains: version.state.hash_mains(),
+    });
     let snapshots = inner.snapshot_seqs();
     // Outputs of a part: about its share of the inputs in tables of the target size, one
     // more for the remainder, one for a placed value file (more are taken if needed).
@@ -87,6 +92,7 @@ pub(crate) fn plan(
                 settings: settings.clone(),
                 manual: manual.clone(),
                 numbers: first..first + reserve,
+                hash_forward: hash_forward.clone(),
             }
         })
         .collect()

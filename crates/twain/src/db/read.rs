@@ -167,6 +167,13 @@ pub(crate) fn read_handle(
     if let Some(f) = own.filter(|f| f.epoch() > h.epoch) {
         return search(inner, view, key, seq, &current, Arc::clone(f), by, &read);
     }
+    // Hash layout, the same rule: a segment the view no longer has was merged into its
+    // group's main segment, and the view's epoch of that holds what the view sees.
+    if own.is_none()
+        && let Some(main) = sv.version.hash_forward(key)
+    {
+        return search(inner, view, key, seq, &current, Arc::clone(main), by, &read);
+    }
     let file = match current.value_files.get(&h.file) {
         Some(f) if f.epoch() == h.epoch => return read(f, &h),
         Some(f) if f.epoch() > h.epoch => Arc::clone(f),
@@ -182,13 +189,17 @@ pub(crate) fn read_handle(
                 ),
             ));
         }
-        None => {
-            return Err(Error::corruption(
-                source,
-                0,
-                format!("value handle names missing value file {}", h.file),
-            ));
-        }
+        // Hash layout: the group's GC merged the segment into the group's main one.
+        None => match current.hash_forward(key) {
+            Some(main) => Arc::clone(main),
+            None => {
+                return Err(Error::corruption(
+                    source,
+                    0,
+                    format!("value handle names missing value file {}", h.file),
+                ));
+            }
+        },
     };
     search(inner, view, key, seq, &current, file, by, &read)
 }
@@ -262,7 +273,13 @@ pub(crate) fn fix_handle(
     {
         return Ok(false);
     }
-    let ws = lock(&inner.write.state);
+    // A fix-up is an optimization: never wait for a writer (one may be stalled, holding
+    // the write state until a flush makes room).
+    let ws = match inner.write.state.try_lock() {
+        Ok(ws) => ws,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return Ok(false),
+    };
     // Never while a manual compaction may merge records of rewritten files into the tree.
     if inner.fixups_paused.load(Ordering::SeqCst) > 0
         || inner.manual_compactions.load(Ordering::SeqCst) != manual_before
@@ -451,11 +468,38 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         medium_bytes_written: Counters::get(&c.medium_bytes_written),
         large_bytes_written: Counters::get(&c.large_bytes_written),
         transient_bytes_written: Counters::get(&c.transient_bytes_written),
+        hash_segment_bytes_written: Counters::get(&c.hash_segment_bytes_written),
         transient_bytes_freed: Counters::get(&c.transient_bytes_freed),
         medium_bytes_merged: Counters::get(&c.medium_bytes_merged),
         replaced_inline_bytes: Counters::get(&c.replaced_inline_bytes),
         replaced_separated_bytes: Counters::get(&c.replaced_separated_bytes),
         transient_files,
         transient_bytes,
+        hash_layout: hash_layout_stats(inner, version),
+    })
+}
+
+/// The hash layout's figures, if the database uses it.
+fn hash_layout_stats(
+    inner: &DbInner,
+    version: &crate::version::Version,
+) -> Option<crate::stats::HashLayoutStats> {
+    let groups = version.state.hash_groups?;
+    let r = super::group_gc::reserved(inner);
+    let segments = version
+        .state
+        .value_files
+        .values()
+        .filter(|f| f.origin == crate::format::manifest::ValueFileOrigin::Hash)
+        .count() as u64;
+    let c = &inner.counters;
+    Some(crate::stats::HashLayoutStats {
+        groups,
+        reserved_bytes: r.used,
+        reserved_budget: r.budget,
+        main_bytes: r.main,
+        segments,
+        flush_waits: Counters::get(&c.hash_flush_waits),
+        flush_wait_micros: Counters::get(&c.hash_flush_wait_micros),
     })
 }

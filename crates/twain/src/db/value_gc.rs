@@ -202,6 +202,9 @@ const COMPLETE_GC_ROUNDS: usize = 4;
 /// enough garbage, and collects every file under the threshold; repeats while a round
 /// gains something. Reports why each value file left stays.
 pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
+    if inner.opts.value_layout == crate::options::ValueLayout::Hash {
+        return super::group_gc::complete(inner);
+    }
     if inner.opts.gc_mode == GcMode::Vlog {
         return complete_vlog(inner);
     }

@@ -10,6 +10,7 @@ use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_internal_key};
 use crate::memtable::Memtable;
+use crate::options::ValueLayout;
 use crate::stats::Counters;
 use crate::vlog::{LogWriter, SpareLog, ValueFile};
 use crate::{BatchOp, Error, Result, WriteBatch};
@@ -148,7 +149,12 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let file = ws.log.value_file().number();
     let base = ws.log.position().offset;
     let synced_upto = ws.log.synced_upto();
-    let threshold = inner.opts.inline_threshold;
+    // The hash layout separates at the flush, into the groups' segments: the log holds
+    // every value inline, for recovery only.
+    let threshold = match inner.opts.value_layout {
+        ValueLayout::Log => inner.opts.inline_threshold,
+        ValueLayout::Hash => usize::MAX,
+    };
     ws.buf.clear();
     ws.handles.clear();
     let mut seq = ws.next_seq;

@@ -119,6 +119,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
             0 => ValueFileOrigin::Log,
             1 => ValueFileOrigin::Transient,
             2 => ValueFileOrigin::Placed,
+            3 => ValueFileOrigin::Hash,
             o => return Err(d.error(format!("unknown value file origin {o}"))),
         };
         value_files.insert(number, (epoch, origin));
@@ -169,6 +170,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
         },
         manual,
         numbers: start..end,
+        hash_forward: None,
     })
 }
 
@@ -459,6 +461,7 @@ mod tests {
                 end: Some(b"q".to_vec()),
             }),
             numbers: 100..104,
+            hash_forward: None,
         }
     }
 

@@ -53,6 +53,14 @@ pub enum Tag {
     /// LSM lookup): drop counts understate the garbage of every value file. Never cleared;
     /// given in snapshots.
     DropsUntracked = 14,
+    /// `groups: varint` (at least 1) — the database stores separated values in the hash
+    /// layout with this many segment groups (`hash_layout`). Given by the creating edit and
+    /// in snapshots; never changed.
+    HashLayout = 15,
+    /// `number | group` (varints) — a value file that is a segment of a hash-layout group
+    /// (origin [`ValueFileOrigin::Hash`]); given in the edit that adds the file and in
+    /// snapshots.
+    HashSegment = 16,
 }
 
 impl TryFrom<u64> for Tag {
@@ -74,6 +82,8 @@ impl TryFrom<u64> for Tag {
             12 => Tag::PunchedRuns,
             13 => Tag::ValueFileOrigin,
             14 => Tag::DropsUntracked,
+            15 => Tag::HashLayout,
+            16 => Tag::HashSegment,
             other => return Err(other),
         })
     }
@@ -155,6 +165,8 @@ pub enum CounterId {
     WorkerBytesWritten = 32,
     /// Bytes the host read back to check what a compaction worker returned.
     OffloadCheckBytes = 33,
+    /// Bytes of hash-layout segments written by flushes.
+    HashSegmentBytesWritten = 34,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.
@@ -172,6 +184,10 @@ pub enum ValueFileOrigin {
     /// A compaction: values it re-placed out of the tree (epoch 1); collected by value GC
     /// like any other.
     Placed = 2,
+    /// A segment of a hash-layout group (tag 16, which also names the group): written by a
+    /// flush at epoch 1, merged by the group's GC into the group's main segment (epoch 2
+    /// and later). Never collected by per-file value GC.
+    Hash = 3,
 }
 
 impl ValueFileOrigin {
@@ -179,7 +195,7 @@ impl ValueFileOrigin {
     pub fn birth_epoch(self) -> u32 {
         match self {
             ValueFileOrigin::Log => 0,
-            ValueFileOrigin::Transient | ValueFileOrigin::Placed => 1,
+            ValueFileOrigin::Transient | ValueFileOrigin::Placed | ValueFileOrigin::Hash => 1,
         }
     }
 }
@@ -283,6 +299,10 @@ pub struct VersionEdit {
     pub value_file_origins: Vec<(u64, ValueFileOrigin)>,
     /// From this edit on, drops of log records go unrecorded ([`Tag::DropsUntracked`]).
     pub drops_untracked: bool,
+    /// The hash layout's number of groups ([`Tag::HashLayout`]).
+    pub hash_groups: Option<u32>,
+    /// Value files added by this edit that are hash-layout segments: `(number, group)`.
+    pub hash_segments: Vec<(u64, u32)>,
 }
 
 impl VersionEdit {
@@ -368,6 +388,15 @@ impl VersionEdit {
             tag(&mut b, Tag::DropsUntracked);
             put_varint(&mut b, 1);
         }
+        if let Some(groups) = self.hash_groups {
+            tag(&mut b, Tag::HashLayout);
+            put_varint(&mut b, u64::from(groups));
+        }
+        for &(number, group) in &self.hash_segments {
+            tag(&mut b, Tag::HashSegment);
+            put_varint(&mut b, number);
+            put_varint(&mut b, u64::from(group));
+        }
         if let Some(counters) = &self.counters {
             tag(&mut b, Tag::Counters);
             put_varint(&mut b, counters.len() as u64);
@@ -446,6 +475,17 @@ impl VersionEdit {
                             ));
                         }
                     }
+                }
+                Tag::HashLayout => {
+                    let at = d.pos();
+                    match d.varint_u32("hash groups")? {
+                        0 => return Err(DecodeError::new(at, "a hash layout of 0 groups")),
+                        g => e.hash_groups = Some(g),
+                    }
+                }
+                Tag::HashSegment => {
+                    let number = d.varint("value file number")?;
+                    e.hash_segments.push((number, d.varint_u32("hash group")?));
                 }
                 Tag::ValueFileOrigin => {
                     let number = d.varint("value file number")?;
@@ -544,6 +584,8 @@ mod tests {
                 (15, ValueFileOrigin::Placed),
             ],
             drops_untracked: true,
+            hash_groups: Some(32),
+            hash_segments: vec![(16, 5), (17, 31)],
         }
     }
 
@@ -597,6 +639,21 @@ mod tests {
         assert!(VersionEdit::decode(&enc).is_err());
         assert_eq!(ValueFileOrigin::Transient.birth_epoch(), 1);
         assert_eq!(ValueFileOrigin::Log.birth_epoch(), 0);
+        // A hash segment's origin comes with its group (tag 16), never through tag 13.
+        let mut enc = Vec::new();
+        put_varint(&mut enc, Tag::ValueFileOrigin as u64);
+        put_varint(&mut enc, 4);
+        put_varint(&mut enc, ValueFileOrigin::Hash as u64);
+        assert!(VersionEdit::decode(&enc).is_err());
+    }
+
+    #[test]
+    fn a_hash_layout_has_groups() {
+        let mut enc = Vec::new();
+        put_varint(&mut enc, Tag::HashLayout as u64);
+        put_varint(&mut enc, 0);
+        assert!(VersionEdit::decode(&enc).is_err());
+        assert_eq!(ValueFileOrigin::Hash.birth_epoch(), 1);
     }
 
     #[test]

@@ -20,6 +20,13 @@ use super::file_header::FORMAT_VERSION;
 /// Bytes of the footer.
 pub const SVT_FOOTER_LEN: usize = 52;
 
+/// The footer's format version of a hash-layout segment, the one kind of SVTable whose
+/// index may hold tombstones (`docs/format/svtable.md`). Other SVTables carry
+/// [`FORMAT_VERSION`].
+///
+/// DO NOT CHANGE: embedded in files on disk.
+pub const SEGMENT_FORMAT_VERSION: u32 = 2;
+
 /// The footer's last 8 bytes: ASCII `twainSVT`.
 ///
 /// DO NOT CHANGE: embedded in files on disk.
@@ -38,6 +45,9 @@ pub struct SvtFooter {
     pub entry_bytes: u64,
     /// The epoch of the value file this table is.
     pub epoch: u32,
+    /// Whether it is a hash-layout segment (format version [`SEGMENT_FORMAT_VERSION`]):
+    /// its index may hold tombstones.
+    pub segment: bool,
 }
 
 impl SvtFooter {
@@ -49,7 +59,12 @@ impl SvtFooter {
         v.extend_from_slice(&self.entry_count.to_le_bytes());
         v.extend_from_slice(&self.entry_bytes.to_le_bytes());
         v.extend_from_slice(&self.epoch.to_le_bytes());
-        v.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let version = if self.segment {
+            SEGMENT_FORMAT_VERSION
+        } else {
+            FORMAT_VERSION
+        };
+        v.extend_from_slice(&version.to_le_bytes());
         let crc = masked_crc(&v);
         v.extend_from_slice(&crc.to_le_bytes());
         v.extend_from_slice(&SVT_MAGIC.to_le_bytes());
@@ -70,6 +85,7 @@ impl SvtFooter {
             entry_count: d.u64("entry count")?,
             entry_bytes: d.u64("entry bytes")?,
             epoch: d.u32("epoch")?,
+            segment: false,
         };
         let version = d.u32("format version")?;
         let crc = d.u32("footer checksum")?;
@@ -80,13 +96,14 @@ impl SvtFooter {
         if masked_crc(buf.get(..40).unwrap_or_default()) != crc {
             return Err(DecodeError::new(40, "SVTable footer checksum mismatch"));
         }
-        if version != FORMAT_VERSION {
-            return Err(DecodeError::new(
+        match version {
+            FORMAT_VERSION => Ok(f),
+            SEGMENT_FORMAT_VERSION => Ok(SvtFooter { segment: true, ..f }),
+            _ => Err(DecodeError::new(
                 36,
                 format!("unsupported SVTable format version {version}"),
-            ));
+            )),
         }
-        Ok(f)
     }
 }
 
@@ -119,9 +136,13 @@ mod tests {
             entry_count: 900,
             entry_bytes: 1_000_000,
             epoch: 3,
+            segment: false,
         };
         let enc = f.encode();
         assert_eq!(SvtFooter::decode(&enc), Ok(f));
+        let seg = SvtFooter { segment: true, ..f };
+        assert_eq!(SvtFooter::decode(&seg.encode()), Ok(seg));
+        assert_ne!(seg.encode(), enc, "the format version tells them apart");
         for i in 0..SVT_FOOTER_LEN {
             let mut bad = enc;
             bad[i] ^= 0x20;

@@ -12,6 +12,7 @@
 //! and sets aside a file whose damage may hide a live record.
 
 mod damage;
+mod group;
 mod log_scan;
 mod punch;
 mod punch_plan;
@@ -22,6 +23,7 @@ mod rewrite;
 
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
+pub(crate) use group::{GroupJob, GroupOutput};
 pub(crate) use log_scan::skip_to;
 pub(crate) use punch::{
     PUNCH_BLOCK, PunchState, punch, punch_ready, shared_file, wait_for_punches,
@@ -56,7 +58,7 @@ pub fn pick(state: &VersionState, threshold: f64, skip: &HashSet<u64>) -> Option
         .iter()
         .filter(|(n, f)| {
             f.sealed.is_some_and(|s| s.separated_bytes > 0)
-                && f.origin != ValueFileOrigin::Transient
+                && !matches!(f.origin, ValueFileOrigin::Transient | ValueFileOrigin::Hash)
                 && !skip.contains(n)
         })
         .map(|(&n, f)| (n, f.live_fraction()))
@@ -75,7 +77,7 @@ pub fn pick_tail(state: &VersionState, skip: &HashSet<u64>, horizon: u64) -> Opt
         .range(..horizon)
         .find(|(n, f)| {
             f.sealed.is_some_and(|s| s.separated_bytes > 0)
-                && f.origin != ValueFileOrigin::Transient
+                && !matches!(f.origin, ValueFileOrigin::Transient | ValueFileOrigin::Hash)
                 && !skip.contains(n)
         })
         .map(|(&n, _)| n)

@@ -10,7 +10,7 @@
 //! value outside its range is a typo or a unit mistake, never a tuning choice. The lower
 //! bounds admit the tiny sizes the test suite runs with.
 
-use super::Options;
+use super::{GcMode, Options, ValueLayout};
 use crate::options::{MAX_KEY_SIZE, MAX_VALUE_SIZE};
 use crate::{Error, Result};
 
@@ -141,6 +141,9 @@ pub const OPTION_RANGES: &[OptionRange] = &[
     range("prefetch_threads", 0, 64),
     // Past a second per value there is nothing left to tell apart.
     range("prefetch_min_read_micros", 0, 1_000_000),
+    // A flush writes up to one segment per group; past a thousand, a flush of a 64 MiB
+    // memtable would write files of a few KiB.
+    range("hash_groups", 1, 1000),
     // Below 1 MiB/s a run over one value file would take hours; 0 means unlimited.
     OptionRange {
         name: "gc_bytes_per_sec",
@@ -191,6 +194,7 @@ impl Options {
             "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec,
+            "hash_groups" => u64::from(self.hash_groups),
             _ => return None,
         })
     }
@@ -220,6 +224,22 @@ impl Options {
                 show(self.block_size as u64),
                 show(self.target_file_size)
             ));
+        }
+        if self.value_layout == ValueLayout::Hash {
+            let unsupported = |what: &str| {
+                Err(Error::InvalidArgument(format!(
+                    "options value_layout = hash with {what}: not supported yet"
+                )))
+            };
+            if self.medium_threshold < self.inline_threshold {
+                return unsupported("a medium class (medium_threshold below inline_threshold)");
+            }
+            if self.gc_mode != GcMode::DropRecords {
+                return unsupported(&format!("gc_mode = {}", self.gc_mode.as_str()));
+            }
+            if self.compaction_offload.is_some() {
+                return unsupported("compaction_offload");
+            }
         }
         // No rule ties inline_threshold to value_file_size: a threshold above the file size
         // is how a user keeps every value inline, and a larger separated value only makes

@@ -147,9 +147,28 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
         report.set_aside = std::mem::take(&mut lost.moved);
         return Ok(report);
     }
+    refuse_hash_layout(&fs, dir, &inv)?;
     let mut report = rebuild(&fs, dir, opts, &inv, &mut lost, &lock)?;
     report.set_aside = std::mem::take(&mut lost.moved);
     Ok(report)
+}
+
+/// A rebuilt manifest would take a hash-layout database for a log-layout one: its segments
+/// for plain SVTables and the handles its group GC forwarded for lost records. Its
+/// segments say what they are (footer format version 2), and a rebuild refuses before it
+/// changes anything.
+fn refuse_hash_layout(fs: &Arc<dyn Fs>, dir: &Path, inv: &Inventory) -> Result<()> {
+    for (&n, epochs) in &inv.value_files {
+        for &epoch in epochs.iter().filter(|&&e| e > 0) {
+            let file = crate::vlog::ValueFile::with_epoch(Arc::clone(fs), dir, n, epoch);
+            if file.svtable().is_ok_and(|i| i.footer().segment) {
+                return Err(Error::NotSupported(
+                    "repair of a hash-layout database without a readable manifest",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Step 1: a manifest that reads back and that `check` accepts is kept.
@@ -455,6 +474,7 @@ fn rebuild(
                     // rewritten log: taken as a log's, GC may collect it and automatic
                     // compactions leave its handles separated (`twain compact` merges them).
                     origin: ValueFileOrigin::Log,
+                    group: 0,
                 },
             );
             if !h.runs.is_empty() {

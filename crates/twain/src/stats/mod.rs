@@ -62,6 +62,9 @@ pub(crate) struct Counters {
     pub medium_bytes_written: AtomicU64,
     pub large_bytes_written: AtomicU64,
     pub transient_bytes_written: AtomicU64,
+    pub hash_segment_bytes_written: AtomicU64,
+    pub hash_flush_waits: AtomicU64,
+    pub hash_flush_wait_micros: AtomicU64,
     pub transient_bytes_freed: AtomicU64,
     pub medium_bytes_merged: AtomicU64,
     pub replaced_inline_bytes: AtomicU64,
@@ -379,6 +382,9 @@ pub struct Stats {
     pub large_bytes_written: u64,
     /// Bytes of transient value files flushes wrote (medium values, sorted). Since this open.
     pub transient_bytes_written: u64,
+    /// Bytes of hash-layout segments flushes wrote (large values and tombstones, per
+    /// group). Since this open.
+    pub hash_segment_bytes_written: u64,
     /// Bytes of transient value files deleted whole (every value merged or dropped). Since this open.
     pub transient_bytes_freed: u64,
     /// Value bytes of medium pairs compaction merged in place (wrote inline). Since this open.
@@ -391,6 +397,29 @@ pub struct Stats {
     pub transient_files: u64,
     /// Their bytes on disk, freed whole when compaction has merged or dropped every value.
     pub transient_bytes: u64,
+    /// The hash layout's figures; `None` in the log layout.
+    pub hash_layout: Option<HashLayoutStats>,
+}
+
+/// The hash layout's figures (see `docs/architecture.md`, "The hash layout").
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HashLayoutStats {
+    /// Segment groups.
+    pub groups: u32,
+    /// Bytes of log segments: what flushes wrote since each group's last GC (the reserved
+    /// pool in use).
+    pub reserved_bytes: u64,
+    /// The reserved pool's budget: `(space_amp_target - 1)` times `main_bytes`, at least
+    /// two memtables. A flush waits while the pool is full.
+    pub reserved_budget: u64,
+    /// Bytes of main segments (what group GCs kept).
+    pub main_bytes: u64,
+    /// Segment files.
+    pub segments: u64,
+    /// Flushes that waited for group GC to make room. Since this open.
+    pub flush_waits: u64,
+    /// Microseconds they waited. Since this open.
+    pub flush_wait_micros: u64,
 }
 
 impl Stats {
@@ -436,6 +465,7 @@ impl Stats {
             medium_bytes_written: self.medium_bytes_written,
             large_bytes_written: self.large_bytes_written,
             transient_bytes_written: self.transient_bytes_written,
+            hash_segment_bytes_written: self.hash_segment_bytes_written,
             transient_bytes_freed: self.transient_bytes_freed,
             medium_bytes_merged: self.medium_bytes_merged,
             replaced_inline_bytes: self.replaced_inline_bytes,

@@ -133,6 +133,7 @@ impl Stats {
             ("medium_bytes_written", t.medium_bytes_written),
             ("large_bytes_written", t.large_bytes_written),
             ("transient_bytes_written", t.transient_bytes_written),
+            ("hash_segment_bytes_written", t.hash_segment_bytes_written),
             ("transient_bytes_freed", t.transient_bytes_freed),
             ("medium_bytes_merged", t.medium_bytes_merged),
             ("replaced_inline_bytes", t.replaced_inline_bytes),
@@ -192,12 +193,33 @@ impl Stats {
         o.num("medium_bytes_written", self.medium_bytes_written);
         o.num("large_bytes_written", self.large_bytes_written);
         o.num("transient_bytes_written", self.transient_bytes_written);
+        o.num(
+            "hash_segment_bytes_written",
+            self.hash_segment_bytes_written,
+        );
         o.num("transient_bytes_freed", self.transient_bytes_freed);
         o.num("medium_bytes_merged", self.medium_bytes_merged);
         o.num("replaced_inline_bytes", self.replaced_inline_bytes);
         o.num("replaced_separated_bytes", self.replaced_separated_bytes);
         o.num("transient_files", self.transient_files);
         o.num("transient_bytes", self.transient_bytes);
+        match &self.hash_layout {
+            None => o.raw("hash_layout", "null"),
+            Some(h) => o.raw(
+                "hash_layout",
+                &format!(
+                    "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_budget\":{},\
+                     \"main_bytes\":{},\"segments\":{},\"flush_waits\":{},\"flush_wait_micros\":{}}}",
+                    h.groups,
+                    h.reserved_bytes,
+                    h.reserved_budget,
+                    h.main_bytes,
+                    h.segments,
+                    h.flush_waits,
+                    h.flush_wait_micros
+                ),
+            ),
+        }
         o.num("garbage_compactions", self.garbage_compactions);
         o.num("logs_sealed_for_gc", self.logs_sealed_for_gc);
         o.finish()
@@ -522,6 +544,21 @@ impl Stats {
                 z(s.transient_bytes_freed)
             ),
         );
+        if let Some(h) = &s.hash_layout {
+            line(
+                "hash layout",
+                format!(
+                    "{} groups, {}; main {}, reserved {} of {}; flushes waited {} ({} ms)",
+                    h.groups,
+                    counted(h.segments, "segment"),
+                    z(h.main_bytes),
+                    z(h.reserved_bytes),
+                    z(h.reserved_budget),
+                    h.flush_waits,
+                    h.flush_wait_micros / 1000
+                ),
+            );
+        }
         line(
             "GC corruption",
             format!(

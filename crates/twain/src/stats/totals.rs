@@ -56,6 +56,8 @@ pub struct Totals {
     pub large_bytes_written: u64,
     /// Bytes of transient value files flushes wrote (medium values, sorted).
     pub transient_bytes_written: u64,
+    /// Bytes of hash-layout segments flushes wrote.
+    pub hash_segment_bytes_written: u64,
     /// Bytes of transient value files deleted whole (every value merged or dropped).
     pub transient_bytes_freed: u64,
     /// Value bytes of medium pairs compaction merged in place (wrote inline).
@@ -83,7 +85,7 @@ pub struct Totals {
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 33] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 34] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -111,6 +113,10 @@ impl Totals {
             (C::MediumBytes, &mut self.medium_bytes_written),
             (C::LargeBytes, &mut self.large_bytes_written),
             (C::TransientBytesWritten, &mut self.transient_bytes_written),
+            (
+                C::HashSegmentBytesWritten,
+                &mut self.hash_segment_bytes_written,
+            ),
             (C::TransientBytesFreed, &mut self.transient_bytes_freed),
             (C::MediumBytesMerged, &mut self.medium_bytes_merged),
             (C::ReplacedInlineBytes, &mut self.replaced_inline_bytes),
@@ -178,6 +184,7 @@ impl Totals {
             + self.manifest_bytes_written
             + self.gc_bytes_written
             + self.transient_bytes_written
+            + self.hash_segment_bytes_written
     }
 
     /// Bytes the engine wrote per user byte (0 before anything was written).
@@ -217,6 +224,7 @@ impl Counters {
             medium_bytes_written: g(&self.medium_bytes_written),
             large_bytes_written: g(&self.large_bytes_written),
             transient_bytes_written: g(&self.transient_bytes_written),
+            hash_segment_bytes_written: g(&self.hash_segment_bytes_written),
             transient_bytes_freed: g(&self.transient_bytes_freed),
             medium_bytes_merged: g(&self.medium_bytes_merged),
             replaced_inline_bytes: g(&self.replaced_inline_bytes),

@@ -129,6 +129,8 @@ pub struct Version {
     /// reader of such a version might still follow a handle into a record the runs hold
     /// (`gc::punch`).
     pub(crate) punch_guard: Arc<PunchGuard>,
+    /// Hash layout: each group's main segment (`hash_layout`), by group.
+    hash_mains: std::collections::BTreeMap<u32, u64>,
 }
 
 /// The token behind [`Version::punch_guard`].
@@ -192,11 +194,13 @@ impl Version {
         let punch_guard = prev
             .filter(|p| p.state.punched == state.punched)
             .map_or_else(Default::default, |p| Arc::clone(&p.punch_guard));
+        let hash_mains = state.hash_mains();
         Ok(Version {
             state,
             levels,
             value_files,
             punch_guard,
+            hash_mains,
         })
     }
 
@@ -219,6 +223,17 @@ impl Version {
                 f.mark_obsolete();
             }
         }
+    }
+
+    /// Hash layout: the main segment of `key`'s group, where a handle naming a segment that
+    /// group GC merged away finds its record (by key and sequence). `None` in the log
+    /// layout or before the group's first GC.
+    pub fn hash_forward(&self, key: &[u8]) -> Option<&Arc<ValueFile>> {
+        let groups = self.state.hash_groups?;
+        let main = self
+            .hash_mains
+            .get(&crate::hash_layout::group_of(key, groups))?;
+        self.value_files.get(main)
     }
 
     /// Number of tables in a level.

@@ -33,13 +33,19 @@ pub struct ValueFileState {
     /// Who wrote the file: the value log, or placement (a flush's transient file of medium
     /// values, a compaction's re-placed values).
     pub origin: ValueFileOrigin,
+    /// The group of a hash-layout segment (origin [`ValueFileOrigin::Hash`]); 0 otherwise.
+    pub group: u32,
 }
 
 impl ValueFileState {
     /// Whether the file is sealed and nothing in it is referenced any more.
     pub fn is_dead(&self) -> bool {
-        self.sealed
-            .is_some_and(|s| self.dropped_count >= s.separated_count)
+        // A hash segment's tombstones matter to its group's GC even when it holds no
+        // record; only that GC deletes it.
+        self.origin != ValueFileOrigin::Hash
+            && self
+                .sealed
+                .is_some_and(|s| self.dropped_count >= s.separated_count)
     }
 
     /// Fraction of the separated bytes still in the file that are referenced (1.0 if
@@ -120,6 +126,8 @@ pub struct VersionState {
     /// in vlog mode): drop counts then understate garbage, and the other modes, which
     /// trust them, cannot take the database over (see `db::open`).
     pub drops_untracked: bool,
+    /// The hash layout's number of groups, if the database uses it (`hash_layout`).
+    pub hash_groups: Option<u32>,
 }
 
 impl VersionState {
@@ -159,6 +167,15 @@ impl VersionState {
             self.counters = Some(c.clone());
         }
         self.drops_untracked |= edit.drops_untracked;
+        if let Some(groups) = edit.hash_groups {
+            if self.hash_groups.is_some_and(|g| g != groups) {
+                return Err(format!(
+                    "edit changes the hash layout from {:?} to {groups} groups",
+                    self.hash_groups
+                ));
+            }
+            self.hash_groups = Some(groups);
+        }
         for &(level, number) in &edit.deleted_tables {
             let files = self.level_mut(level)?;
             let pos = files
@@ -225,6 +242,23 @@ impl VersionState {
                 _ => {
                     return Err(format!(
                         "edit gives an origin to value file {number}, which it does not add"
+                    ));
+                }
+            }
+        }
+        for &(number, group) in &edit.hash_segments {
+            let groups = self.hash_groups.ok_or_else(|| {
+                format!("edit adds hash segment {number} to a database without the hash layout")
+            })?;
+            match self.value_files.get_mut(&number) {
+                Some(f) if f.sealed.is_some() && group < groups => {
+                    f.origin = ValueFileOrigin::Hash;
+                    f.group = group;
+                }
+                _ => {
+                    return Err(format!(
+                        "edit makes value file {number} a segment of group {group} of {groups}, \
+                         which it does not add"
                     ));
                 }
             }
@@ -312,6 +346,7 @@ impl VersionState {
             added_tables: self.levels.iter().flatten().cloned().collect(),
             counters: self.counters.clone(),
             drops_untracked: self.drops_untracked,
+            hash_groups: self.hash_groups,
             ..VersionEdit::default()
         };
         for (&number, f) in &self.value_files {
@@ -326,8 +361,10 @@ impl VersionState {
                     bytes: f.dropped_bytes,
                 });
             }
-            if f.origin != ValueFileOrigin::Log {
-                e.value_file_origins.push((number, f.origin));
+            match f.origin {
+                ValueFileOrigin::Log => {}
+                ValueFileOrigin::Hash => e.hash_segments.push((number, f.group)),
+                origin => e.value_file_origins.push((number, origin)),
             }
             if let (Some(s), Some(runs)) = (f.sealed, self.punched.get(&number)) {
                 e.value_file_punches.push(PunchDelta {
@@ -346,6 +383,19 @@ impl VersionState {
             }
         }
         e
+    }
+
+    /// Hash layout: each group's main segment (`hash_layout::is_main`), by group.
+    pub fn hash_mains(&self) -> BTreeMap<u32, u64> {
+        self.value_files
+            .iter()
+            .filter(|(_, f)| {
+                f.origin == ValueFileOrigin::Hash
+                    && f.sealed
+                        .is_some_and(|s| crate::hash_layout::is_main(s.epoch))
+            })
+            .map(|(&n, f)| (f.group, n))
+            .collect()
     }
 
     /// Total bytes of the tables of a level.

@@ -61,6 +61,7 @@ impl DropWriter {
     /// Keeps the drops of the value files `keep` says yes to, and forgets the others.
     pub fn retain_files(&mut self, mut keep: impl FnMut(u64) -> bool) {
         self.drops.retain(|&file, _| keep(file));
+        self.required.retain(|&file, _| keep(file));
     }
 
     /// Whether nothing was dropped.

@@ -31,6 +31,8 @@ pub struct SvTableSummary {
     pub entry_count: u64,
     /// Bytes of the entries.
     pub entry_bytes: u64,
+    /// Tombstones in the index (hash layout; no bytes in the file outside the index).
+    pub tombstone_count: u64,
 }
 
 /// Writes one SVTable: entries in (key ascending, sequence descending) order, then the
@@ -44,6 +46,9 @@ pub struct SvTableWriter {
     offset: u64,
     entry_count: u64,
     entry_bytes: u64,
+    tombstone_count: u64,
+    chunk: usize,
+    segment: bool,
     last_key: Vec<u8>,
     ikey: Vec<u8>,
     index_value: Vec<u8>,
@@ -57,7 +62,19 @@ impl SvTableWriter {
         number: u64,
         epoch: u32,
     ) -> SvTableWriter {
-        let mut buf = Vec::with_capacity(WRITE_CHUNK + (64 << 10));
+        SvTableWriter::with_chunk(file, path, number, epoch, WRITE_CHUNK)
+    }
+
+    /// Like [`new`](Self::new), appending to the file whenever `chunk` bytes are buffered
+    /// (a flush in the hash layout writes one SVTable per group at once).
+    pub fn with_chunk(
+        file: Box<dyn WritableFile>,
+        path: PathBuf,
+        number: u64,
+        epoch: u32,
+        chunk: usize,
+    ) -> SvTableWriter {
+        let mut buf = Vec::with_capacity(chunk.min(WRITE_CHUNK) + 1024);
         buf.extend_from_slice(&encode_header(FileKind::SvTable, number));
         SvTableWriter {
             file,
@@ -69,6 +86,9 @@ impl SvTableWriter {
             offset: FILE_HEADER_LEN as u64,
             entry_count: 0,
             entry_bytes: 0,
+            tombstone_count: 0,
+            chunk: chunk.max(1),
+            segment: false,
             last_key: Vec::new(),
             ikey: Vec::new(),
             index_value: Vec::new(),
@@ -78,13 +98,7 @@ impl SvTableWriter {
     /// Adds `key@seq -> value` and returns where its entry starts and its length.
     /// REQUIRES: entries come in internal-key order.
     pub fn add(&mut self, key: &[u8], seq: SeqNo, value: &[u8]) -> Result<(u64, u32)> {
-        self.ikey.clear();
-        append_internal_key(&mut self.ikey, key, seq, EntryKind::Handle as u8);
-        if self.entry_count > 0 && compare_internal(&self.last_key, &self.ikey) != Ordering::Less {
-            return Err(Error::InvalidArgument(
-                "SVTable entries must be added in internal-key order".into(),
-            ));
-        }
+        self.next_key(key, seq, EntryKind::Handle)?;
         let placed = put_separated(&mut self.buf, seq, key, value);
         let offset = self.offset;
         let len = placed.len as u32;
@@ -95,11 +109,49 @@ impl SvTableWriter {
         encode_index_value(&mut self.index_value, offset, len);
         self.index.add(&self.ikey, &self.index_value);
         std::mem::swap(&mut self.last_key, &mut self.ikey);
-        if self.buf.len() >= WRITE_CHUNK {
+        if self.buf.len() >= self.chunk {
             self.file.append(&self.buf).ctx("append", &self.path)?;
             self.buf.clear();
         }
         Ok((offset, len))
+    }
+
+    /// Makes the table a hash-layout segment (footer format version 2), which may hold
+    /// tombstones.
+    pub fn into_segment(mut self) -> SvTableWriter {
+        self.segment = true;
+        self
+    }
+
+    /// Adds a tombstone for `key@seq`: an index entry of kind delete with no bytes in the
+    /// file (hash layout: a delete or small put that shadows the group's older records).
+    /// REQUIRES: entries come in internal-key order.
+    pub fn add_tombstone(&mut self, key: &[u8], seq: SeqNo) -> Result<()> {
+        if !self.segment {
+            return Err(Error::InvalidArgument(
+                "only a hash-layout segment holds tombstones".into(),
+            ));
+        }
+        self.next_key(key, seq, EntryKind::Delete)?;
+        self.index_value.clear();
+        encode_index_value(&mut self.index_value, self.offset, 0);
+        self.index.add(&self.ikey, &self.index_value);
+        self.tombstone_count += 1;
+        std::mem::swap(&mut self.last_key, &mut self.ikey);
+        Ok(())
+    }
+
+    /// Makes `key@seq` of `kind` the next internal key, checking the order.
+    fn next_key(&mut self, key: &[u8], seq: SeqNo, kind: EntryKind) -> Result<()> {
+        self.ikey.clear();
+        append_internal_key(&mut self.ikey, key, seq, kind as u8);
+        let first = self.entry_count + self.tombstone_count == 0;
+        if !first && compare_internal(&self.last_key, &self.ikey) != Ordering::Less {
+            return Err(Error::InvalidArgument(
+                "SVTable entries must be added in internal-key order".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Number of entries added.
@@ -117,9 +169,10 @@ impl SvTableWriter {
         let footer = SvtFooter {
             index_offset,
             index_size: contents.len() as u64,
-            entry_count: self.entry_count,
+            entry_count: self.entry_count + self.tombstone_count,
             entry_bytes: self.entry_bytes,
             epoch: self.epoch,
+            segment: self.segment,
         };
         self.buf.extend_from_slice(&footer.encode());
         self.file.append(&self.buf).ctx("append", &self.path)?;
@@ -128,12 +181,24 @@ impl SvTableWriter {
             file_size: self.file.len(),
             entry_count: self.entry_count,
             entry_bytes: self.entry_bytes,
+            tombstone_count: self.tombstone_count,
         })
     }
 }
 
 /// One entry of an SVTable's index: user key, sequence, entry offset and length.
 pub type SvtEntry = (Vec<u8>, SeqNo, u64, u32);
+
+/// One item of an SVTable's index, records and tombstones alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SvtItem {
+    /// The user key.
+    pub key: Vec<u8>,
+    /// Its sequence number.
+    pub seq: SeqNo,
+    /// The record's offset and length; `None` for a tombstone.
+    pub record: Option<(u64, u32)>,
+}
 
 /// The index of an SVTable, held in memory: finds an entry by (key, sequence).
 /// Thread-safe.
@@ -232,24 +297,49 @@ impl SvTableIndex {
         }
         *hint = Some(it.restart_index());
         let p = ParsedKey::parse(it.key());
-        if p.user_key != key || p.seq != seq {
+        if p.user_key != key || p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
             return Ok(None);
         }
         decode_index_value(it.value()).map(Some).map_err(corrupt)
     }
 
-    /// Every entry in order: (user key, sequence, offset, length).
+    /// Every record in order: (user key, sequence, offset, length); tombstones left out.
     pub fn entries(&self, path: &Path) -> Result<Vec<SvtEntry>> {
+        Ok(self
+            .items(path)?
+            .into_iter()
+            .filter_map(|i| i.record.map(|(offset, len)| (i.key, i.seq, offset, len)))
+            .collect())
+    }
+
+    /// Every index item in order, records and tombstones.
+    pub fn items(&self, path: &Path) -> Result<Vec<SvtItem>> {
         let corrupt = |e: crate::format::coding::DecodeError| {
             e.into_corruption(path, self.footer.index_offset)
         };
-        let mut out = Vec::with_capacity(self.footer.entry_count as usize);
+        // The footer's count is checked below; it only sizes the allocation up to a bound.
+        let mut out = Vec::with_capacity(self.footer.entry_count.min(1 << 20) as usize);
         let mut it = BlockIter::new(&self.index);
         it.seek_to_first().map_err(corrupt)?;
         while it.valid() {
             let p = ParsedKey::parse(it.key());
             let (offset, len) = decode_index_value(it.value()).map_err(corrupt)?;
-            out.push((p.user_key.to_vec(), p.seq, offset, len));
+            let record = match p.entry_kind() {
+                Some(EntryKind::Handle) => Some((offset, len)),
+                Some(EntryKind::Delete) if len == 0 && self.footer.segment => None,
+                _ => {
+                    return Err(Error::corruption(
+                        path,
+                        self.footer.index_offset,
+                        format!("index entry of kind {} with length {len}", p.kind),
+                    ));
+                }
+            };
+            out.push(SvtItem {
+                key: p.user_key.to_vec(),
+                seq: p.seq,
+                record,
+            });
             it.next().map_err(corrupt)?;
         }
         if out.len() as u64 != self.footer.entry_count {
@@ -305,6 +395,50 @@ mod tests {
         assert!(
             SvTableIndex::open(file.as_ref(), &path, 8, 1).is_err(),
             "wrong number"
+        );
+    }
+
+    #[test]
+    fn tombstones_sit_in_the_index_only() {
+        let fs = MemFs::new();
+        fs.create_dir_all(Path::new("/d")).unwrap();
+        let path = PathBuf::from("/d/000004-1.svt");
+        let mut w = SvTableWriter::with_chunk(fs.create(&path).unwrap(), path.clone(), 4, 1, 64)
+            .into_segment();
+        w.add_tombstone(b"a", 9).unwrap();
+        let a3 = w.add(b"a", 3, b"old").unwrap();
+        w.add_tombstone(b"b", 5).unwrap();
+        assert!(w.add_tombstone(b"b", 5).is_err(), "out of order");
+        let s = w.finish().unwrap();
+        assert_eq!(
+            (s.entry_count, s.tombstone_count, s.entry_bytes),
+            (1, 2, 11)
+        );
+        let file = fs.open_read(&path).unwrap();
+        let idx = SvTableIndex::open(file.as_ref(), &path, 4, 1).unwrap();
+        assert_eq!(idx.footer().entry_count, 3);
+        assert_eq!(idx.find(&path, b"a", 3).unwrap(), Some(a3));
+        assert_eq!(
+            idx.find(&path, b"a", 9).unwrap(),
+            None,
+            "a tombstone is no record"
+        );
+        assert_eq!(
+            idx.entries(&path).unwrap(),
+            vec![(b"a".to_vec(), 3, a3.0, a3.1)]
+        );
+        let items = idx.items(&path).unwrap();
+        let shape: Vec<_> = items
+            .iter()
+            .map(|i| (i.key.as_slice(), i.seq, i.record.is_some()))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (&b"a"[..], 9, false),
+                (&b"a"[..], 3, true),
+                (&b"b"[..], 5, false)
+            ]
         );
     }
 

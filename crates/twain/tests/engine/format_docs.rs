@@ -159,6 +159,8 @@ fn manifest_doc_matches_code() {
         value_file_punches: vec![],
         value_file_origins: vec![],
         drops_untracked: false,
+        hash_groups: None,
+        hash_segments: vec![],
     };
     check("manifest.md", "edit", &edit.encode());
     let punch = VersionEdit {

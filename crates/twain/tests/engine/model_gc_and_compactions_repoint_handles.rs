@@ -35,7 +35,7 @@ fn opts(fs: &MemFs) -> Options {
     }
 }
 
-fn key(rng: &mut Rng) -> Vec<u8> {
+pub(crate) fn key(rng: &mut Rng) -> Vec<u8> {
     format!("k{:03}", rng.below(KEYS)).into_bytes()
 }
 
@@ -49,8 +49,15 @@ fn bounds(rng: &mut Rng) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
     }
 }
 
-/// Gets, a scan in one direction or through lazy entries, against `model`.
-fn reads_agree(model: &Model, rng: &mut Rng, db: &Db, snap: Option<&Snapshot>, what: &str) {
+/// Gets, a scan in one direction or through lazy entries, against `model` (also used by
+/// `hash_layout_model`).
+pub(crate) fn reads_agree(
+    model: &Model,
+    rng: &mut Rng,
+    db: &Db,
+    snap: Option<&Snapshot>,
+    what: &str,
+) {
     for _ in 0..8 {
         let k = key(rng);
         let got = match snap {

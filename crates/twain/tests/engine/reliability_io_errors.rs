@@ -51,6 +51,20 @@ fn options_with_background_compactions(fs: Arc<dyn Fs>) -> Options {
     }
 }
 
+/// The same workload in the hash layout: flushes write a segment per group, value GC
+/// merges groups (no medium class: values from 700 bytes are separated, at the flush).
+fn options_in_the_hash_layout(fs: Arc<dyn Fs>) -> Options {
+    Options {
+        medium_threshold: 700,
+        value_layout: twain::ValueLayout::Hash,
+        hash_groups: 3,
+        ..options(fs)
+    }
+}
+
+/// How a sweep opens its database.
+type OptionsFor = fn(Arc<dyn Fs>) -> Options;
+
 #[derive(Debug, Clone)]
 enum Step {
     Write(Vec<(Vec<u8>, Option<Vec<u8>>)>, bool),
@@ -145,6 +159,7 @@ fn verify_image(
     models: &[Model],
     b: Bounds,
     accept_writes: bool,
+    options: OptionsFor,
 ) -> Result<(), String> {
     let db = Db::open(DIR, options(Arc::clone(&fs))).map_err(|e| format!("reopen failed: {e}"))?;
     let mut state: Model = db
@@ -212,7 +227,7 @@ fn must_refuse_after(op: OpKind, path: &Path) -> bool {
 }
 
 /// One run of the workload with `rule`; adds its findings to `t`.
-fn run(rule: FaultRule, background: bool, steps: &[Step], models: &[Model], t: &mut Tally) {
+fn run(rule: FaultRule, options: OptionsFor, steps: &[Step], models: &[Model], t: &mut Tally) {
     let mem = MemFs::new();
     let faults = FaultFs::over_mem(&mem);
     faults.add_rule(rule.clone());
@@ -233,12 +248,7 @@ fn run(rule: FaultRule, background: bool, steps: &[Step], models: &[Model], t: &
     let mut refuse_from_now = false;
 
     let mut fault_step = None;
-    let opts = if background {
-        options_with_background_compactions(Arc::clone(&fs))
-    } else {
-        options(Arc::clone(&fs))
-    };
-    let db = Db::open(DIR, opts);
+    let db = Db::open(DIR, options(Arc::clone(&fs)));
     if db.is_err() {
         first_failure = Some((mem.crash(&CrashOptions::drop_unsynced()), b));
     }
@@ -378,7 +388,7 @@ fn run(rule: FaultRule, background: bool, steps: &[Step], models: &[Model], t: &
     faults.set_space_limit(None);
 
     let check_one = |what: &str, image: MemFs, bounds: Bounds, writes: bool, t: &mut Tally| {
-        if let Err(e) = verify_image(Arc::new(image), models, bounds, writes) {
+        if let Err(e) = verify_image(Arc::new(image), models, bounds, writes, options) {
             if e.starts_with("LOST") {
                 t.lost += 1;
             } else if e.starts_with("twain check") {
@@ -408,7 +418,7 @@ fn run(rule: FaultRule, background: bool, steps: &[Step], models: &[Model], t: &
     check_one("live reopen after the run", mem, b, true, t);
 }
 
-fn sweep(kinds: &[(FaultKind, bool)], background: bool) -> Tally {
+fn sweep(kinds: &[(FaultKind, bool)], options: OptionsFor) -> Tally {
     let stride: u64 = std::env::var("TWAIN_IO_SWEEP_STRIDE")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -419,13 +429,7 @@ fn sweep(kinds: &[(FaultKind, bool)], background: bool) -> Tally {
     let counter = FaultFs::over_mem(&MemFs::new());
     let mut t = Tally::default();
     {
-        let fs: Arc<dyn Fs> = Arc::new(counter.clone());
-        let opts = if background {
-            options_with_background_compactions(fs)
-        } else {
-            options(fs)
-        };
-        let db = Db::open(DIR, opts).unwrap();
+        let db = Db::open(DIR, options(Arc::new(counter.clone()))).unwrap();
         let mut acked = 0;
         for s in &steps {
             match s {
@@ -458,7 +462,7 @@ fn sweep(kinds: &[(FaultKind, bool)], background: bool) -> Tally {
             if persistent {
                 rule = rule.forever();
             }
-            run(rule, background, &steps, &models, &mut t);
+            run(rule, options, &steps, &models, &mut t);
         }
     }
     t
@@ -492,7 +496,7 @@ fn every_operation_failing_once_keeps_the_promise() {
             (FaultKind::ShortWrite, false),
             (FaultKind::NoSpace, false),
         ],
-        false,
+        options,
     );
     report("I/O faults once", &t);
     assert!(
@@ -503,15 +507,31 @@ fn every_operation_failing_once_keeps_the_promise() {
 
 #[test]
 fn every_operation_failing_from_then_on_keeps_the_promise() {
-    let t = sweep(&[(FaultKind::Eio, true), (FaultKind::NoSpace, true)], false);
+    let t = sweep(
+        &[(FaultKind::Eio, true), (FaultKind::NoSpace, true)],
+        options,
+    );
     report("I/O faults persistent", &t);
     assert!(t.injected > 100, "the sweep did not reach");
 }
 
 #[test]
 fn every_operation_failing_with_background_compactions_keeps_the_promise() {
-    let t = sweep(&[(FaultKind::Eio, false), (FaultKind::Eio, true)], true);
+    let t = sweep(
+        &[(FaultKind::Eio, false), (FaultKind::Eio, true)],
+        options_with_background_compactions,
+    );
     report("I/O faults with background compactions", &t);
+    assert!(t.injected > 100, "the sweep did not reach");
+}
+
+#[test]
+fn every_operation_failing_in_the_hash_layout_keeps_the_promise() {
+    let t = sweep(
+        &[(FaultKind::Eio, false), (FaultKind::Eio, true)],
+        options_in_the_hash_layout,
+    );
+    report("I/O faults in the hash layout", &t);
     assert!(t.injected > 100, "the sweep did not reach");
 }
 
@@ -616,7 +636,7 @@ fn every_operation_of_recovery_failing_keeps_the_promise() {
                 ),
                 ("second recovery", disk, true),
             ] {
-                if let Err(e) = verify_image(Arc::new(image), &models, bounds, writes) {
+                if let Err(e) = verify_image(Arc::new(image), &models, bounds, writes, options) {
                     if e.starts_with("LOST") {
                         t.lost += 1;
                     } else {

@@ -1,0 +1,90 @@
+//! The hash layout's reserved space (HashKV's H4): under a burst of overwrites, background
+//! group GC keeps the log segments within the budget that `space_amp_target` sets, a flush
+//! that finds the pool full waits for GC rather than grow the disk, and every value reads
+//! back. Without background GC, flushes never wait (nothing would make room).
+
+use std::path::Path;
+use std::sync::Arc;
+use twain::fs::{Fs, MemFs};
+use twain::{Db, Options, ValueLayout};
+
+fn opts(fs: &MemFs, gc: bool) -> Options {
+    Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        memtable_size: 64 << 10,
+        value_file_size: 256 << 10,
+        inline_threshold: 64,
+        medium_threshold: 64,
+        value_layout: ValueLayout::Hash,
+        hash_groups: 4,
+        gc_enabled: gc,
+        space_amp_target: 1.3,
+        ..Options::default()
+    }
+}
+
+fn value(key: u32, round: u32) -> Vec<u8> {
+    let mut v = format!("k{key:04}r{round:03}").into_bytes();
+    v.resize(1000, b'.');
+    v
+}
+
+#[test]
+fn overwrites_stay_within_the_reserved_budget() {
+    let fs = MemFs::new();
+    let dir = Path::new("/db");
+    let db = Db::open(dir, opts(&fs, true)).unwrap();
+    let (keys, rounds) = (400u32, 25u32);
+    let mut worst = 0i64;
+    for round in 0..rounds {
+        for key in 0..keys {
+            db.put(format!("k{key:04}"), value(key, round)).unwrap();
+        }
+        let h = db.stats().unwrap().hash_layout.unwrap();
+        // A flush waits while the pool is full, then adds one memtable's segments.
+        worst = worst.max(h.reserved_bytes as i64 - h.reserved_budget as i64);
+    }
+    let stats = db.stats().unwrap();
+    let h = stats.hash_layout.unwrap();
+    assert!(
+        worst <= (72 << 10),
+        "the pool went {worst} bytes past its budget: {h:?}"
+    );
+    assert!(stats.totals.gc_runs > 0, "no group GC ran: {h:?}");
+    assert!(h.main_bytes > 0);
+    for key in 0..keys {
+        assert_eq!(
+            db.get(format!("k{key:04}")).unwrap(),
+            Some(value(key, rounds - 1))
+        );
+    }
+    // Quiet: a complete GC empties the pool, and the segments hold little more than the
+    // live values.
+    db.gc().unwrap();
+    let h = db.stats().unwrap().hash_layout.unwrap();
+    assert_eq!(h.reserved_bytes, 0, "{h:?}");
+    let live = u64::from(keys) * 1000;
+    assert!(h.main_bytes < live * 13 / 10, "{h:?}");
+    db.close().unwrap();
+}
+
+#[test]
+fn without_background_gc_a_flush_never_waits() {
+    let fs = MemFs::new();
+    let db = Db::open("/db", opts(&fs, false)).unwrap();
+    for round in 0..10 {
+        for key in 0..400 {
+            db.put(format!("k{key:04}"), value(key, round)).unwrap();
+        }
+    }
+    db.flush().unwrap();
+    let stats = db.stats().unwrap();
+    let h = stats.hash_layout.unwrap();
+    assert_eq!(h.flush_waits, 0);
+    assert!(h.reserved_bytes > h.reserved_budget, "{h:?}");
+    assert_eq!(stats.totals.gc_runs, 0);
+    // A complete GC still collects on request.
+    db.gc().unwrap();
+    assert_eq!(db.stats().unwrap().hash_layout.unwrap().reserved_bytes, 0);
+    db.close().unwrap();
+}
