@@ -215,23 +215,52 @@ pub fn header_frame(data: &[u8]) {
     }
 }
 
-/// An SVTable (a value file rewritten by value GC): footer, index, every entry both by its
-/// offset and by (key, sequence). Whatever the index accepts must read back through the
-/// entry checksums, or fail with an error.
+/// An SVTable (a value file rewritten by value GC, a placement file, or a hash-layout
+/// segment with tombstones): footer, index (records and tombstones), every record both by
+/// its offset and by (key, sequence). The file number and epoch come from the input's
+/// header and footer, so that seeds from a database read as they are. Whatever the index
+/// accepts must read back through the entry checksums, or fail with an error.
 pub fn svtable(data: &[u8]) {
-    let (fs, _path) = file_with("000009-1.svt", data);
+    let number = data
+        .get(..FILE_HEADER_LEN)
+        .and_then(|h| decode_header(FileKind::SvTable, h).ok())
+        .unwrap_or(9);
+    // The footer's epoch: 20 bytes before its checksum and magic (format::svtable).
+    let epoch = data
+        .len()
+        .checked_sub(twain::format::svtable::SVT_FOOTER_LEN - 32)
+        .and_then(|at| data.get(at..at + 4))
+        .map_or(1, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let name = twain::format::names::value_file_path(Path::new("/"), number, epoch);
+    let Some(name) = name.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let (fs, _path) = file_with(name, data);
     let fs: Arc<dyn Fs> = Arc::new(fs);
-    let file = twain::vlog::ValueFile::with_epoch(Arc::clone(&fs), Path::new("/f"), 9, 1);
+    let file = twain::vlog::ValueFile::with_epoch(Arc::clone(&fs), Path::new("/f"), number, epoch);
     let Ok(index) = file.svtable() else {
         return;
     };
+    if let Ok(items) = index.items(file.path()) {
+        let tombstones = items.iter().filter(|i| i.record.is_none()).count();
+        assert!(
+            tombstones == 0 || index.footer().segment,
+            "tombstones outside a segment"
+        );
+        if tombstones == items.len() {
+            // A search by (key, sequence) finds records only, and there are none.
+            for i in items.iter().take(64) {
+                assert!(!matches!(file.find(&i.key, i.seq), Ok(Some(_))));
+            }
+        }
+    }
     let Ok(entries) = index.entries(file.path()) else {
         return;
     };
     for (key, seq, offset, len) in entries.iter().take(256) {
         let h = twain::format::handle::ValueHandle {
-            file: 9,
-            epoch: 1,
+            file: number,
+            epoch,
             offset: *offset,
             len: *len,
         };

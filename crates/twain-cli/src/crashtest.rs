@@ -190,7 +190,6 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         path: "the twain executable".into(),
         source,
     })?;
-    note!("crashtest: seed {seed}, directory {}", dir.display());
     let mut rng = Rng(seed);
     // A quarter of the databases run value GC in vlog mode, a quarter of the others keep
     // their values in the hash layout; each for good.
@@ -199,6 +198,10 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         (_, 0) => Layout::Hash,
         _ => Layout::Log,
     };
+    note!(
+        "crashtest: seed {seed}, directory {}, layout {layout:?}",
+        dir.display()
+    );
     let mut t = Tally::default();
     let started = Instant::now();
     while t.kills + t.clean_exits < kills && deadline.is_none_or(|d| Instant::now() < d) {

@@ -160,6 +160,41 @@ fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
         let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
         save("svtable", &name, &bytes);
     }
+    // Hash-layout segments: a flush's (records and tombstones, epoch 1) and a group GC's
+    // main segment (epoch 2).
+    let fs = MemFs::new();
+    let opts = Options {
+        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+        inline_threshold: 24,
+        medium_threshold: 24,
+        value_layout: twain::ValueLayout::Hash,
+        hash_groups: 2,
+        gc_enabled: false,
+        ..Options::default()
+    };
+    let db = Db::open("/db", opts).expect("open");
+    for round in 0..2u8 {
+        for i in 0..30u32 {
+            match i % 5 {
+                0 => db.delete(format!("key{i:02}")).expect("delete"),
+                1 => db.put(format!("key{i:02}"), "small").expect("put"),
+                _ => db
+                    .put(format!("key{i:02}"), vec![b'a' + round; 40 + i as usize])
+                    .expect("put"),
+            }
+        }
+        db.flush().expect("flush");
+        if round == 0 {
+            db.gc().expect("gc");
+        }
+    }
+    db.close().expect("close");
+    let mut names = fs.file_names(Path::new("/db"));
+    names.sort();
+    for name in names.into_iter().filter(|n| n.ends_with(".svt")).take(3) {
+        let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
+        save("svtable", &format!("segment-{name}"), &bytes);
+    }
 }
 
 /// Compaction job messages: a job with every field set, and an outcome with tables, drops,
@@ -206,6 +241,7 @@ fn compaction_job_seeds(save: &dyn Fn(&str, &str, &[u8])) {
             end: None,
         }),
         numbers: 30..34,
+        hash_forward: None,
     };
     save("compaction_job", "job", &encode_job(&job));
     let mut drops = DropWriter::new();
