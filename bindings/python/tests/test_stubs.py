@@ -164,6 +164,9 @@ def check_typed(name, value):
             assert type(value[key]) is list, key
             for item in value[key]:
                 check_typed(annotation[len("list[") : -1], item)
+        elif annotation.removesuffix(" | None") in TYPED_DICTS:
+            if value[key] is not None or not annotation.endswith(" | None"):
+                check_typed(annotation.removesuffix(" | None"), value[key])
         else:
             assert type(value[key]) in ALLOWED[annotation], f"{name}.{key}: {value[key]!r}"
 
@@ -175,4 +178,14 @@ def test_stats_returns_exactly_the_fields_of_the_stats_typed_dict(path):
         db.flush()
         stats = db.stats()
         assert stats["levels"] and stats["value_files"], "the nested lists are checked"
+        assert stats["hash_layout"] is None
+        check_typed("Stats", stats)
+    with twain.Db(
+        path.with_name("hash"), memtable_size="64K", value_layout="hash", hash_groups=4
+    ) as db:
+        for i in range(500):
+            db.put(b"%04d" % i, b"value %d" % i * 30)
+        db.flush()
+        stats = db.stats()
+        assert stats["hash_layout"]["groups"] == 4, "the nested dict is checked"
         check_typed("Stats", stats)

@@ -22,6 +22,7 @@ __all__ = [
     "Entry",
     "EntryIterator",
     "Error",
+    "HashLayoutStats",
     "InvalidArgumentError",
     "IoError",
     "ItemIterator",
@@ -269,6 +270,7 @@ class Stats(TypedDict):
     value_bytes_read: int
     prefetch_reads: int
     prefetch_bytes: int
+    multi_get_reads: int
     prefetch_wasted_bytes: int
     recovered_torn_bytes: int
     gc_runs: int

@@ -80,6 +80,7 @@ class Stats(TypedDict):
     value_bytes_read: int
     prefetch_reads: int
     prefetch_bytes: int
+    multi_get_reads: int
     prefetch_wasted_bytes: int
     recovered_torn_bytes: int
     gc_runs: int

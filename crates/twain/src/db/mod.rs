@@ -4,12 +4,14 @@
 
 mod background;
 mod checkpoint;
+mod coalesce;
 mod compact;
 mod entries;
 mod flush;
 mod group_gc;
 mod iter;
 pub(crate) mod listing;
+pub(crate) mod multi_get;
 mod offload;
 mod open;
 mod pacing;
@@ -328,6 +330,30 @@ impl Db {
         let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
         read::get_in(&self.inner, &sv, key, seq)
+    }
+
+    /// The values of `keys`, in order, all read at one view (as `get` of each would see
+    /// the database at one instant). Separated values in one value file are read together:
+    /// in file order, with values that lie close together in one positional read.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let db = twain::Db::open(dir.path(), twain::Options::default())?;
+    /// db.put("a", "1")?;
+    /// db.put("c", "3")?;
+    /// let values = db.multi_get(&["a", "b", "c"])?;
+    /// assert_eq!(values, vec![Some(b"1".to_vec()), None, Some(b"3".to_vec())]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As a `get` of any of the keys: `Corruption` naming the file and offset of a damaged
+    /// entry, `Io` when a read fails. Nothing is returned for the other keys then.
+    pub fn multi_get<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<Vec<Option<Vec<u8>>>> {
+        let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+        let (sv, view) = self.inner.read_view();
+        multi_get::multi_get(&self.inner, &sv, view, &keys)
     }
 
     /// A consistent read view: reads and iterators through it see the database as it is

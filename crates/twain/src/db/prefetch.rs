@@ -40,10 +40,6 @@ const FIRST_DEPTH: usize = 8;
 pub(crate) const MAX_DEPTH: usize = 256;
 /// Bytes of values one iterator may have read (or be reading) ahead of its cursor.
 pub(crate) const MAX_AHEAD_BYTES: u64 = 4 << 20;
-/// Values at most this far apart in one file are read together.
-const COALESCE_GAP: u64 = 4 << 10;
-/// The largest coalesced read.
-const MAX_RUN: u64 = 256 << 10;
 
 /// The prefetch threads of one database, shared by its iterators. Thread-safe. The
 /// threads start on first use; dropping the pool stops and joins them.
@@ -92,13 +88,8 @@ struct Job {
     runs: Vec<Run>,
 }
 
-/// One positional read covering the entries of `items`.
-struct Run {
-    file: Arc<ValueFile>,
-    offset: u64,
-    len: u64,
-    items: Vec<Item>,
-}
+/// One positional read covering the entries of its items (`db::coalesce`).
+type Run = super::coalesce::Run<Item>;
 
 /// One prefetched value: its id in the batch, handle, key and sequence.
 struct Item {
@@ -440,29 +431,8 @@ impl Prefetcher {
         if self.to_submit.is_empty() {
             return;
         }
-        let mut items = std::mem::take(&mut self.to_submit);
-        items.sort_by_key(|(f, i)| (f.number(), i.handle.offset));
-        let mut runs: Vec<Run> = Vec::new();
-        for (file, item) in items {
-            let h = &item.handle;
-            let (start, end) = (h.offset, h.offset + u64::from(h.len));
-            if let Some(run) = runs.last_mut()
-                && Arc::ptr_eq(&run.file, &file)
-                && start >= run.offset + run.len
-                && start - (run.offset + run.len) <= COALESCE_GAP
-                && end - run.offset <= MAX_RUN
-            {
-                run.len = end - run.offset;
-                run.items.push(item);
-                continue;
-            }
-            runs.push(Run {
-                file,
-                offset: start,
-                len: end - start,
-                items: vec![item],
-            });
-        }
+        let items = std::mem::take(&mut self.to_submit);
+        let mut runs = super::coalesce::runs(items, |i: &Item| &i.handle);
         // Ids grow in key order.
         runs.sort_by_key(|r| r.items.first().map_or(0, |i| i.id));
         let n = self.threads.min(runs.len()).max(1);

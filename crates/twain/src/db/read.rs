@@ -30,18 +30,44 @@ pub(crate) fn get_in(
     seq: SeqNo,
 ) -> Result<Option<Vec<u8>>> {
     Counters::add(&inner.counters.gets, 1);
+    match find(sv, key, seq)? {
+        Some(found) => resolve(
+            inner,
+            sv,
+            seq,
+            found.source,
+            &found.ikey,
+            found.value,
+            Reader::Get,
+        ),
+        None => Ok(None),
+    }
+}
+
+/// The newest entry of a key visible at a sequence, its value not read yet.
+pub(crate) struct FoundEntry<'a> {
+    /// Where it was found, for errors: `memtable` or a table's path.
+    pub source: &'a Path,
+    pub ikey: Vec<u8>,
+    pub value: Vec<u8>,
+}
+
+/// The newest entry of `key` visible at `seq` in `sv`, if any (a tombstone included).
+/// REQUIRES: as [`get_in`].
+pub(crate) fn find<'a>(
+    sv: &'a SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+) -> Result<Option<FoundEntry<'a>>> {
     let lookup = lookup_key(key, seq);
+    let found = |source: &'a Path, (ikey, value): (Vec<u8>, Vec<u8>)| FoundEntry {
+        source,
+        ikey,
+        value,
+    };
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
-        if let Some((ikey, value)) = mem.get(&lookup) {
-            return resolve(
-                inner,
-                sv,
-                seq,
-                Path::new("memtable"),
-                &ikey,
-                value,
-                Reader::Get,
-            );
+        if let Some(entry) = mem.get(&lookup) {
+            return Ok(Some(found(Path::new("memtable"), entry)));
         }
     }
     let version = &sv.version;
@@ -49,15 +75,15 @@ pub(crate) fn get_in(
         if key < t.smallest_user_key() || key > t.largest_user_key() {
             continue;
         }
-        if let Some((ikey, value)) = t.table.get(&lookup)? {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value, Reader::Get);
+        if let Some(entry) = t.table.get(&lookup)? {
+            return Ok(Some(found(t.table.path(), entry)));
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
-            && let Some((ikey, value)) = t.table.get(&lookup)?
+            && let Some(entry) = t.table.get(&lookup)?
         {
-            return resolve(inner, sv, seq, t.table.path(), &ikey, value, Reader::Get);
+            return Ok(Some(found(t.table.path(), entry)));
         }
     }
     Ok(None)
@@ -423,6 +449,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         value_reads: Counters::get(&c.value_reads),
         value_bytes_read: Counters::get(&c.value_bytes_read),
         prefetch_reads: Counters::get(&c.prefetch_reads),
+        multi_get_reads: Counters::get(&c.multi_get_reads),
         prefetch_bytes: Counters::get(&c.prefetch_bytes),
         prefetch_wasted_bytes: Counters::get(&c.prefetch_wasted_bytes),
         recovered_torn_bytes: Counters::get(&c.recovered_torn_bytes),

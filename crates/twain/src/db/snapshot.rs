@@ -39,6 +39,13 @@ impl Snapshot {
         read::get(&self.inner, key.as_ref(), self.seq)
     }
 
+    /// The values of `keys` as of the snapshot, in order ([`Db::multi_get`](super::Db::multi_get)).
+    pub fn multi_get<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<Vec<Option<Vec<u8>>>> {
+        let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+        let sv = self.inner.super_version();
+        super::multi_get::multi_get(&self.inner, &sv, self.seq, &keys)
+    }
+
     /// Iterates over every key as of the snapshot.
     pub fn iter(&self) -> DbIterator {
         self.range::<&[u8], _>(..)

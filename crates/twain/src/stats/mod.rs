@@ -63,6 +63,7 @@ pub(crate) struct Counters {
     pub large_bytes_written: AtomicU64,
     pub transient_bytes_written: AtomicU64,
     pub hash_segment_bytes_written: AtomicU64,
+    pub multi_get_reads: AtomicU64,
     pub hash_flush_waits: AtomicU64,
     pub hash_flush_wait_micros: AtomicU64,
     pub transient_bytes_freed: AtomicU64,
@@ -255,6 +256,10 @@ pub struct Stats {
     pub prefetch_reads: u64,
     /// Bytes those reads read.
     pub prefetch_bytes: u64,
+    /// Positional reads `Db::multi_get` made for its batched values (each covers one or
+    /// more values close together in one value file; the values are counted in
+    /// `value_reads`).
+    pub multi_get_reads: u64,
     /// Bytes of values prefetched but never used (the iterator moved elsewhere or was
     /// dropped first).
     pub prefetch_wasted_bytes: u64,

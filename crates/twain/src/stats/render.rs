@@ -48,6 +48,7 @@ impl Stats {
         o.num("value_bytes_read", self.value_bytes_read);
         o.num("prefetch_reads", self.prefetch_reads);
         o.num("prefetch_bytes", self.prefetch_bytes);
+        o.num("multi_get_reads", self.multi_get_reads);
         o.num("prefetch_wasted_bytes", self.prefetch_wasted_bytes);
         o.num("recovered_torn_bytes", self.recovered_torn_bytes);
         o.num("gc_runs", self.gc_runs);
@@ -363,10 +364,11 @@ impl Stats {
         line(
             "reads",
             format!(
-                "{}, {} ({}), block cache {} / {}",
+                "{}, {} ({}), {}, block cache {} / {}",
                 counted(s.gets, "get"),
                 counted(s.value_reads, "value read"),
                 z(s.value_bytes_read),
+                counted(s.multi_get_reads, "batched multi_get read"),
                 counted(s.block_cache_hits, "hit"),
                 counted(s.block_cache_misses, "miss")
             ),
