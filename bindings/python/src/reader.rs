@@ -104,6 +104,37 @@ impl Reader {
         })
     }
 
+    /// The values of `keys` (an iterable of bytes-like keys), in order, `None` where a key
+    /// has none; all read at one view, the values of one value file read together.
+    fn multi_get<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
+        if keys.is_instance_of::<pyo3::types::PyString>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "multi_get takes an iterable of bytes-like keys, not a str",
+            ));
+        }
+        let owned: Vec<Vec<u8>> = keys
+            .try_iter()?
+            .map(|k| {
+                let k = k?;
+                let bytes: Bytes<'_> = k.extract()?;
+                Ok(bytes.as_ref().to_vec())
+            })
+            .collect::<PyResult<_>>()?;
+        let keys: Vec<&[u8]> = owned.iter().map(AsRef::as_ref).collect();
+        let values = match &self.view {
+            View::Live => self.handle.db().call(py, |db| db.multi_get(&keys)),
+            View::Snapshot(snap) => snap.call(py, |s| s.multi_get(&keys)),
+        }?;
+        Ok(values
+            .into_iter()
+            .map(|v| v.map(|v| PyBytes::new(py, &v)))
+            .collect())
+    }
+
     /// `reader[key]`: the value of `key`; `KeyError` if it has none.
     fn __getitem__<'py>(
         &self,
