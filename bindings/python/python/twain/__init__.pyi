@@ -217,6 +217,7 @@ class HashLayoutStats(TypedDict):
 
     groups: int
     reserved_bytes: int
+    reserved_garbage: int
     reserved_budget: int
     main_bytes: int
     segments: int

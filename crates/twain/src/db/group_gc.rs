@@ -3,15 +3,19 @@
 //!
 //! **Reserved space.** A group's main segment holds what its last GC kept; the segments
 //! flushes wrote since are its *log* segments, taken from a reserved pool shared by every
-//! group. The pool's budget is `(space_amp_target - 1)` times the main segments' bytes,
-//! and at least two memtables: the same target that paces the log layout's GC, so one
-//! knob sets the space. The background collects the group with the most log bytes (the
-//! one written most, as HashKV picks) while the pool is over half its budget, and, when
-//! the foreground is quiet, down to the idle target (`pacing::idle_target`: a pool of a
-//! tenth of the main bytes for the default 1.3), not to empty: each group GC rewrites its
-//! group's main segment, which a small burst does not pay for. A flush that finds the pool full waits for GC to
-//! make room (`wait_for_room`), so writes slow down rather than grow the disk past the
-//! budget.
+//! group. What counts against the pool's budget is the garbage the log segments made: their
+//! bytes times the share of log bytes that group GCs found dead (a moving average,
+//! [`GarbageRatio`]: new keys make no garbage, overwrites of keys in the group do). The
+//! budget is `(space_amp_target - 1)` times the main segments' bytes, and at least two
+//! memtables: the same target that paces the log layout's GC, so one knob sets the space.
+//! So a load of new keys is not regrouped over and over, while overwrites are collected as
+//! they make garbage. The background collects the group with the most log bytes (the one
+//! written most, as HashKV picks) while the estimated garbage is over half the budget, and,
+//! when the foreground is quiet, over the idle target's share (`pacing::idle_target`: a
+//! tenth of the main bytes for the default 1.3), not down to nothing: each group GC
+//! rewrites its group's main segment, which a small burst does not pay for. A flush that
+//! finds the budget used up waits for GC to make room (`wait_for_room`), so writes slow
+//! down rather than grow the disk past the budget.
 
 use super::{DbInner, lock};
 use crate::error::Error;
@@ -32,10 +36,49 @@ pub(crate) struct Reserved {
     /// Bytes of log segments (what flushes wrote since each group's last GC), leaving out
     /// groups set aside for damage.
     pub used: u64,
+    /// The garbage they made, estimated: `used` times the [`GarbageRatio`].
+    pub garbage: u64,
     /// Bytes of main segments.
     pub main: u64,
-    /// The pool's budget.
+    /// The budget for `garbage`.
     pub budget: u64,
+}
+
+/// The share of log-segment bytes that group GCs found dead, as a moving average over
+/// GCs. Starts at one half (nothing observed yet) and never goes below
+/// [`GarbageRatio::FLOOR`], so that the pool is collected once in a while even after a
+/// load of new keys, and the average learns when overwrites begin. Thread-safe.
+#[derive(Debug)]
+pub(crate) struct GarbageRatio(std::sync::atomic::AtomicU64);
+
+impl Default for GarbageRatio {
+    fn default() -> GarbageRatio {
+        GarbageRatio(std::sync::atomic::AtomicU64::new(0.5f64.to_bits()))
+    }
+}
+
+impl GarbageRatio {
+    /// The least share assumed dead.
+    const FLOOR: f64 = 0.05;
+    /// Weight of one GC's observation in the average.
+    const WEIGHT: f64 = 0.3;
+
+    fn get(&self) -> f64 {
+        f64::from_bits(self.0.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Takes in one GC: `dead` bytes freed for `log` bytes of log segments merged.
+    fn observe(&self, dead: u64, log: u64) {
+        if log == 0 {
+            return;
+        }
+        let seen = (dead as f64 / log as f64).clamp(0.0, 1.0);
+        let next = (1.0 - Self::WEIGHT) * self.get() + Self::WEIGHT * seen;
+        self.0.store(
+            next.max(Self::FLOOR).to_bits(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
 }
 
 /// The segments of one group in `version`: its main segment first, if it has one, then
@@ -90,6 +133,7 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
     let floor = 2 * inner.opts.memtable_size as u64;
     Reserved {
         used,
+        garbage: (used as f64 * inner.hash_garbage.get()) as u64,
         main,
         budget: (share as u64).max(floor),
     }
@@ -151,6 +195,15 @@ pub(crate) fn run_once(inner: &DbInner) -> Result<GroupRun> {
         Err(e) => return Err(e),
     };
     install(inner, &job, &out)?;
+    let input: u64 = job.inputs.iter().map(|f| f.total_bytes()).sum();
+    let log: u64 = job
+        .inputs
+        .iter()
+        .filter(|f| !is_main(f.epoch()))
+        .map(|f| f.total_bytes())
+        .sum();
+    let output = out.summary.map_or(0, |s| s.file_size);
+    inner.hash_garbage.observe(input.saturating_sub(output), log);
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
     Ok(GroupRun::Collected(group))
@@ -204,7 +257,7 @@ pub(crate) fn round(inner: &DbInner, quiet: bool) -> Result<()> {
         } else {
             r.budget / 2
         };
-        if r.used <= goal || super::background::shutting_down(inner) {
+        if r.garbage <= goal || super::background::shutting_down(inner) {
             return Ok(());
         }
         match run_once(inner)? {
@@ -227,7 +280,7 @@ pub(crate) fn wait_for_room(inner: &DbInner) -> Result<()> {
     let start = Instant::now();
     loop {
         let r = reserved(inner);
-        if r.used < r.budget {
+        if r.garbage < r.budget {
             break;
         }
         inner.check_bg_error()?;

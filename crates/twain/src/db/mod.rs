@@ -93,6 +93,9 @@ pub(crate) struct DbInner {
     pub log_sync: crate::vlog::LogSync,
     /// Value files GC set aside (damaged where a live record may lie).
     pub gc_set_aside: crate::gc::SetAsideList,
+    /// Hash layout: the share of log-segment bytes that group GCs found dead, as a moving
+    /// average (`group_gc::GarbageRatio`).
+    pub hash_garbage: group_gc::GarbageRatio,
     /// Punches waiting for readers, and whether the file system can punch holes.
     pub gc_punch: crate::gc::PunchState,
     /// The lock on the directory; `None` when opened read-only.

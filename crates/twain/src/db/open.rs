@@ -408,6 +408,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         fixups_paused: Default::default(),
         manual_compactions: Default::default(),
         gc_set_aside: Default::default(),
+        hash_garbage: Default::default(),
         gc_punch: Default::default(),
         lock,
         read_only: read_only.clone(),

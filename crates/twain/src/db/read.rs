@@ -523,6 +523,7 @@ fn hash_layout_stats(
     Some(crate::stats::HashLayoutStats {
         groups,
         reserved_bytes: r.used,
+        reserved_garbage: r.garbage,
         reserved_budget: r.budget,
         main_bytes: r.main,
         segments,

@@ -414,8 +414,11 @@ pub struct HashLayoutStats {
     /// Bytes of log segments: what flushes wrote since each group's last GC (the reserved
     /// pool in use).
     pub reserved_bytes: u64,
-    /// The reserved pool's budget: `(space_amp_target - 1)` times `main_bytes`, at least
-    /// two memtables. A flush waits while the pool is full.
+    /// The garbage those log segments made, estimated: their bytes times the share of log
+    /// bytes that group GCs found dead (a moving average; new keys make none).
+    pub reserved_garbage: u64,
+    /// The budget for that garbage: `(space_amp_target - 1)` times `main_bytes`, at least
+    /// two memtables. A flush waits while the estimated garbage is at the budget.
     pub reserved_budget: u64,
     /// Bytes of main segments (what group GCs kept).
     pub main_bytes: u64,

@@ -209,10 +209,11 @@ impl Stats {
             Some(h) => o.raw(
                 "hash_layout",
                 &format!(
-                    "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_budget\":{},\
+                    "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_garbage\":{},\"reserved_budget\":{},\
                      \"main_bytes\":{},\"segments\":{},\"flush_waits\":{},\"flush_wait_micros\":{}}}",
                     h.groups,
                     h.reserved_bytes,
+                    h.reserved_garbage,
                     h.reserved_budget,
                     h.main_bytes,
                     h.segments,
@@ -550,11 +551,13 @@ impl Stats {
             line(
                 "hash layout",
                 format!(
-                    "{} groups, {}; main {}, reserved {} of {}; flushes waited {} ({} ms)",
+                    "{} groups, {}; main {}, reserved {} (garbage about {} of {}); flushes \
+                     waited {} ({} ms)",
                     h.groups,
                     counted(h.segments, "segment"),
                     z(h.main_bytes),
                     z(h.reserved_bytes),
+                    z(h.reserved_garbage),
                     z(h.reserved_budget),
                     h.flush_waits,
                     h.flush_wait_micros / 1000
