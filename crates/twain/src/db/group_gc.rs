@@ -203,7 +203,9 @@ pub(crate) fn run_once(inner: &DbInner) -> Result<GroupRun> {
         .map(|f| f.total_bytes())
         .sum();
     let output = out.summary.map_or(0, |s| s.file_size);
-    inner.hash_garbage.observe(input.saturating_sub(output), log);
+    inner
+        .hash_garbage
+        .observe(input.saturating_sub(output), log);
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
     Ok(GroupRun::Collected(group))

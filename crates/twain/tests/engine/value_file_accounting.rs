@@ -49,7 +49,10 @@ fn small_value_logs_are_deleted_once_flushed() {
     // And on disk, once those readers let go.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while count(&fs, ".vlog") > 3 {
-        assert!(std::time::Instant::now() < deadline, "obsolete logs stay on disk");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "obsolete logs stay on disk"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let s = db.stats().unwrap();
