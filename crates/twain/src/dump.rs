@@ -427,6 +427,9 @@ fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
     for (n, group) in &e.hash_segments {
         writeln!(out, "  value file {n} origin hash segment of group {group}")?;
     }
+    for n in &e.hash_cold_segments {
+        writeln!(out, "  value file {n} is a cold hash segment")?;
+    }
     if let Some(c) = &e.counters {
         let pairs: Vec<String> = c.iter().map(|(id, v)| format!("{id}={v}")).collect();
         writeln!(out, "  counters {}", pairs.join(" "))?;

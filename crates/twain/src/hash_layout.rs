@@ -4,10 +4,11 @@
 //! serves only recovery) into the *segment* of the key's group: an SVTable per group and
 //! flush, sorted by key. Every version of a key, and a tombstone for every delete or small
 //! put of it, lands in the key's group, so a group's GC (`gc::group`) knows which records
-//! are live from the group alone. The group GC merges all of a group's segments into its
-//! *main* segment: the one at epoch 2 or later (a flush writes epoch 1). A handle naming a
-//! segment that the group GC merged away is read in the main segment of the key's group,
-//! found by key and sequence (`Version::hash_forward`).
+//! are live from the group alone. The group GC merges a group's log segments into its
+//! *main* segment: the one at epoch 2 or later (a flush writes epoch 1), and moves records
+//! that survive twice to *cold* segments, which later GCs judge without copying ([`Role`]).
+//! A handle naming a segment that the group GC merged away is read in the main or a cold
+//! segment of the key's group, found by key and sequence (`Version::hash_chain`).
 
 /// Groups of a hash-layout database unless `hash_groups` says otherwise.
 pub const DEFAULT_GROUPS: u32 = 32;
@@ -17,9 +18,32 @@ pub fn group_of(key: &[u8], groups: u32) -> u32 {
     crc32c::crc32c(key) % groups.max(1)
 }
 
-/// Whether a segment at `epoch` is its group's main segment (a group GC's output).
-pub fn is_main(epoch: u32) -> bool {
-    epoch >= 2
+/// Most cold segments a group keeps: a group GC that would make more merges them all
+/// (`gc::group`).
+pub const MAX_COLD_SEGMENTS: usize = 4;
+
+/// What a segment is to its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Written by a flush (epoch 1) since the group's last GC: taken from the reserved pool.
+    Log,
+    /// The group's main segment (epoch 2 or later): what the last GC kept of the records
+    /// written since the GC before it, and the tombstones it kept.
+    Main,
+    /// A cold segment (manifest tag 17): records that survived two GCs of the group. The
+    /// group's GC judges them by their index and leaves them in place while they are live.
+    Cold,
+}
+
+impl Role {
+    /// The role of a segment at `epoch`, cold or not.
+    pub fn of(epoch: u32, cold: bool) -> Role {
+        match (cold, epoch) {
+            (true, _) => Role::Cold,
+            (false, e) if e >= 2 => Role::Main,
+            _ => Role::Log,
+        }
+    }
 }
 
 #[cfg(test)]

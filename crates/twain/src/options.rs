@@ -259,6 +259,11 @@ pub struct Options {
     /// layout the value log is only a write-ahead log: its files roll at `memtable_size`
     /// when that is below `value_file_size`.) Range: 1 ..= 1000. Default: 32.
     pub hash_groups: u32,
+    /// Hash layout: hotness awareness. A group GC moves the records that survive a second
+    /// GC to cold segments, which later GCs judge without copying (`gc::group`). Off, every
+    /// survivor stays in the group's main segment and is copied by every GC of the group.
+    /// May change at any open. Default: on.
+    pub hash_hotness: bool,
 }
 
 impl Default for Options {
@@ -301,6 +306,7 @@ impl Default for Options {
             gc_listener: None,
             value_layout: ValueLayout::Log,
             hash_groups: crate::hash_layout::DEFAULT_GROUPS,
+            hash_hotness: true,
         }
     }
 }
@@ -358,6 +364,7 @@ impl std::fmt::Debug for Options {
             .field("gc_listener", &self.gc_listener.is_some())
             .field("value_layout", &self.value_layout)
             .field("hash_groups", &self.hash_groups)
+            .field("hash_hotness", &self.hash_hotness)
             .finish()
     }
 }
@@ -440,6 +447,7 @@ impl Options {
             "create_if_missing" => self.create_if_missing = flag()?,
             "error_if_exists" => self.error_if_exists = flag()?,
             "gc" | "gc_enabled" => self.gc_enabled = flag()?,
+            "hash_hotness" => self.hash_hotness = flag()?,
             "gc_mode" => {
                 self.gc_mode = match value {
                     "drop-records" | "drop_records" => GcMode::DropRecords,

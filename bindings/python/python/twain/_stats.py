@@ -27,6 +27,8 @@ class HashLayoutStats(TypedDict):
     reserved_budget: int
     main_bytes: int
     segments: int
+    cold_bytes: int
+    cold_segments: int
     flush_waits: int
     flush_wait_micros: int
 
@@ -142,6 +144,7 @@ class Stats(TypedDict):
     total_large_bytes_written: int
     total_transient_bytes_written: int
     total_hash_segment_bytes_written: int
+    total_hash_gc_bytes_not_copied: int
     total_transient_bytes_freed: int
     total_medium_bytes_merged: int
     total_replaced_inline_bytes: int
@@ -166,6 +169,7 @@ class Stats(TypedDict):
     large_bytes_written: int
     transient_bytes_written: int
     hash_segment_bytes_written: int
+    hash_gc_bytes_not_copied: int
     transient_bytes_freed: int
     medium_bytes_merged: int
     replaced_inline_bytes: int

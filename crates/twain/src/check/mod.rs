@@ -303,11 +303,15 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         .map(|(&n, &e)| (n, ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, e)))
         .collect();
     // Hash layout: a handle naming a segment its group's GC merged away is read in the
-    // group's main segment, by key and sequence.
-    let mains = state.hash_mains();
-    let forward = |key: &[u8]| {
-        let groups = state.hash_groups?;
-        files.get(mains.get(&crate::hash_layout::group_of(key, groups))?)
+    // group's main segment or one of its cold segments, by key and sequence; so is one
+    // naming an older epoch of the main segment whose record went to a cold segment.
+    let chains = state.hash_chains();
+    let chain = |key: &[u8]| -> Vec<&ValueFile> {
+        state
+            .hash_groups
+            .and_then(|groups| chains.get(&crate::hash_layout::group_of(key, groups)))
+            .map(|c| c.iter().filter_map(|n| files.get(n)).collect())
+            .unwrap_or_default()
     };
     let mut live_dropped = 0u64;
     let mut stale_shadowed = 0u64;
@@ -318,27 +322,33 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let mut resolved = versions.records.contains(&(key.clone(), seq));
         let mut last_err = None;
         for (h, _) in copies.iter().filter(|_| !resolved) {
-            let (vf, direct) = match files.get(&h.file) {
-                Some(vf) => (vf, true),
-                None => match forward(&key) {
-                    Some(vf) => (vf, false),
-                    None => continue,
-                },
+            let candidates: Vec<&ValueFile> = match files.get(&h.file) {
+                Some(vf) if vf.epoch() == h.epoch => vec![vf],
+                Some(vf) if vf.epoch() > h.epoch => std::iter::once(vf)
+                    .chain(chain(&key).into_iter().filter(|c| c.number() != h.file))
+                    .collect(),
+                Some(_) => Vec::new(),
+                None => chain(&key),
             };
-            let found = if direct && vf.epoch() == h.epoch {
-                Some(*h)
-            } else if !direct || vf.epoch() > h.epoch {
-                match vf.find(&key, seq) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        last_err = Some(e);
-                        None
+            let mut found = None;
+            for vf in candidates {
+                let at = if vf.number() == h.file && vf.epoch() == h.epoch {
+                    Some(*h)
+                } else {
+                    match vf.find(&key, seq) {
+                        Ok(f) => f,
+                        Err(e) => {
+                            last_err = Some(e);
+                            None
+                        }
                     }
+                };
+                if let Some(at) = at {
+                    found = Some((vf, at));
+                    break;
                 }
-            } else {
-                None
-            };
-            if let Some(fh) = found {
+            }
+            if let Some((vf, fh)) = found {
                 match vf.read_value(&fh, &key, seq) {
                     Ok(_) => {
                         resolved = true;

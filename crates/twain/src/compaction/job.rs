@@ -98,21 +98,22 @@ pub struct PartJob {
     pub hash_forward: Option<HashForward>,
 }
 
-/// The hash layout's groups and each group's main segment, as of the compaction's version.
+/// The hash layout's groups and each group's main and cold segments, as of the
+/// compaction's version (`VersionState::hash_chains`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HashForward {
     /// The number of groups.
     pub groups: u32,
-    /// Each group's main segment, by group.
-    pub mains: BTreeMap<u32, u64>,
+    /// Each group's main segment, then its cold segments newest first, by group.
+    pub chains: BTreeMap<u32, Vec<u64>>,
 }
 
 impl HashForward {
-    /// The main segment of `key`'s group, if the group has one.
-    pub fn main_of(&self, key: &[u8]) -> Option<u64> {
-        self.mains
+    /// The main and cold segments of `key`'s group, in search order.
+    pub fn chain_of(&self, key: &[u8]) -> &[u64] {
+        self.chains
             .get(&crate::hash_layout::group_of(key, self.groups))
-            .copied()
+            .map_or(&[], Vec::as_slice)
     }
 }
 

@@ -87,36 +87,39 @@ impl<'a> Refresher<'a> {
         let Ok(h) = ValueHandle::decode(value) else {
             return Ok(None);
         };
-        // Hash layout: a segment group GC merged away is read in its group's main segment.
-        let (number, epoch) = match self.job.value_files.get(&h.file) {
-            Some(&(epoch, _)) if h.epoch < epoch => (h.file, epoch),
+        // Hash layout: a segment group GC merged away is read in its group's main segment or
+        // one of its cold segments, and so is a record a group GC moved to a cold segment.
+        let chain = self
+            .job
+            .hash_forward
+            .as_ref()
+            .map_or(&[][..], |f| f.chain_of(p.user_key));
+        let own = match self.job.value_files.get(&h.file) {
+            Some(&(epoch, _)) if h.epoch < epoch => Some(h.file),
             Some(_) => return Ok(None),
-            None => {
-                let main = self
-                    .job
-                    .hash_forward
-                    .as_ref()
-                    .and_then(|f| f.main_of(p.user_key));
-                match main.and_then(|n| self.job.value_files.get(&n).map(|&(e, _)| (n, e))) {
-                    Some(found) => found,
-                    None => return Ok(None),
-                }
+            None => None,
+        };
+        for &number in own.iter().chain(chain.iter().filter(|&&n| Some(n) != own)) {
+            let Some(&(epoch, _)) = self.job.value_files.get(&number) else {
+                continue;
+            };
+            let Some(file) = self.env.value_file(number, epoch)? else {
+                continue;
+            };
+            let hint = self.hints.index_hint(file.number(), file.epoch());
+            let found = match file.find_near(p.user_key, p.seq, hint) {
+                Ok(Some(found)) => found,
+                // Dropped before the rewrite, elsewhere in the group, or damage that reads
+                // report where it is.
+                Ok(None) | Err(Error::Corruption { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if self.env.is_dropped(file.number(), epoch, p.seq)? {
+                return Ok(None);
             }
-        };
-        let Some(file) = self.env.value_file(number, epoch)? else {
-            return Ok(None);
-        };
-        let hint = self.hints.index_hint(file.number(), file.epoch());
-        let found = match file.find_near(p.user_key, p.seq, hint) {
-            Ok(Some(found)) => found,
-            // Dropped before the rewrite, or damage that reads report where it is.
-            Ok(None) | Err(Error::Corruption { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        if self.env.is_dropped(file.number(), epoch, p.seq)? {
-            return Ok(None);
+            figures.handle_refreshes += 1;
+            return Ok(Some(found.encode()));
         }
-        figures.handle_refreshes += 1;
-        Ok(Some(found.encode()))
+        Ok(None)
     }
 }

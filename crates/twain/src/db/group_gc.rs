@@ -19,9 +19,9 @@
 
 use super::{DbInner, lock};
 use crate::error::Error;
-use crate::format::manifest::{ValueFileOrigin, ValueFileRecord, VersionEdit};
+use crate::format::manifest::{ValueFileRecord, VersionEdit};
 use crate::gc::{FileVerdict, GroupJob, GroupOutput, SetAsideFile, StayReason};
-use crate::hash_layout::is_main;
+use crate::hash_layout::Role;
 use crate::stats::Counters;
 use crate::version::Version;
 use crate::vlog::ValueFile;
@@ -38,7 +38,7 @@ pub(crate) struct Reserved {
     pub used: u64,
     /// The garbage they made, estimated: `used` times the [`GarbageRatio`].
     pub garbage: u64,
-    /// Bytes of main segments.
+    /// Bytes of main and cold segments.
     pub main: u64,
     /// The budget for `garbage`.
     pub budget: u64,
@@ -82,19 +82,23 @@ impl GarbageRatio {
 }
 
 /// The segments of one group in `version`: its main segment first, if it has one, then
-/// its log segments by number.
-fn segments(version: &Version, group: u32) -> Vec<Arc<ValueFile>> {
-    let mut out: Vec<(bool, u64)> = version
+/// its log segments by number; and its cold segments by number.
+fn segments(version: &Version, group: u32) -> (Vec<Arc<ValueFile>>, Vec<Arc<ValueFile>>) {
+    let mut out: Vec<(Role, u64)> = version
         .state
         .value_files
         .iter()
-        .filter(|(_, f)| f.origin == ValueFileOrigin::Hash && f.group == group)
-        .filter_map(|(&n, f)| f.sealed.map(|s| (!is_main(s.epoch), n)))
+        .filter(|(_, f)| f.group == group)
+        .filter_map(|(&n, f)| f.hash_role().map(|r| (r, n)))
         .collect();
-    out.sort_unstable();
-    out.iter()
-        .filter_map(|(_, n)| version.value_files.get(n).cloned())
-        .collect()
+    // Main before log: the order of `Role` puts log first.
+    out.sort_unstable_by_key(|&(r, n)| (r != Role::Main, r == Role::Cold, n));
+    let file = |&(_, n): &(Role, u64)| version.value_files.get(&n).cloned();
+    let (cold, rest): (Vec<_>, Vec<_>) = out.iter().partition(|(r, _)| *r == Role::Cold);
+    (
+        rest.iter().filter_map(file).collect(),
+        cold.iter().filter_map(file).collect(),
+    )
 }
 
 /// Log-segment bytes per group, leaving out groups with a segment set aside.
@@ -103,13 +107,13 @@ fn log_bytes(inner: &DbInner, version: &Version) -> BTreeMap<u32, u64> {
     let mut skip = HashSet::new();
     let mut bytes: BTreeMap<u32, u64> = BTreeMap::new();
     for (n, f) in &version.state.value_files {
-        let Some(s) = f.sealed.filter(|_| f.origin == ValueFileOrigin::Hash) else {
+        let (Some(role), Some(s)) = (f.hash_role(), f.sealed) else {
             continue;
         };
         if set_aside.contains(n) {
             skip.insert(f.group);
         }
-        if !is_main(s.epoch) {
+        if role == Role::Log {
             *bytes.entry(f.group).or_default() += s.total_bytes;
         }
     }
@@ -125,8 +129,8 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
         .state
         .value_files
         .values()
-        .filter(|f| f.origin == ValueFileOrigin::Hash)
-        .filter_map(|f| f.sealed.filter(|s| is_main(s.epoch)))
+        .filter(|f| f.hash_role().is_some_and(|r| r != Role::Log))
+        .filter_map(|f| f.sealed)
         .map(|s| s.total_bytes)
         .sum::<u64>();
     let share = (inner.opts.space_amp_target - 1.0) * main as f64;
@@ -163,55 +167,81 @@ pub(crate) fn run_once(inner: &DbInner) -> Result<GroupRun> {
     else {
         return Ok(GroupRun::Idle);
     };
-    let inputs = segments(&version, group);
     drop(version);
-    let Some(first) = inputs.first() else {
-        return Ok(GroupRun::Idle);
-    };
+    let share = 1.0 - 1.0 / inner.opts.space_amp_target;
+    match collect(inner, group, share)? {
+        Some(GroupRun::Collected(_)) | None => Ok(GroupRun::Collected(group)),
+        Some(other) => Ok(other),
+    }
+}
+
+/// Collects `group`, merging its cold segments once `cold_dead_share` of them is dead;
+/// `None` if the GC found nothing to change. The caller holds `gc_lock`.
+fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<GroupRun>> {
+    let version = Arc::clone(&inner.super_version().version);
+    let (inputs, cold) = segments(&version, group);
+    drop(version);
+    let (keep, epoch) = inputs
+        .first()
+        .map_or((0, 0), |f| (f.number(), f.epoch() + 1));
+    if inputs.is_empty() && cold.is_empty() {
+        return Ok(None);
+    }
     let job = GroupJob {
         fs: Arc::clone(&inner.fs),
         dir: inner.dir.clone(),
         group,
-        keep: first.number(),
-        epoch: first.epoch() + 1,
+        keep,
+        epoch,
+        cold_number: lock(&inner.versions).new_file_number(),
+        hotness: inner.opts.hash_hotness,
+        cold_dead_share,
         snapshots: inner.snapshot_seqs(),
         bytes_per_sec: inner.opts.gc_bytes_per_sec,
         inputs,
+        cold,
     };
     let out = match job.run() {
         Ok(out) => out,
         Err(Error::Corruption { file, offset, what }) => {
-            inner.gc_set_aside.insert(SetAsideFile {
-                number: job.keep,
-                epoch: job.epoch - 1,
-                file,
-                offset,
-                key: None,
-                what,
-            });
+            let damaged = job
+                .inputs
+                .iter()
+                .chain(&job.cold)
+                .find(|f| f.path() == file)
+                .or_else(|| job.inputs.first())
+                .or_else(|| job.cold.first());
+            if let Some(f) = damaged {
+                inner.gc_set_aside.insert(SetAsideFile {
+                    number: f.number(),
+                    epoch: f.epoch(),
+                    file,
+                    offset,
+                    key: None,
+                    what,
+                });
+            }
             Counters::add(&inner.counters.gc_files_set_aside, 1);
-            return Ok(GroupRun::SetAside(group));
+            return Ok(Some(GroupRun::SetAside(group)));
         }
         Err(e) => return Err(e),
     };
+    if !out.changed {
+        return Ok(None);
+    }
     install(inner, &job, &out)?;
-    let input: u64 = job.inputs.iter().map(|f| f.total_bytes()).sum();
-    let log: u64 = job
-        .inputs
-        .iter()
-        .filter(|f| !is_main(f.epoch()))
-        .map(|f| f.total_bytes())
-        .sum();
-    let output = out.summary.map_or(0, |s| s.file_size);
-    inner
-        .hash_garbage
-        .observe(input.saturating_sub(output), log);
+    inner.hash_garbage.observe(out.dead_bytes, out.log_bytes);
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
-    Ok(GroupRun::Collected(group))
+    Counters::add(
+        &inner.counters.hash_gc_bytes_not_copied,
+        out.cold_bytes_not_copied,
+    );
+    Ok(Some(GroupRun::Collected(group)))
 }
 
-/// Makes the output the group's main segment and deletes the other inputs, in one edit.
+/// Makes the main output the group's main segment and the cold output one of its cold
+/// segments, and deletes the inputs they replace, in one edit.
 fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
     let mut edit = VersionEdit::default();
     for f in &job.inputs {
@@ -219,15 +249,28 @@ fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
             edit.deleted_value_files.push(f.number());
         }
     }
-    if let Some(s) = out.summary {
+    if out.cold_merged {
+        edit.deleted_value_files
+            .extend(job.cold.iter().map(|f| f.number()));
+    }
+    let mut add = |number: u64, epoch: u32, s: &crate::vlog::SvTableSummary, cold: bool| {
         edit.added_value_files.push(ValueFileRecord {
-            number: job.keep,
-            epoch: job.epoch,
+            number,
+            epoch,
             total_bytes: s.file_size,
             separated_bytes: s.entry_bytes,
             separated_count: s.entry_count,
         });
-        edit.hash_segments.push((job.keep, job.group));
+        edit.hash_segments.push((number, job.group));
+        if cold {
+            edit.hash_cold_segments.push(number);
+        }
+    };
+    if let Some(s) = &out.summary {
+        add(job.keep, job.epoch, s, false);
+    }
+    if let Some(s) = &out.cold {
+        add(job.cold_number, 1, s, true);
     }
     let mut versions = lock(&inner.versions);
     // Only group GC changes a segment, one run at a time (`gc_lock`): the inputs are as
@@ -237,9 +280,12 @@ fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
     let version = versions.log_and_apply(edit)?;
     super::value_gc::publish_version(inner, version);
     drop(versions);
-    if let Some(s) = out.summary {
-        Counters::add(&inner.counters.gc_bytes_written, s.file_size);
-    }
+    let written: u64 = [out.summary, out.cold]
+        .iter()
+        .flatten()
+        .map(|s| s.file_size)
+        .sum();
+    Counters::add(&inner.counters.gc_bytes_written, written);
     // Fix-ups in the active memtable may pin the main segment's old epoch until that
     // memtable is flushed. Unlike a log-layout run, this one does not freeze the memtable
     // to let go sooner: a freeze may wait for a flush, which may wait for this GC.
@@ -311,25 +357,42 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
         threshold: 1.0,
         ..GcReport::default()
     };
+    // Every group with a segment: a cold segment with any dead record is merged too.
     let version = Arc::clone(&inner.super_version().version);
-    let groups: Vec<u32> = log_bytes(inner, &version).into_keys().collect();
+    let groups: std::collections::BTreeSet<u32> = version
+        .state
+        .value_files
+        .values()
+        .filter(|f| f.hash_role().is_some())
+        .map(|f| f.group)
+        .collect();
     drop(version);
-    for _ in groups {
-        match run_once(inner)? {
-            GroupRun::Idle => break,
-            GroupRun::Collected(_) => report.collected += 1,
-            GroupRun::SetAside(_) => {}
+    let set_aside = inner.gc_set_aside.numbers();
+    for group in groups {
+        let _one_at_a_time = lock(&inner.gc_lock);
+        let version = Arc::clone(&inner.super_version().version);
+        let damaged = version
+            .state
+            .value_files
+            .iter()
+            .any(|(n, f)| f.group == group && f.hash_role().is_some() && set_aside.contains(n));
+        drop(version);
+        if damaged {
+            continue;
+        }
+        if let Some(GroupRun::Collected(_)) = collect(inner, group, f64::MIN_POSITIVE)? {
+            report.collected += 1;
         }
     }
     let version = Arc::clone(&inner.super_version().version);
     let set_aside: HashSet<u64> = inner.gc_set_aside.numbers().into_iter().collect();
     for (&number, f) in &version.state.value_files {
-        let Some(s) = f.sealed.filter(|_| f.origin == ValueFileOrigin::Hash) else {
+        let (Some(role), Some(s)) = (f.hash_role(), f.sealed) else {
             continue;
         };
         let reason = if set_aside.contains(&number) {
             StayReason::SetAside
-        } else if is_main(s.epoch) {
+        } else if role != Role::Log {
             StayReason::Live
         } else {
             // Written by a flush while this GC ran.

@@ -47,7 +47,7 @@ pub(crate) fn plan(
         .collect();
     let hash_forward = version.state.hash_groups.map(|groups| HashForward {
         groups,
-        mains: version.state.hash_mains(),
+        chains: version.state.hash_chains(),
     });
     let snapshots = inner.snapshot_seqs();
     // Outputs of a part: about its share of the inputs in tables of the target size, one

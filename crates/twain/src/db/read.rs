@@ -190,19 +190,22 @@ pub(crate) fn read_handle(
     // it at a newer epoch than the handle: the view holds every record its entries need.
     // The current version's epoch may be newer still, made by a value GC that knew of
     // drops by compactions after the view: it lacks records that the view still sees.
-    if let Some(f) = own.filter(|f| f.epoch() > h.epoch) {
-        return search(inner, view, key, seq, &current, Arc::clone(f), by, &read);
-    }
     // Hash layout, the same rule: a segment the view no longer has was merged into its
-    // group's main segment, and the view's epoch of that holds what the view sees.
-    if own.is_none()
-        && let Some(main) = sv.version.hash_forward(key)
-    {
-        return search(inner, view, key, seq, &current, Arc::clone(main), by, &read);
+    // group's main segment, and the view's main and cold segments hold what the view sees
+    // (a record of the main segment may have moved to a cold one).
+    if let Some(f) = own.filter(|f| f.epoch() > h.epoch) {
+        let files = with_chain(Arc::clone(f), sv.version.hash_chain(key));
+        return search(inner, view, key, seq, &current, files, by, &read);
     }
-    let file = match current.value_files.get(&h.file) {
+    if own.is_none() {
+        let chain = sv.version.hash_chain(key);
+        if !chain.is_empty() {
+            return search(inner, view, key, seq, &current, chain, by, &read);
+        }
+    }
+    let files = match current.value_files.get(&h.file) {
         Some(f) if f.epoch() == h.epoch => return read(f, &h),
-        Some(f) if f.epoch() > h.epoch => Arc::clone(f),
+        Some(f) if f.epoch() > h.epoch => with_chain(Arc::clone(f), current.hash_chain(key)),
         Some(f) => {
             return Err(Error::corruption(
                 source,
@@ -216,22 +219,33 @@ pub(crate) fn read_handle(
             ));
         }
         // Hash layout: the group's GC merged the segment into the group's main one.
-        None => match current.hash_forward(key) {
-            Some(main) => Arc::clone(main),
-            None => {
+        None => {
+            let chain = current.hash_chain(key);
+            if chain.is_empty() {
                 return Err(Error::corruption(
                     source,
                     0,
                     format!("value handle names missing value file {}", h.file),
                 ));
             }
-        },
+            chain
+        }
     };
-    search(inner, view, key, seq, &current, file, by, &read)
+    search(inner, view, key, seq, &current, files, by, &read)
 }
 
-/// Finds record `seq` of `key` in `file`, a later epoch of the file a handle names, by
-/// search, and reads it; fixes the handle up if `file` is the current version's.
+/// `file` first, then the rest of a hash-layout group's `chain` (empty in the log layout).
+fn with_chain(file: Arc<ValueFile>, chain: Vec<Arc<ValueFile>>) -> Vec<Arc<ValueFile>> {
+    let rest: Vec<_> = chain
+        .into_iter()
+        .filter(|c| c.number() != file.number())
+        .collect();
+    std::iter::once(file).chain(rest).collect()
+}
+
+/// Finds record `seq` of `key` by search in the first of `files` that holds it (later
+/// epochs of the file a handle names, or a hash-layout group's segments), and reads it;
+/// fixes the handle up if that file is the current version's.
 #[allow(clippy::too_many_arguments)]
 fn search(
     inner: &DbInner,
@@ -239,38 +253,44 @@ fn search(
     key: &[u8],
     seq: SeqNo,
     current: &crate::version::Version,
-    file: Arc<ValueFile>,
+    files: Vec<Arc<ValueFile>>,
     by: Reader<'_>,
     read: &dyn Fn(&ValueFile, &ValueHandle) -> Result<Vec<u8>>,
 ) -> Result<Vec<u8>> {
     Counters::add(&inner.counters.svtable_searches, 1);
-    let hints = match by {
+    let mut hints = match by {
         Reader::Get => None,
         Reader::Scan(hints) => {
             Counters::add(&inner.counters.scan_svtable_searches, 1);
             hints
         }
     };
-    let found = match hints {
-        Some(h) => file.find_near(key, seq, h.index_hint(file.number(), file.epoch())),
-        None => file.find(key, seq),
-    }?;
-    let found = found.ok_or_else(|| {
-        Error::corruption(
-            file.path(),
-            0,
-            format!("a live entry (sequence {seq}) is missing from the rewritten value file"),
-        )
-    })?;
-    let value = read(&file, &found)?;
-    let is_current = current
-        .value_files
-        .get(&file.number())
-        .is_some_and(|f| Arc::ptr_eq(f, &file));
-    if is_current && inner.opts.gc_mode == GcMode::DropRecords {
-        fix_handle(inner, view, key, seq, &found, &file)?;
+    for file in &files {
+        let found = match hints.as_deref_mut() {
+            Some(h) => file.find_near(key, seq, h.index_hint(file.number(), file.epoch())),
+            None => file.find(key, seq),
+        }?;
+        let Some(found) = found else {
+            continue;
+        };
+        let value = read(file, &found)?;
+        let is_current = current
+            .value_files
+            .get(&file.number())
+            .is_some_and(|f| Arc::ptr_eq(f, file));
+        if is_current && inner.opts.gc_mode == GcMode::DropRecords {
+            fix_handle(inner, view, key, seq, &found, file)?;
+        }
+        return Ok(value);
     }
-    Ok(value)
+    let path = files
+        .first()
+        .map_or_else(Default::default, |f| f.path().to_path_buf());
+    Err(Error::corruption(
+        &path,
+        0,
+        format!("a live entry (sequence {seq}) is missing from the rewritten value file"),
+    ))
 }
 
 /// Re-inserts `key@seq` with its new handle into the active memtable, if that entry is
@@ -496,6 +516,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         large_bytes_written: Counters::get(&c.large_bytes_written),
         transient_bytes_written: Counters::get(&c.transient_bytes_written),
         hash_segment_bytes_written: Counters::get(&c.hash_segment_bytes_written),
+        hash_gc_bytes_not_copied: Counters::get(&c.hash_gc_bytes_not_copied),
         transient_bytes_freed: Counters::get(&c.transient_bytes_freed),
         medium_bytes_merged: Counters::get(&c.medium_bytes_merged),
         replaced_inline_bytes: Counters::get(&c.replaced_inline_bytes),
@@ -519,6 +540,13 @@ fn hash_layout_stats(
         .values()
         .filter(|f| f.origin == crate::format::manifest::ValueFileOrigin::Hash)
         .count() as u64;
+    let cold: Vec<u64> = version
+        .state
+        .value_files
+        .values()
+        .filter(|f| f.hash_role() == Some(crate::hash_layout::Role::Cold))
+        .filter_map(|f| f.sealed.map(|s| s.total_bytes))
+        .collect();
     let c = &inner.counters;
     Some(crate::stats::HashLayoutStats {
         groups,
@@ -527,6 +555,8 @@ fn hash_layout_stats(
         reserved_budget: r.budget,
         main_bytes: r.main,
         segments,
+        cold_bytes: cold.iter().sum(),
+        cold_segments: cold.len() as u64,
         flush_waits: Counters::get(&c.hash_flush_waits),
         flush_wait_micros: Counters::get(&c.hash_flush_wait_micros),
     })

@@ -61,6 +61,11 @@ pub enum Tag {
     /// (origin [`ValueFileOrigin::Hash`]); given in the edit that adds the file and in
     /// snapshots.
     HashSegment = 16,
+    /// `number` (a varint) — a hash-layout segment that holds its group's *cold* records
+    /// (hotness awareness: records that survived two group GCs), which the group's GC
+    /// judges but does not copy; given after the segment's [`Tag::HashSegment`] in the
+    /// edit that adds it, and in snapshots.
+    HashColdSegment = 17,
 }
 
 impl TryFrom<u64> for Tag {
@@ -84,6 +89,7 @@ impl TryFrom<u64> for Tag {
             14 => Tag::DropsUntracked,
             15 => Tag::HashLayout,
             16 => Tag::HashSegment,
+            17 => Tag::HashColdSegment,
             other => return Err(other),
         })
     }
@@ -167,6 +173,8 @@ pub enum CounterId {
     OffloadCheckBytes = 33,
     /// Bytes of hash-layout segments written by flushes.
     HashSegmentBytesWritten = 34,
+    /// Bytes of live records in cold hash-layout segments that group GCs judged and left in place (hotness awareness).
+    HashGcBytesNotCopied = 35,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.
@@ -303,6 +311,8 @@ pub struct VersionEdit {
     pub hash_groups: Option<u32>,
     /// Value files added by this edit that are hash-layout segments: `(number, group)`.
     pub hash_segments: Vec<(u64, u32)>,
+    /// Of those, the cold segments ([`Tag::HashColdSegment`]).
+    pub hash_cold_segments: Vec<u64>,
 }
 
 impl VersionEdit {
@@ -397,6 +407,10 @@ impl VersionEdit {
             put_varint(&mut b, number);
             put_varint(&mut b, u64::from(group));
         }
+        for &number in &self.hash_cold_segments {
+            tag(&mut b, Tag::HashColdSegment);
+            put_varint(&mut b, number);
+        }
         if let Some(counters) = &self.counters {
             tag(&mut b, Tag::Counters);
             put_varint(&mut b, counters.len() as u64);
@@ -486,6 +500,9 @@ impl VersionEdit {
                 Tag::HashSegment => {
                     let number = d.varint("value file number")?;
                     e.hash_segments.push((number, d.varint_u32("hash group")?));
+                }
+                Tag::HashColdSegment => {
+                    e.hash_cold_segments.push(d.varint("value file number")?);
                 }
                 Tag::ValueFileOrigin => {
                     let number = d.varint("value file number")?;
@@ -586,6 +603,7 @@ mod tests {
             drops_untracked: true,
             hash_groups: Some(32),
             hash_segments: vec![(16, 5), (17, 31)],
+            hash_cold_segments: vec![17],
         }
     }
 

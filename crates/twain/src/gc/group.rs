@@ -1,22 +1,38 @@
-//! Group GC in the hash layout (HashKV): merge every segment of one group into the group's
-//! main segment, keeping the records that are live, judged from the group alone.
+//! Group GC in the hash layout (HashKV): merge a group's log segments into its main
+//! segment, keeping the records that are live, judged from the group alone, and keep the
+//! records that survive twice apart, in cold segments, so that later GCs judge them
+//! without copying them (hotness awareness).
 //!
 //! Every version of a key is in its group: a large value as a record, a delete or small
 //! put as a tombstone (`db::flush`). So the group's entries of a key, newest first, are
 //! judged as a compaction judges versions (`compaction::filter`): one per snapshot stripe
-//! survives, and a tombstone older than every snapshot goes too, since no other group can
-//! hold the key. No LSM lookup, no drop record.
+//! survives, and a tombstone older than every snapshot goes too, unless a cold segment
+//! left in place holds an older record of the key (the tombstone still hides it). No LSM
+//! lookup, no drop record.
 //!
-//! The output keeps the file number of the group's main segment (or, at the group's first
-//! GC, of its lowest-numbered segment) with the next epoch, NovKV-style: a handle naming
-//! that number at an older epoch finds its record by key and sequence, and a handle naming
-//! a segment merged away is forwarded to the main segment of its key's group
-//! (`Version::hash_forward`). Stale handles are fixed lazily by reads and compactions.
+//! **Hotness.** A record of a log segment that survives goes to the main segment: it was
+//! written since the group's last GC. A record of the main segment that survives has now
+//! survived two GCs without being overwritten: it is cold, and goes to a new cold segment
+//! (HashKV separates cold values for the same reason; where HashKV leaves a tag in the
+//! group, the cold segment's own index serves, read by every GC of the group). Cold
+//! segments are judged by their index, with the rest of the group, and left in place: their
+//! live records are the bytes hotness saves copying. They are merged into one new cold
+//! segment when the group would have more than [`MAX_COLD_SEGMENTS`], or when their dead
+//! share reaches the job's `cold_dead_share` (one minus the inverse of the space target).
+//! With hotness off, every survivor goes to the main segment and cold segments are merged
+//! into it.
+//!
+//! The main output keeps the file number of the group's main segment (or, at the group's
+//! first GC, of its lowest-numbered segment) with the next epoch, NovKV-style: a handle
+//! naming that number at an older epoch finds its record by key and sequence, and a handle
+//! naming a segment merged away is forwarded to the main or a cold segment of its key's
+//! group (`Version::hash_chain`). A cold output is a new file number at epoch 1. Stale
+//! handles are fixed lazily by reads and compactions.
 //!
 //! This is the job, from its [`GroupJob`] alone; `db::group_gc` picks, installs and paces.
-//! Crash safety: the output is written and synced with its directory entry before the
-//! manifest edit that makes it the main segment's new epoch and deletes the other inputs;
-//! a crash before the edit leaves a file no manifest names, which the next open removes.
+//! Crash safety: the outputs are written and synced with their directory entries before
+//! the manifest edit that installs them and deletes the inputs they replace; a crash before
+//! the edit leaves files no manifest names, which the next open removes.
 
 use super::Throttle;
 use crate::Result;
@@ -25,26 +41,36 @@ use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::value_file_path;
 use crate::fs::Fs;
+use crate::hash_layout::{MAX_COLD_SEGMENTS, Role};
 use crate::key::{EntryKind, SeqNo, internal_key};
 use crate::vlog::{SvTableSummary, SvTableWriter, ValueFile};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Bytes the output buffers before appending.
+/// Bytes each output buffers before appending.
 const OUTPUT_CHUNK: usize = 1 << 20;
 
-/// One group GC: its inputs and where the output goes.
+/// One group GC: its inputs and where the outputs go.
 pub(crate) struct GroupJob {
     pub fs: Arc<dyn Fs>,
     pub dir: PathBuf,
     /// The group.
     pub group: u32,
-    /// Every segment of the group when the job was made.
+    /// The group's main segment, if it has one, then its log segments, when the job was
+    /// made: merged and replaced.
     pub inputs: Vec<Arc<ValueFile>>,
-    /// The file number the output keeps (one of the inputs').
+    /// The group's cold segments: judged, and replaced only if the job merges them.
+    pub cold: Vec<Arc<ValueFile>>,
+    /// The file number the main output keeps (one of the inputs').
     pub keep: u64,
-    /// The output's epoch: one past the kept file's.
+    /// The main output's epoch: one past the kept file's.
     pub epoch: u32,
+    /// The file number of a cold output (epoch 1), reserved for the job.
+    pub cold_number: u64,
+    /// Whether survivors of the main segment go to a cold segment.
+    pub hotness: bool,
+    /// Cold segments are merged once this share of their record bytes is dead.
+    pub cold_dead_share: f64,
     /// Live snapshots' sequence numbers.
     pub snapshots: Vec<SeqNo>,
     /// Read + write rate limit (0: none).
@@ -52,98 +78,230 @@ pub(crate) struct GroupJob {
 }
 
 /// What a group GC wrote, synced and not yet installed.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct GroupOutput {
-    /// What it holds; `None` if nothing in the group was live (no file was written).
+    /// Whether the job changed anything; if not, nothing is to be installed.
+    pub changed: bool,
+    /// The main output; `None` if nothing went there (no file was written).
     pub summary: Option<SvTableSummary>,
+    /// The cold output; `None` if nothing went there.
+    pub cold: Option<SvTableSummary>,
+    /// Whether the cold segments were merged: they are to be deleted.
+    pub cold_merged: bool,
     /// Bytes of records read (the live ones; dead records are never read).
     pub bytes_read: u64,
+    /// Bytes of live records left in place in cold segments: what hotness saved copying.
+    pub cold_bytes_not_copied: u64,
+    /// Bytes of records judged dead, in every segment of the group.
+    pub dead_bytes: u64,
+    /// Bytes of records in the log segments.
+    pub log_bytes: u64,
 }
 
-/// One index item of an input: (key, sequence, input, record).
-type Item = (Vec<u8>, SeqNo, usize, Option<(u64, u32)>);
+/// Where an index item came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Log,
+    Main,
+    Cold,
+}
+
+/// One index item of a segment.
+struct Item {
+    key: Vec<u8>,
+    seq: SeqNo,
+    source: Source,
+    /// The segment: an index into `inputs`, then `cold`.
+    file: usize,
+    /// Offset and length; `None` for a tombstone.
+    record: Option<(u64, u32)>,
+}
+
+/// Where a kept item goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Main,
+    Cold,
+    /// Stays in its cold segment.
+    InPlace,
+}
 
 impl GroupJob {
-    /// Runs the job: merges the inputs' indexes, reads and writes the live records.
+    /// The segment an item came from.
+    fn file(&self, i: usize) -> &Arc<ValueFile> {
+        match self.inputs.get(i) {
+            Some(f) => f,
+            None => &self.cold[i - self.inputs.len()],
+        }
+    }
+
+    /// Runs the job: merges the segments' indexes, judges every item, then reads and
+    /// writes the live records that move.
     pub(crate) fn run(&self) -> Result<GroupOutput> {
         let mut items: Vec<Item> = Vec::new();
-        for (i, f) in self.inputs.iter().enumerate() {
+        let mut has_log = false;
+        for (i, f) in self.inputs.iter().chain(&self.cold).enumerate() {
+            let source = if i >= self.inputs.len() {
+                Source::Cold
+            } else if Role::of(f.epoch(), false) == Role::Main {
+                Source::Main
+            } else {
+                has_log = true;
+                Source::Log
+            };
             for it in f.svtable()?.items(f.path())? {
-                items.push((it.key, it.seq, i, it.record));
+                items.push(Item {
+                    key: it.key,
+                    seq: it.seq,
+                    source,
+                    file: i,
+                    record: it.record,
+                });
             }
         }
         // Internal-key order: user key ascending, newest first. Sequences are unique per
         // key, except that nothing forbids one record in two inputs: the first wins.
-        items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        items.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
 
-        let path = value_file_path(&self.dir, self.keep, self.epoch);
+        // Merge the cold segments when hotness is off, when one more would be too many,
+        // or when enough of them is dead.
+        let mut merge = !self.hotness || (has_log && self.cold.len() >= MAX_COLD_SEGMENTS);
+        let mut routes = self.judge(&items, merge, has_log);
+        if !merge && !self.cold.is_empty() {
+            let (mut dead, mut total) = (0u64, 0u64);
+            for (it, r) in items.iter().zip(&routes) {
+                if let (Source::Cold, Some((_, len))) = (it.source, it.record) {
+                    total += u64::from(len);
+                    if r.is_none() {
+                        dead += u64::from(len);
+                    }
+                }
+            }
+            if dead > 0 && dead as f64 >= self.cold_dead_share * total as f64 {
+                merge = true;
+                routes = self.judge(&items, merge, has_log);
+            }
+        }
+        let mut out = GroupOutput {
+            cold_merged: merge && !self.cold.is_empty(),
+            ..GroupOutput::default()
+        };
+        let mut inputs_dropped = false;
+        for (it, r) in items.iter().zip(&routes) {
+            let len = it.record.map_or(0, |(_, len)| u64::from(len));
+            if it.source == Source::Log {
+                out.log_bytes += len;
+            }
+            match r {
+                None => {
+                    out.dead_bytes += len;
+                    inputs_dropped |= it.source != Source::Cold;
+                }
+                Some(Route::InPlace) => out.cold_bytes_not_copied += len,
+                Some(_) => {}
+            }
+        }
+        // Nothing new, nothing to drop, nothing to merge: a GC would only copy.
+        out.changed = has_log || out.cold_merged || inputs_dropped;
+        if !out.changed {
+            out.cold_bytes_not_copied = 0;
+            return Ok(out);
+        }
+        self.write(&items, &routes, &mut out)?;
+        Ok(out)
+    }
+
+    /// Judges every item: `None` if it is dead, else where it goes. With `merge`, cold
+    /// segments are rewritten; without, their items stay in place and a tombstone that
+    /// hides one of their records is kept.
+    fn judge(&self, items: &[Item], merge: bool, has_log: bool) -> Vec<Option<Route>> {
         let mut filter = DropFilter::new(self.snapshots.clone());
-        let mut throttle = Throttle::new(self.bytes_per_sec);
-        let mut writer: Option<SvTableWriter> = None;
-        let mut bytes_read = 0u64;
         let mut ikey = Vec::new();
-        for (key, seq, input, record) in &items {
+        let mut routes = Vec::with_capacity(items.len());
+        for (i, it) in items.iter().enumerate() {
             ikey.clear();
-            let kind = match record {
+            let kind = match it.record {
                 Some(_) => EntryKind::Handle,
                 None => EntryKind::Delete,
             };
-            ikey.extend_from_slice(&internal_key(key, *seq, kind as u8));
+            ikey.extend_from_slice(&internal_key(&it.key, it.seq, kind as u8));
             // Every older version of the key is in this group: a tombstone older than
-            // every snapshot has nothing left to hide.
-            if filter.decide(&ikey, |_| true) != Decision::Keep {
+            // every snapshot has nothing left to hide, unless a cold segment left in
+            // place still holds an older record of the key.
+            let no_older = || {
+                merge
+                    || !items[i + 1..]
+                        .iter()
+                        .take_while(|o| o.key == it.key)
+                        .any(|o| o.source == Source::Cold)
+            };
+            if filter.decide(&ikey, |_| no_older()) != Decision::Keep {
+                routes.push(None);
                 continue;
             }
-            let w = match writer.as_mut() {
+            routes.push(Some(match (it.source, it.record) {
+                (_, None) | (Source::Log, _) => Route::Main,
+                (Source::Main, _) if self.hotness && has_log => Route::Cold,
+                (Source::Main, _) => Route::Main,
+                (Source::Cold, _) if !merge => Route::InPlace,
+                (Source::Cold, _) if self.hotness => Route::Cold,
+                (Source::Cold, _) => Route::Main,
+            }));
+        }
+        routes
+    }
+
+    /// Reads the records that move and writes the outputs.
+    fn write(&self, items: &[Item], routes: &[Option<Route>], out: &mut GroupOutput) -> Result<()> {
+        let main_path = value_file_path(&self.dir, self.keep, self.epoch);
+        let cold_path = value_file_path(&self.dir, self.cold_number, 1);
+        let mut throttle = Throttle::new(self.bytes_per_sec);
+        let mut main: Option<SvTableWriter> = None;
+        let mut cold: Option<SvTableWriter> = None;
+        for (it, route) in items.iter().zip(routes) {
+            let (slot, path, number, epoch) = match route {
+                None | Some(Route::InPlace) => continue,
+                Some(Route::Main) => (&mut main, &main_path, self.keep, self.epoch),
+                Some(Route::Cold) => (&mut cold, &cold_path, self.cold_number, 1),
+            };
+            let w = match slot {
                 Some(w) => w,
                 None => {
-                    let file = self.fs.create(&path).ctx("create", &path)?;
-                    writer.insert(
-                        SvTableWriter::with_chunk(
-                            file,
-                            path.clone(),
-                            self.keep,
-                            self.epoch,
-                            OUTPUT_CHUNK,
-                        )
-                        .into_segment(),
+                    let file = self.fs.create(path).ctx("create", path)?;
+                    slot.insert(
+                        SvTableWriter::with_chunk(file, path.clone(), number, epoch, OUTPUT_CHUNK)
+                            .into_segment(),
                     )
                 }
             };
-            match *record {
-                None => w.add_tombstone(key, *seq)?,
+            match it.record {
+                None => w.add_tombstone(&it.key, it.seq)?,
                 Some((offset, len)) => {
-                    let f = &self.inputs[*input];
+                    let f = self.file(it.file);
                     let h = ValueHandle {
                         file: f.number(),
                         epoch: f.epoch(),
                         offset,
                         len,
                     };
-                    let value = f.read_value(&h, key, *seq)?;
-                    bytes_read += u64::from(len);
+                    let value = f.read_value(&h, &it.key, it.seq)?;
+                    out.bytes_read += u64::from(len);
                     throttle.spend(u64::from(len));
-                    let (_, written) = w.add(key, *seq, &value)?;
+                    let (_, written) = w.add(&it.key, it.seq, &value)?;
                     throttle.spend(u64::from(written));
                 }
             }
         }
-        let summary = match writer {
-            None => None,
-            Some(w) => {
-                let s = w.finish()?;
-                // IMPORTANT: the output's directory entry is durable before the manifest
-                // names it.
-                self.fs
-                    .sync_dir(&self.dir)
-                    .ctx("sync directory", &self.dir)?;
-                Some(s)
-            }
-        };
-        Ok(GroupOutput {
-            summary,
-            bytes_read,
-        })
+        out.summary = main.map(SvTableWriter::finish).transpose()?;
+        out.cold = cold.map(SvTableWriter::finish).transpose()?;
+        if out.summary.is_some() || out.cold.is_some() {
+            // IMPORTANT: the outputs' directory entries are durable before the manifest
+            // names them.
+            self.fs
+                .sync_dir(&self.dir)
+                .ctx("sync directory", &self.dir)?;
+        }
+        Ok(())
     }
 }
 
@@ -184,6 +342,10 @@ mod tests {
             keep: inputs[0].number(),
             epoch: inputs[0].epoch() + 1,
             inputs,
+            cold: Vec::new(),
+            cold_number: 99,
+            hotness: true,
+            cold_dead_share: 0.3,
             snapshots,
             bytes_per_sec: 0,
         }
@@ -295,5 +457,137 @@ mod tests {
         let err = job(&fs, vec![fresh], vec![]).run().unwrap_err();
         assert!(err.is_corruption(), "{err}");
         assert!(err.to_string().contains("000005-1.svt"), "{err}");
+    }
+
+    /// A job over `inputs` and `cold` segments.
+    fn job_with_cold(
+        fs: &Arc<dyn Fs>,
+        inputs: Vec<Arc<ValueFile>>,
+        cold: Vec<Arc<ValueFile>>,
+    ) -> GroupJob {
+        GroupJob {
+            cold,
+            ..job(fs, inputs, vec![])
+        }
+    }
+
+    fn value(v: &str) -> Option<String> {
+        Some(v.to_string())
+    }
+
+    #[test]
+    fn records_of_the_main_segment_that_survive_again_go_cold() {
+        let fs = fs();
+        let main = segment(&fs, 3, 2, &[("a", 1, Some("a1")), ("b", 2, Some("b2"))]);
+        let log = segment(&fs, 7, 1, &[("a", 5, Some("a5")), ("c", 4, Some("c4"))]);
+        let out = job(&fs, vec![main, log], vec![]).run().unwrap();
+        assert!(out.changed && !out.cold_merged);
+        assert_eq!(
+            items(&fs, 3, 3),
+            vec![("a".into(), 5, value("a5")), ("c".into(), 4, value("c4"))],
+            "written since the last GC: main"
+        );
+        assert_eq!(
+            items(&fs, 99, 1),
+            vec![("b".into(), 2, value("b2"))],
+            "survived twice: cold"
+        );
+        assert_eq!(out.cold.unwrap().entry_count, 1);
+    }
+
+    #[test]
+    fn hotness_off_keeps_every_survivor_in_the_main_segment() {
+        let fs = fs();
+        let main = segment(&fs, 3, 2, &[("b", 2, Some("b2"))]);
+        let log = segment(&fs, 7, 1, &[("c", 4, Some("c4"))]);
+        let out = GroupJob {
+            hotness: false,
+            ..job(&fs, vec![main, log], vec![])
+        }
+        .run()
+        .unwrap();
+        assert!(out.cold.is_none());
+        assert_eq!(
+            items(&fs, 3, 3),
+            vec![("b".into(), 2, value("b2")), ("c".into(), 4, value("c4"))]
+        );
+    }
+
+    #[test]
+    fn cold_records_stay_in_place_and_a_tombstone_keeps_hiding_them() {
+        let fs = fs();
+        let cold = segment(
+            &fs,
+            5,
+            1,
+            &[
+                ("a", 1, Some("a1 is long enough to matter")),
+                ("x", 2, Some("x2 is long enough to matter")),
+                ("y", 2, Some("y2 is long enough to matter")),
+                ("z", 2, Some("z2 is long enough to matter")),
+            ],
+        );
+        let log = segment(&fs, 8, 1, &[("a", 9, None), ("c", 4, Some("c4"))]);
+        let out = job_with_cold(&fs, vec![log], vec![cold]).run().unwrap();
+        assert!(!out.cold_merged, "a quarter dead is below the share");
+        assert!(out.cold.is_none());
+        assert_eq!(
+            out.cold_bytes_not_copied,
+            3 * (out.dead_bytes),
+            "x, y, z left in place; a dead"
+        );
+        assert_eq!(
+            items(&fs, 8, 2),
+            vec![("a".into(), 9, None), ("c".into(), 4, value("c4"))],
+            "the tombstone stays while a cold record of the key does"
+        );
+        assert_eq!(out.log_bytes, out.bytes_read);
+    }
+
+    #[test]
+    fn cold_segments_are_merged_once_enough_of_them_is_dead() {
+        let fs = fs();
+        let cold = segment(&fs, 5, 1, &[("a", 1, Some("a1")), ("b", 2, Some("b2"))]);
+        let log = segment(&fs, 8, 1, &[("a", 9, None), ("c", 4, Some("c4"))]);
+        let out = job_with_cold(&fs, vec![log], vec![cold]).run().unwrap();
+        assert!(out.cold_merged, "half dead");
+        assert_eq!(out.cold_bytes_not_copied, 0);
+        assert_eq!(items(&fs, 99, 1), vec![("b".into(), 2, value("b2"))]);
+        assert_eq!(
+            items(&fs, 8, 2),
+            vec![("c".into(), 4, value("c4"))],
+            "the tombstone has nothing left to hide"
+        );
+    }
+
+    #[test]
+    fn too_many_cold_segments_are_merged_into_one() {
+        let fs = fs();
+        let cold: Vec<_> = (0..MAX_COLD_SEGMENTS as u64)
+            .map(|i| {
+                segment(
+                    &fs,
+                    20 + i,
+                    1,
+                    &[(["p", "q", "r", "s"][i as usize], 1, Some("v"))],
+                )
+            })
+            .collect();
+        let main = segment(&fs, 3, 2, &[("m", 2, Some("m2"))]);
+        let log = segment(&fs, 9, 1, &[("n", 4, Some("n4"))]);
+        let out = job_with_cold(&fs, vec![main, log], cold).run().unwrap();
+        assert!(out.cold_merged);
+        let merged: Vec<String> = items(&fs, 99, 1).into_iter().map(|i| i.0).collect();
+        assert_eq!(merged, ["m", "p", "q", "r", "s"]);
+    }
+
+    #[test]
+    fn a_group_with_nothing_new_or_dead_changes_nothing() {
+        let fs = fs();
+        let main = segment(&fs, 3, 2, &[("a", 1, Some("a1"))]);
+        let cold = segment(&fs, 5, 1, &[("b", 2, Some("b2"))]);
+        let out = job_with_cold(&fs, vec![main], vec![cold]).run().unwrap();
+        assert!(!out.changed);
+        assert!(!fs.exists(&value_file_path(Path::new("/db"), 3, 3)).unwrap());
     }
 }

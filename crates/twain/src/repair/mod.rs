@@ -475,6 +475,7 @@ fn rebuild(
                     // compactions leave its handles separated (`twain compact` merges them).
                     origin: ValueFileOrigin::Log,
                     group: 0,
+                    cold: false,
                 },
             );
             if !h.runs.is_empty() {

@@ -63,6 +63,7 @@ pub(crate) struct Counters {
     pub large_bytes_written: AtomicU64,
     pub transient_bytes_written: AtomicU64,
     pub hash_segment_bytes_written: AtomicU64,
+    pub hash_gc_bytes_not_copied: AtomicU64,
     pub multi_get_reads: AtomicU64,
     pub hash_flush_waits: AtomicU64,
     pub hash_flush_wait_micros: AtomicU64,
@@ -390,6 +391,9 @@ pub struct Stats {
     /// Bytes of hash-layout segments flushes wrote (large values and tombstones, per
     /// group). Since this open.
     pub hash_segment_bytes_written: u64,
+    /// Bytes of live records in cold hash-layout segments that group GCs judged and left
+    /// in place (hotness awareness). Since this open.
+    pub hash_gc_bytes_not_copied: u64,
     /// Bytes of transient value files deleted whole (every value merged or dropped). Since this open.
     pub transient_bytes_freed: u64,
     /// Value bytes of medium pairs compaction merged in place (wrote inline). Since this open.
@@ -420,10 +424,15 @@ pub struct HashLayoutStats {
     /// The budget for that garbage: `(space_amp_target - 1)` times `main_bytes`, at least
     /// two memtables. A flush waits while the estimated garbage is at the budget.
     pub reserved_budget: u64,
-    /// Bytes of main segments (what group GCs kept).
+    /// Bytes of main and cold segments (what group GCs kept).
     pub main_bytes: u64,
     /// Segment files.
     pub segments: u64,
+    /// Bytes of cold segments (part of `main_bytes`): records that survived two GCs of
+    /// their group, judged by later GCs and not copied while live.
+    pub cold_bytes: u64,
+    /// Cold segment files (part of `segments`).
+    pub cold_segments: u64,
     /// Flushes that waited for group GC to make room. Since this open.
     pub flush_waits: u64,
     /// Microseconds they waited. Since this open.
@@ -474,6 +483,7 @@ impl Stats {
             large_bytes_written: self.large_bytes_written,
             transient_bytes_written: self.transient_bytes_written,
             hash_segment_bytes_written: self.hash_segment_bytes_written,
+            hash_gc_bytes_not_copied: self.hash_gc_bytes_not_copied,
             transient_bytes_freed: self.transient_bytes_freed,
             medium_bytes_merged: self.medium_bytes_merged,
             replaced_inline_bytes: self.replaced_inline_bytes,

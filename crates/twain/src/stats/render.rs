@@ -135,6 +135,7 @@ impl Stats {
             ("large_bytes_written", t.large_bytes_written),
             ("transient_bytes_written", t.transient_bytes_written),
             ("hash_segment_bytes_written", t.hash_segment_bytes_written),
+            ("hash_gc_bytes_not_copied", t.hash_gc_bytes_not_copied),
             ("transient_bytes_freed", t.transient_bytes_freed),
             ("medium_bytes_merged", t.medium_bytes_merged),
             ("replaced_inline_bytes", t.replaced_inline_bytes),
@@ -198,6 +199,7 @@ impl Stats {
             "hash_segment_bytes_written",
             self.hash_segment_bytes_written,
         );
+        o.num("hash_gc_bytes_not_copied", self.hash_gc_bytes_not_copied);
         o.num("transient_bytes_freed", self.transient_bytes_freed);
         o.num("medium_bytes_merged", self.medium_bytes_merged);
         o.num("replaced_inline_bytes", self.replaced_inline_bytes);
@@ -210,13 +212,16 @@ impl Stats {
                 "hash_layout",
                 &format!(
                     "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_garbage\":{},\"reserved_budget\":{},\
-                     \"main_bytes\":{},\"segments\":{},\"flush_waits\":{},\"flush_wait_micros\":{}}}",
+                     \"main_bytes\":{},\"segments\":{},\"cold_bytes\":{},\"cold_segments\":{},\
+                     \"flush_waits\":{},\"flush_wait_micros\":{}}}",
                     h.groups,
                     h.reserved_bytes,
                     h.reserved_garbage,
                     h.reserved_budget,
                     h.main_bytes,
                     h.segments,
+                    h.cold_bytes,
+                    h.cold_segments,
                     h.flush_waits,
                     h.flush_wait_micros
                 ),
@@ -551,11 +556,13 @@ impl Stats {
             line(
                 "hash layout",
                 format!(
-                    "{} groups, {}; main {}, reserved {} (garbage about {} of {}); flushes \
-                     waited {} ({} ms)",
+                    "{} groups, {}; main {} (cold {} in {}), reserved {} (garbage about {} of \
+                     {}); flushes waited {} ({} ms)",
                     h.groups,
                     counted(h.segments, "segment"),
                     z(h.main_bytes),
+                    z(h.cold_bytes),
+                    counted(h.cold_segments, "segment"),
                     z(h.reserved_bytes),
                     z(h.reserved_garbage),
                     z(h.reserved_budget),

@@ -58,6 +58,9 @@ pub struct Totals {
     pub transient_bytes_written: u64,
     /// Bytes of hash-layout segments flushes wrote.
     pub hash_segment_bytes_written: u64,
+    /// Bytes of live records in cold hash-layout segments that group GCs judged and left
+    /// in place: what hotness awareness saved copying.
+    pub hash_gc_bytes_not_copied: u64,
     /// Bytes of transient value files deleted whole (every value merged or dropped).
     pub transient_bytes_freed: u64,
     /// Value bytes of medium pairs compaction merged in place (wrote inline).
@@ -85,7 +88,7 @@ pub struct Totals {
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 34] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 35] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -117,6 +120,7 @@ impl Totals {
                 C::HashSegmentBytesWritten,
                 &mut self.hash_segment_bytes_written,
             ),
+            (C::HashGcBytesNotCopied, &mut self.hash_gc_bytes_not_copied),
             (C::TransientBytesFreed, &mut self.transient_bytes_freed),
             (C::MediumBytesMerged, &mut self.medium_bytes_merged),
             (C::ReplacedInlineBytes, &mut self.replaced_inline_bytes),
@@ -225,6 +229,7 @@ impl Counters {
             large_bytes_written: g(&self.large_bytes_written),
             transient_bytes_written: g(&self.transient_bytes_written),
             hash_segment_bytes_written: g(&self.hash_segment_bytes_written),
+            hash_gc_bytes_not_copied: g(&self.hash_gc_bytes_not_copied),
             transient_bytes_freed: g(&self.transient_bytes_freed),
             medium_bytes_merged: g(&self.medium_bytes_merged),
             replaced_inline_bytes: g(&self.replaced_inline_bytes),

@@ -129,8 +129,8 @@ pub struct Version {
     /// reader of such a version might still follow a handle into a record the runs hold
     /// (`gc::punch`).
     pub(crate) punch_guard: Arc<PunchGuard>,
-    /// Hash layout: each group's main segment (`hash_layout`), by group.
-    hash_mains: std::collections::BTreeMap<u32, u64>,
+    /// Hash layout: each group's main and cold segments (`VersionState::hash_chains`).
+    hash_chains: std::collections::BTreeMap<u32, Vec<u64>>,
 }
 
 /// The token behind [`Version::punch_guard`].
@@ -194,13 +194,13 @@ impl Version {
         let punch_guard = prev
             .filter(|p| p.state.punched == state.punched)
             .map_or_else(Default::default, |p| Arc::clone(&p.punch_guard));
-        let hash_mains = state.hash_mains();
+        let hash_chains = state.hash_chains();
         Ok(Version {
             state,
             levels,
             value_files,
             punch_guard,
-            hash_mains,
+            hash_chains,
         })
     }
 
@@ -225,15 +225,23 @@ impl Version {
         }
     }
 
-    /// Hash layout: the main segment of `key`'s group, where a handle naming a segment that
-    /// group GC merged away finds its record (by key and sequence). `None` in the log
-    /// layout or before the group's first GC.
-    pub fn hash_forward(&self, key: &[u8]) -> Option<&Arc<ValueFile>> {
-        let groups = self.state.hash_groups?;
-        let main = self
-            .hash_mains
-            .get(&crate::hash_layout::group_of(key, groups))?;
-        self.value_files.get(main)
+    /// Hash layout: the main segment of `key`'s group, then its cold segments newest
+    /// first: where a handle naming a segment that group GC merged away, or a record that
+    /// it moved to a cold segment, is found (by key and sequence). Empty in the log layout
+    /// or before the group's first GC.
+    pub fn hash_chain(&self, key: &[u8]) -> Vec<Arc<ValueFile>> {
+        let Some(groups) = self.state.hash_groups else {
+            return Vec::new();
+        };
+        self.hash_chains
+            .get(&crate::hash_layout::group_of(key, groups))
+            .map(|chain| {
+                chain
+                    .iter()
+                    .filter_map(|n| self.value_files.get(n).cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Number of tables in a level.

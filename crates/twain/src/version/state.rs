@@ -35,9 +35,19 @@ pub struct ValueFileState {
     pub origin: ValueFileOrigin,
     /// The group of a hash-layout segment (origin [`ValueFileOrigin::Hash`]); 0 otherwise.
     pub group: u32,
+    /// Whether a hash-layout segment is one of its group's cold segments.
+    pub cold: bool,
 }
 
 impl ValueFileState {
+    /// What a sealed hash-layout segment is to its group; `None` for other value files.
+    pub fn hash_role(&self) -> Option<crate::hash_layout::Role> {
+        let s = self
+            .sealed
+            .filter(|_| self.origin == ValueFileOrigin::Hash)?;
+        Some(crate::hash_layout::Role::of(s.epoch, self.cold))
+    }
+
     /// Whether the file is sealed and nothing in it is referenced any more.
     pub fn is_dead(&self) -> bool {
         // A hash segment's tombstones matter to its group's GC even when it holds no
@@ -263,6 +273,16 @@ impl VersionState {
                 }
             }
         }
+        for &number in &edit.hash_cold_segments {
+            match self.value_files.get_mut(&number) {
+                Some(f) if f.origin == ValueFileOrigin::Hash => f.cold = true,
+                _ => {
+                    return Err(format!(
+                        "edit makes value file {number} a cold segment, which is no hash segment"
+                    ));
+                }
+            }
+        }
         for n in &edit.deleted_value_files {
             self.value_files.remove(n);
             self.punched.remove(n);
@@ -363,7 +383,12 @@ impl VersionState {
             }
             match f.origin {
                 ValueFileOrigin::Log => {}
-                ValueFileOrigin::Hash => e.hash_segments.push((number, f.group)),
+                ValueFileOrigin::Hash => {
+                    e.hash_segments.push((number, f.group));
+                    if f.cold {
+                        e.hash_cold_segments.push(number);
+                    }
+                }
                 origin => e.value_file_origins.push((number, origin)),
             }
             if let (Some(s), Some(runs)) = (f.sealed, self.punched.get(&number)) {
@@ -385,17 +410,27 @@ impl VersionState {
         e
     }
 
-    /// Hash layout: each group's main segment (`hash_layout::is_main`), by group.
-    pub fn hash_mains(&self) -> BTreeMap<u32, u64> {
-        self.value_files
+    /// Hash layout: where each group's records that its GC merged live, by group: the
+    /// main segment first (if the group has one), then its cold segments, newest first
+    /// (`hash_layout::Role`). A handle naming a segment merged away finds its record in
+    /// one of them, by key and sequence.
+    pub fn hash_chains(&self) -> BTreeMap<u32, Vec<u64>> {
+        use crate::hash_layout::Role;
+        let mut parts: Vec<(u32, bool, std::cmp::Reverse<u64>)> = self
+            .value_files
             .iter()
-            .filter(|(_, f)| {
-                f.origin == ValueFileOrigin::Hash
-                    && f.sealed
-                        .is_some_and(|s| crate::hash_layout::is_main(s.epoch))
+            .filter_map(|(&n, f)| match f.hash_role()? {
+                Role::Main => Some((f.group, false, std::cmp::Reverse(n))),
+                Role::Cold => Some((f.group, true, std::cmp::Reverse(n))),
+                Role::Log => None,
             })
-            .map(|(&n, f)| (f.group, n))
-            .collect()
+            .collect();
+        parts.sort_unstable();
+        let mut chains: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+        for (group, _, n) in parts {
+            chains.entry(group).or_default().push(n.0);
+        }
+        chains
     }
 
     /// Total bytes of the tables of a level.

@@ -161,6 +161,7 @@ fn manifest_doc_matches_code() {
         drops_untracked: false,
         hash_groups: None,
         hash_segments: vec![],
+        hash_cold_segments: vec![],
     };
     check("manifest.md", "edit", &edit.encode());
     let punch = VersionEdit {
