@@ -160,8 +160,8 @@ fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
         let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
         save("svtable", &name, &bytes);
     }
-    // Hash-layout segments: a flush's (records and tombstones, epoch 1) and a group GC's
-    // main segment (epoch 2).
+    // Hash-layout segments: a flush's (records and tombstones, epoch 1), a group GC's main
+    // segment (epoch 2 and later) and cold segment.
     let fs = MemFs::new();
     let opts = Options {
         fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
@@ -184,16 +184,26 @@ fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
             }
         }
         db.flush().expect("flush");
-        if round == 0 {
-            db.gc().expect("gc");
-        }
+        // The second GC moves the main segment's survivors to a cold segment.
+        db.gc().expect("gc");
     }
     db.close().expect("close");
     let mut names = fs.file_names(Path::new("/db"));
     names.sort();
-    for name in names.into_iter().filter(|n| n.ends_with(".svt")).take(3) {
-        let bytes = fs.read_file(&Path::new("/db").join(&name)).expect("read");
+    for name in names.iter().filter(|n| n.ends_with(".svt")).take(4) {
+        let bytes = fs.read_file(&Path::new("/db").join(name)).expect("read");
         save("svtable", &format!("segment-{name}"), &bytes);
+    }
+    // Its manifest: hash segments, main and cold (tags 15, 16 and 17).
+    for name in names.iter().filter(|n| n.ends_with(".manifest")) {
+        let bytes = fs.read_file(&Path::new("/db").join(name)).expect("read");
+        let mut at = FILE_HEADER_LEN;
+        let mut n = 0;
+        while let Frame::Good { payload, frame_len } = decode_frame(&bytes[at..]) {
+            save("manifest_edit", &format!("hash-{name}.{n}"), payload);
+            at += frame_len;
+            n += 1;
+        }
     }
 }
 

@@ -38,7 +38,8 @@ pub(crate) struct Reserved {
     pub used: u64,
     /// The garbage they made, estimated: `used` times the [`GarbageRatio`].
     pub garbage: u64,
-    /// Bytes of main and cold segments.
+    /// Bytes of main and cold segments, less the dead records that group GCs left in
+    /// cold segments.
     pub main: u64,
     /// The budget for `garbage`.
     pub budget: u64,
@@ -133,6 +134,9 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
         .filter_map(|f| f.sealed)
         .map(|s| s.total_bytes)
         .sum::<u64>();
+    // Dead cold records are no base for more garbage.
+    let cold_dead: u64 = lock(&inner.hash_cold_dead).values().sum();
+    let main = main.saturating_sub(cold_dead);
     let share = (inner.opts.space_amp_target - 1.0) * main as f64;
     let floor = 2 * inner.opts.memtable_size as u64;
     Reserved {
@@ -231,6 +235,7 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
     }
     install(inner, &job, &out)?;
     inner.hash_garbage.observe(out.dead_bytes, out.log_bytes);
+    lock(&inner.hash_cold_dead).insert(group, out.cold_dead_bytes);
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
     Counters::add(
@@ -243,6 +248,12 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
 /// Makes the main output the group's main segment and the cold output one of its cold
 /// segments, and deletes the inputs they replace, in one edit.
 fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
+    if out.summary.is_some() && (job.keep == 0 || Role::of(job.epoch, false) != Role::Main) {
+        return Err(Error::InvalidArgument(format!(
+            "group GC of group {} made a main segment without a number to keep",
+            job.group
+        )));
+    }
     let mut edit = VersionEdit::default();
     for f in &job.inputs {
         if f.number() != job.keep || out.summary.is_none() {

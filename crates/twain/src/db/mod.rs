@@ -96,6 +96,9 @@ pub(crate) struct DbInner {
     /// Hash layout: the share of log-segment bytes that group GCs found dead, as a moving
     /// average (`group_gc::GarbageRatio`).
     pub hash_garbage: group_gc::GarbageRatio,
+    /// Hash layout: bytes of dead records each group's last GC left in its cold segments
+    /// (unknown, so absent, for a group not collected since this open).
+    pub hash_cold_dead: std::sync::Mutex<BTreeMap<u32, u64>>,
     /// Punches waiting for readers, and whether the file system can punch holes.
     pub gc_punch: crate::gc::PunchState,
     /// The lock on the directory; `None` when opened read-only.

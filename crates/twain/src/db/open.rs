@@ -409,6 +409,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         manual_compactions: Default::default(),
         gc_set_aside: Default::default(),
         hash_garbage: Default::default(),
+        hash_cold_dead: Default::default(),
         gc_punch: Default::default(),
         lock,
         read_only: read_only.clone(),

@@ -265,13 +265,22 @@ fn search(
             hints
         }
     };
+    // A damaged index in one segment of a group must not hide a record another holds: the
+    // damage is reported only if no file has the record.
+    let mut damage = None;
     for file in &files {
         let found = match hints.as_deref_mut() {
             Some(h) => file.find_near(key, seq, h.index_hint(file.number(), file.epoch())),
             None => file.find(key, seq),
-        }?;
-        let Some(found) = found else {
-            continue;
+        };
+        let found = match found {
+            Ok(Some(found)) => found,
+            Ok(None) => continue,
+            Err(e @ Error::Corruption { .. }) if files.len() > 1 => {
+                damage.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         let value = read(file, &found)?;
         let is_current = current
@@ -282,6 +291,9 @@ fn search(
             fix_handle(inner, view, key, seq, &found, file)?;
         }
         return Ok(value);
+    }
+    if let Some(e) = damage {
+        return Err(e);
     }
     let path = files
         .first()

@@ -92,8 +92,11 @@ pub(crate) struct GroupOutput {
     pub bytes_read: u64,
     /// Bytes of live records left in place in cold segments: what hotness saved copying.
     pub cold_bytes_not_copied: u64,
-    /// Bytes of records judged dead, in every segment of the group.
+    /// Bytes of records judged dead that the job frees: in the inputs, and in the cold
+    /// segments if it merged them.
     pub dead_bytes: u64,
+    /// Bytes of dead records left in place in cold segments (not merged).
+    pub cold_dead_bytes: u64,
     /// Bytes of records in the log segments.
     pub log_bytes: u64,
 }
@@ -165,7 +168,8 @@ impl GroupJob {
 
         // Merge the cold segments when hotness is off, when one more would be too many,
         // or when enough of them is dead.
-        let mut merge = !self.hotness || (has_log && self.cold.len() >= MAX_COLD_SEGMENTS);
+        let mut merge = (!self.hotness && !self.inputs.is_empty())
+            || (has_log && self.cold.len() >= MAX_COLD_SEGMENTS);
         let mut routes = self.judge(&items, merge, has_log);
         if !merge && !self.cold.is_empty() {
             let (mut dead, mut total) = (0u64, 0u64);
@@ -193,6 +197,9 @@ impl GroupJob {
                 out.log_bytes += len;
             }
             match r {
+                None if it.source == Source::Cold && !out.cold_merged => {
+                    out.cold_dead_bytes += len;
+                }
                 None => {
                     out.dead_bytes += len;
                     inputs_dropped |= it.source != Source::Cold;
@@ -244,7 +251,8 @@ impl GroupJob {
                 (Source::Main, _) if self.hotness && has_log => Route::Cold,
                 (Source::Main, _) => Route::Main,
                 (Source::Cold, _) if !merge => Route::InPlace,
-                (Source::Cold, _) if self.hotness => Route::Cold,
+                // Without a main segment to fold them into, merged cold records stay cold.
+                (Source::Cold, _) if self.hotness || self.inputs.is_empty() => Route::Cold,
                 (Source::Cold, _) => Route::Main,
             }));
         }
@@ -339,8 +347,8 @@ mod tests {
             fs: Arc::clone(fs),
             dir: PathBuf::from("/db"),
             group: 0,
-            keep: inputs[0].number(),
-            epoch: inputs[0].epoch() + 1,
+            keep: inputs.first().map_or(0, |f| f.number()),
+            epoch: inputs.first().map_or(0, |f| f.epoch() + 1),
             inputs,
             cold: Vec::new(),
             cold_number: 99,
@@ -533,9 +541,10 @@ mod tests {
         assert!(out.cold.is_none());
         assert_eq!(
             out.cold_bytes_not_copied,
-            3 * (out.dead_bytes),
+            3 * out.cold_dead_bytes,
             "x, y, z left in place; a dead"
         );
+        assert_eq!(out.dead_bytes, 0, "nothing freed");
         assert_eq!(
             items(&fs, 8, 2),
             vec![("a".into(), 9, None), ("c".into(), 4, value("c4"))],
@@ -589,5 +598,25 @@ mod tests {
         let out = job_with_cold(&fs, vec![main], vec![cold]).run().unwrap();
         assert!(!out.changed);
         assert!(!fs.exists(&value_file_path(Path::new("/db"), 3, 3)).unwrap());
+    }
+
+    #[test]
+    fn cold_segments_alone_stay_cold_without_hotness() {
+        let fs = fs();
+        let a = segment(&fs, 5, 1, &[("a", 1, Some("a1")), ("b", 2, Some("b2"))]);
+        let b = segment(&fs, 6, 1, &[("a", 3, Some("a3"))]);
+        let out = GroupJob {
+            hotness: false,
+            cold_dead_share: f64::MIN_POSITIVE,
+            ..job_with_cold(&fs, vec![], vec![b, a])
+        }
+        .run()
+        .unwrap();
+        assert!(out.cold_merged && out.summary.is_none(), "{out:?}");
+        assert_eq!(
+            items(&fs, 99, 1),
+            vec![("a".into(), 3, value("a3")), ("b".into(), 2, value("b2"))],
+            "no main segment to fold them into: merged into one cold segment"
+        );
     }
 }

@@ -154,3 +154,45 @@ fn cold_garbage_is_merged_away() {
     }
     db.close().unwrap();
 }
+
+#[test]
+fn a_group_of_cold_segments_alone_survives_hotness_turned_off() {
+    let fs = MemFs::new();
+    let one_group = |hotness| Options {
+        hash_groups: 1,
+        ..opts(&fs, hotness)
+    };
+    let db = Db::open("/db", one_group(true)).unwrap();
+    for k in 0..200u32 {
+        db.put(format!("k{k:04}"), value(k, 0)).unwrap();
+    }
+    db.gc().unwrap();
+    for k in 0..100u32 {
+        db.delete(format!("k{k:04}")).unwrap();
+    }
+    // The survivors go cold and nothing is left for the main segment.
+    db.gc().unwrap();
+    let h = db.stats().unwrap().hash_layout.unwrap();
+    assert_eq!((h.segments, h.cold_segments), (1, 1), "{h:?}");
+    db.close().unwrap();
+
+    let db = Db::open("/db", one_group(false)).unwrap();
+    for k in 100..120u32 {
+        db.delete(format!("k{k:04}")).unwrap();
+    }
+    db.gc().unwrap();
+    db.gc().unwrap();
+    for k in 0..200u32 {
+        let want = (k >= 120).then(|| value(k, 0));
+        assert_eq!(db.get(format!("k{k:04}")).unwrap(), want, "key {k}");
+    }
+    db.put("k0150", value(150, 1)).unwrap();
+    db.gc().unwrap();
+    let h = db.stats().unwrap().hash_layout.unwrap();
+    assert_eq!(h.cold_segments, 0, "folded into the main segment: {h:?}");
+    for k in 120..200u32 {
+        let want = value(k, u32::from(k == 150));
+        assert_eq!(db.get(format!("k{k:04}")).unwrap(), Some(want), "key {k}");
+    }
+    db.close().unwrap();
+}

@@ -181,6 +181,8 @@ struct Tally {
     garbage_compactions: AtomicUsize,
     /// Compactions the workloads ran as two or more parts.
     split_compactions: AtomicUsize,
+    /// Hash-layout workloads whose group GCs made cold segments (hotness awareness).
+    hot_and_cold: AtomicUsize,
     recovered_torn: AtomicUsize,
     lost_unsynced: AtomicUsize,
     failures: Mutex<Vec<String>>,
@@ -476,10 +478,16 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
         }
     }
     let last = db.take().unwrap();
-    let split = last.stats().map_or(0, |s| s.totals.split_compactions);
+    let stats = last.stats().ok();
+    let split = stats.as_ref().map_or(0, |s| s.totals.split_compactions);
     tally
         .split_compactions
         .fetch_add(split as usize, Ordering::Relaxed);
+    if stats.is_some_and(|s| {
+        s.totals.hash_gc_bytes_not_copied > 0 || s.hash_layout.is_some_and(|h| h.cold_segments > 0)
+    }) {
+        tally.hot_and_cold.fetch_add(1, Ordering::Relaxed);
+    }
     last.close().unwrap();
     progress.durable.store(written, Ordering::SeqCst);
     faults.set_observer(None);
@@ -536,11 +544,12 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         get(&tally.dangling),
     );
     println!(
-        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, split compactions {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
+        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, split compactions {}, hash workloads with cold segments {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
         get(&tally.gc_runs),
         get(&tally.seals),
         get(&tally.garbage_compactions),
         get(&tally.split_compactions),
+        get(&tally.hot_and_cold),
         get(&tally.open_failures),
         get(&tally.recovered_torn),
         get(&tally.lost_unsynced),
@@ -565,6 +574,10 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         assert!(
             get(&tally.split_compactions) > 0,
             "no compaction ran in parts in the workloads"
+        );
+        assert!(
+            get(&tally.hot_and_cold) > 0,
+            "no hash-layout workload made a cold segment"
         );
 
         assert!(
