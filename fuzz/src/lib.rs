@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use twain::cache::BlockCache;
-use twain::format::block::{Block, BlockIter, check_block_trailer};
+use twain::format::block::{Block, BlockIter, BlockType, check_block_trailer};
 use twain::format::bloom::BloomFilter;
 use twain::format::compaction_job::{decode_job, decode_outcome, encode_job, encode_outcome};
 use twain::format::drops::{decode_block, encode_block};
@@ -128,10 +128,21 @@ pub fn table(data: &[u8]) {
 }
 
 /// The SSTable decoders behind the checksums, on arbitrary bytes: data/index blocks
-/// (parse, then iterate both ways and seek), block trailers, the footer, the properties
-/// and the bloom filter.
+/// (parse, then iterate both ways and seek), block trailers, the decompression of LZ4 and
+/// zstd blocks, the footer, the properties and the bloom filter.
 pub fn table_blocks(data: &[u8]) {
     let _ = check_block_trailer(data);
+    // The first byte picks a codec; the rest is a compressed block's stored form.
+    if let Some((&codec, stored)) = data.split_first() {
+        let block_type = match codec % 3 {
+            0 => BlockType::Plain,
+            1 => BlockType::Lz4,
+            _ => BlockType::Zstd,
+        };
+        if let Ok(raw) = twain::format::compression::decompress(block_type, stored) {
+            let _ = Block::parse(raw);
+        }
+    }
     let _ = Footer::decode(data);
     let _ = TableProperties::decode(data);
     if let Ok(filter) = BloomFilter::decode(data.to_vec()) {

@@ -66,3 +66,15 @@ def test_a_vlog_mode_database_refuses_the_modes_that_trust_drop_records(path):
         twain.Db(path, gc_mode="drop-records")
     with twain.Db(path, gc_mode="vlog") as db:
         assert db.get(b"k") == b"v" * 300
+
+
+def test_compression_and_the_info_log_are_options(path):
+    with twain.Db(path, compression="zstd", compression_per_level="none,lz4", info_log=True) as db:
+        for i in range(2000):
+            db.put(b"key%05d" % i, b"alpha bravo charlie " * 5)
+        db.flush()
+        db.compact_range()
+        assert db.get(b"key01234") == b"alpha bravo charlie " * 5
+    assert (path / "LOG").read_text().count(" INFO  ") >= 2
+    with pytest.raises(ValueError, match="option compression"):
+        twain.Db(path, compression="snappy")

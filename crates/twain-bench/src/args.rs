@@ -102,6 +102,11 @@ pub struct BenchArgs {
     /// Seeds keys, values and request choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Make values compress to about this fraction of their size, as db_bench's
+    /// `--compression_ratio` does (each 100-byte piece is a random run of that share,
+    /// repeated); 1, the default, makes them incompressible. Range: 0.05 ..= 1.
+    #[arg(long, default_value_t = 1.0)]
+    pub compressible: f64,
     /// Flush the memtable after each write phase (not timed; its I/O counts in the phase).
     #[arg(long)]
     pub settle: bool,
@@ -171,6 +176,12 @@ impl BenchArgs {
                 "--num must be at least 1".into(),
             ));
         }
+        if !(0.05..=1.0).contains(&self.compressible) {
+            return Err(BenchError::InvalidArgument(format!(
+                "--compressible {}: between 0.05 and 1",
+                self.compressible
+            )));
+        }
         if self.threads == 0 {
             return Err(BenchError::InvalidArgument(
                 "--threads must be at least 1".into(),
@@ -227,6 +238,7 @@ impl BenchArgs {
             run: RunConfig {
                 num,
                 value_dist,
+                compressible: self.compressible,
                 threads: self.threads,
                 seed: self.seed,
                 scan_length: counts.scan_length,
@@ -246,7 +258,7 @@ impl Plan {
         let c = &self.counts;
         let r = &self.run;
         format!(
-            "workloads: {}\nkeys: {} x 16 B, values: {} B\nreads: {}, overwrites: {}, scans: {} x {}, deletes: {}, ycsb ops: {}\nthreads: {}, seed: {}, settle: {}, drop caches before each phase: {}, memory limit: {}",
+            "workloads: {}\nkeys: {} x 16 B, values: {} B, compressible to {}\nreads: {}, overwrites: {}, scans: {} x {}, deletes: {}, ycsb ops: {}\nthreads: {}, seed: {}, settle: {}, drop caches before each phase: {}, memory limit: {}",
             self.phases
                 .iter()
                 .map(|p| p.name.as_str())
@@ -254,6 +266,7 @@ impl Plan {
                 .join(","),
             c.num,
             r.value_dist,
+            r.compressible,
             c.reads,
             c.overwrites,
             c.scans,

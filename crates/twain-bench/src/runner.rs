@@ -37,6 +37,8 @@ pub struct RunConfig {
     pub num: u64,
     /// Value sizes.
     pub value_dist: ValueDist,
+    /// The fraction of its size a value compresses to (1: incompressible).
+    pub compressible: f64,
     /// Foreground threads.
     pub threads: usize,
     /// Seeds every random choice.
@@ -165,7 +167,7 @@ impl Runner {
         let capacity = cfg.num.saturating_add(max_inserts(phases));
         Ok(Runner {
             keys: KeySpace::new(cfg.num, cfg.seed),
-            values: ValueSource::new(cfg.value_dist, cfg.seed),
+            values: ValueSource::compressible(cfg.value_dist, cfg.seed, cfg.compressible),
             live: LiveSet::new(capacity),
             started: Instant::now(),
             cum_user: 0,

@@ -182,6 +182,23 @@ impl ValueSource {
         ValueSource { buf, dist }
     }
 
+    /// Like [`new`](Self::new), with bytes that compress to about `ratio` of their size
+    /// (db_bench's scheme: each 100-byte piece of the buffer is a random run of
+    /// `ratio * 100` bytes, repeated). A `ratio` of 1 or more is [`new`](Self::new).
+    pub fn compressible(dist: ValueDist, seed: u64, ratio: f64) -> ValueSource {
+        let mut src = ValueSource::new(dist, seed);
+        if ratio >= 1.0 {
+            return src;
+        }
+        let run = ((ratio * 100.0).round() as usize).clamp(1, 100);
+        for piece in src.buf.chunks_mut(100) {
+            for i in run..piece.len() {
+                piece[i] = piece[i % run];
+            }
+        }
+        src
+    }
+
     /// The size distribution.
     pub fn dist(&self) -> ValueDist {
         self.dist
@@ -271,6 +288,31 @@ mod tests {
             (ValueDist::parse("sd").unwrap().mean() - 58.0 * 0.6 - 562.5 * 0.2 - 2560.5 * 0.2)
                 .abs()
                 < 1e-9
+        );
+    }
+
+    #[test]
+    fn compressible_values_compress_to_about_their_ratio() {
+        use twain::format::block::BlockType;
+        use twain::format::compression::compress;
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut out = Vec::new();
+        let half = ValueSource::compressible(ValueDist::Fixed(4000), 1, 0.5);
+        let v = half.next(&mut rng);
+        assert_ne!(
+            compress(twain::Compression::Lz4, v, &mut out),
+            BlockType::Plain
+        );
+        assert!(
+            (1400..2600).contains(&out.len()),
+            "{} bytes for 4000",
+            out.len()
+        );
+        let random = ValueSource::compressible(ValueDist::Fixed(4000), 1, 1.0);
+        let v = random.next(&mut rng);
+        assert_eq!(
+            compress(twain::Compression::Lz4, v, &mut out),
+            BlockType::Plain
         );
     }
 }

@@ -261,7 +261,12 @@ impl ServeArgs {
         let secs = |name: &str, n: u64, range: (u64, u64)| {
             Ok::<_, ServerError>((in_range(name, n, range)? > 0).then(|| Duration::from_secs(n)))
         };
-        let mut engine = Options::default();
+        // The server keeps a LOG file in the database directory unless told otherwise
+        // (`--set info_log=false`).
+        let mut engine = Options {
+            info_log: true,
+            ..Options::default()
+        };
         for s in &self.set {
             let (k, v) = s.split_once('=').ok_or_else(|| {
                 ServerError::InvalidOption(format!("--set {s:?}: expected KEY=VALUE"))
@@ -321,6 +326,10 @@ mod tests {
         assert_eq!(c.timeout, Some(Duration::from_secs(300)));
         assert_eq!(c.limits.max_bulk, 64 << 20);
         assert_eq!(c.exec, ExecMode::Auto);
+        assert!(c.engine.info_log, "the server keeps a LOG file");
+        let mut args = Cli::try_parse_from(["serve"]).unwrap().serve;
+        args.set = vec!["info_log=false".into()];
+        assert!(!args.to_config().unwrap().engine.info_log);
     }
 
     #[test]

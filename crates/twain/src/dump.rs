@@ -111,6 +111,19 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
                 None => Err(Error::InvalidArgument(format!("{name}: no such file"))),
             }
         }
+        Some((FileType::InfoLog, _)) => {
+            // Text for people: shown as it is, a chunk at a time.
+            let f = fs.open_read(path).ctx("open", path)?;
+            let len = f.len().ctx("stat", path)?;
+            let mut at = 0u64;
+            while at < len {
+                let n = (len - at).min(64 << 10) as usize;
+                let chunk = f.read_vec(at, n).ctx("read", path)?;
+                out.write_all(&chunk).map_err(write_err(path))?;
+                at += n as u64;
+            }
+            Ok(())
+        }
         _ => Err(Error::InvalidArgument(format!(
             "{name}: not a twain file (expected NNNNNN.sst, .vlog, NNNNNN-E.svt, .manifest, .drop, CURRENT or IDENTITY)"
         ))),

@@ -43,6 +43,7 @@ pub mod compaction;
 mod db;
 pub mod dump;
 mod error;
+mod event_log;
 pub mod format;
 pub mod fs;
 pub mod gc;
@@ -61,6 +62,7 @@ pub mod vlog;
 pub use batch::{BatchOp, WriteBatch};
 pub use db::{CheckpointInfo, Db, DbIterator, Entries, Entry, Keys, KvPair, Snapshot};
 pub use error::{Error, Result};
+pub use format::compression::Compression;
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{
     GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,

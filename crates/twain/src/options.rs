@@ -173,6 +173,15 @@ pub struct Options {
     pub block_size: usize,
     /// Bloom filter bits per key (0 disables filters). Range: 0 ..= 100. Default: 10.
     pub bloom_bits_per_key: u32,
+    /// How the data blocks of SSTables are compressed (`none`, `lz4`, `zstd`), at every
+    /// level `compression_per_level` does not name. A block is stored compressed only if
+    /// that saves an eighth of it. Changing it affects tables written from then on; every
+    /// table reads whatever it holds. Default: none.
+    pub compression: crate::Compression,
+    /// Compression per level, overriding `compression`: entry `i` for the tables of level
+    /// `i` (0: what flushes write), the last entry for every deeper level. At most
+    /// `num_levels` entries. Empty (the default): `compression` everywhere.
+    pub compression_per_level: Vec<crate::Compression>,
     /// Bytes of decoded blocks kept in the block cache (0 disables it). Range: 0 ..= 1 TiB.
     /// Default: 64 MiB.
     pub block_cache_size: u64,
@@ -264,6 +273,11 @@ pub struct Options {
     /// survivor stays in the group's main segment and is copied by every GC of the group.
     /// May change at any open. Default: on.
     pub hash_hotness: bool,
+    /// Also write the engine's events (flushes, compactions, GC runs, long stalls, damage,
+    /// background errors) to the `LOG` file in the database directory (`LOG.old` keeps
+    /// the previous one; each is rotated past 16 MiB). They always go to the `log` facade,
+    /// target `twain`. Default: off (`twain serve` turns it on).
+    pub info_log: bool,
 }
 
 impl Default for Options {
@@ -282,6 +296,8 @@ impl Default for Options {
             log_buffer_size: 64 << 10,
             block_size: 4096,
             bloom_bits_per_key: 10,
+            compression: crate::Compression::None,
+            compression_per_level: Vec::new(),
             block_cache_size: 64 << 20,
             l0_compaction_trigger: 4,
             l0_slowdown_trigger: 20,
@@ -307,6 +323,7 @@ impl Default for Options {
             value_layout: ValueLayout::Log,
             hash_groups: crate::hash_layout::DEFAULT_GROUPS,
             hash_hotness: true,
+            info_log: false,
         }
     }
 }
@@ -327,6 +344,8 @@ impl std::fmt::Debug for Options {
             .field("log_buffer_size", &self.log_buffer_size)
             .field("block_size", &self.block_size)
             .field("bloom_bits_per_key", &self.bloom_bits_per_key)
+            .field("compression", &self.compression)
+            .field("compression_per_level", &self.compression_per_level)
             .field("block_cache_size", &self.block_cache_size)
             .field("l0_compaction_trigger", &self.l0_compaction_trigger)
             .field("l0_slowdown_trigger", &self.l0_slowdown_trigger)
@@ -365,6 +384,7 @@ impl std::fmt::Debug for Options {
             .field("value_layout", &self.value_layout)
             .field("hash_groups", &self.hash_groups)
             .field("hash_hotness", &self.hash_hotness)
+            .field("info_log", &self.info_log)
             .finish()
     }
 }
@@ -375,6 +395,13 @@ impl Options {
     /// `Error::InvalidArgument` naming the option, its value and the range.
     pub fn validate(&self) -> Result<()> {
         self.check_ranges()?;
+        if self.compression_per_level.len() > self.num_levels {
+            return Err(Error::InvalidArgument(format!(
+                "option compression_per_level: {} entries for {} levels",
+                self.compression_per_level.len(),
+                self.num_levels
+            )));
+        }
         if matches!(
             self.compaction_offload,
             Some(crate::compaction::remote::Address::Tcp(_))
@@ -447,7 +474,27 @@ impl Options {
             "create_if_missing" => self.create_if_missing = flag()?,
             "error_if_exists" => self.error_if_exists = flag()?,
             "gc" | "gc_enabled" => self.gc_enabled = flag()?,
+            "compression" => {
+                self.compression = crate::Compression::parse(value).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "option {name}: {value:?} is not none, lz4 or zstd"
+                    ))
+                })?
+            }
+            "compression_per_level" => {
+                let mut per = Vec::new();
+                for v in value.split(',').filter(|v| !v.trim().is_empty()) {
+                    per.push(crate::Compression::parse(v).ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "option {name}: {v:?} is not none, lz4 or zstd \
+                             (a comma-separated list, one per level)"
+                        ))
+                    })?);
+                }
+                self.compression_per_level = per;
+            }
             "hash_hotness" => self.hash_hotness = flag()?,
+            "info_log" => self.info_log = flag()?,
             "gc_mode" => {
                 self.gc_mode = match value {
                     "drop-records" | "drop_records" => GcMode::DropRecords,
@@ -506,13 +553,23 @@ impl Options {
 }
 
 impl Options {
-    /// The layout of the SSTables flushes and compactions write.
-    pub(crate) fn table_options(&self) -> crate::table::TableOptions {
+    /// The layout of the SSTables flushes (`level` 0) and compactions write at `level`.
+    pub(crate) fn table_options(&self, level: usize) -> crate::table::TableOptions {
         crate::table::TableOptions {
             block_size: self.block_size,
             bloom_bits_per_key: self.bloom_bits_per_key,
+            compression: self.compression_at(level),
             ..crate::table::TableOptions::default()
         }
+    }
+
+    /// How tables of `level` are compressed.
+    pub fn compression_at(&self, level: usize) -> crate::Compression {
+        let per = &self.compression_per_level;
+        per.get(level)
+            .or(per.last())
+            .copied()
+            .unwrap_or(self.compression)
     }
 
     /// The placement thresholds (Parallax's classes).

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use twain::format::file_header::FILE_HEADER_LEN;
 use twain::format::record::{Frame, decode_frame};
 use twain::fs::{Fs, MemFs};
-use twain::{Db, Options, WriteBatch, WriteOptions};
+use twain::format::compression::compress;
+use twain::{Compression, Db, Options, WriteBatch, WriteOptions};
 
 fn main() {
     let fs = MemFs::new();
@@ -81,6 +82,19 @@ fn main() {
                     &format!("{name}.{what}"),
                     &bytes[at..at + size],
                 );
+                // A keyed block compressed: the codec byte the target reads first (1 LZ4,
+                // 2 zstd), then the stored form.
+                if what == "index" {
+                    for (codec, byte) in [(Compression::Lz4, 1u8), (Compression::Zstd, 2)] {
+                        let mut stored = Vec::new();
+                        compress(codec, &bytes[at..at + size], &mut stored);
+                        if !stored.is_empty() {
+                            let mut seed = vec![byte];
+                            seed.extend_from_slice(&stored);
+                            save("table_blocks", &format!("{name}.index.{}", codec.name()), &seed);
+                        }
+                    }
+                }
             }
             save(
                 "table_blocks",

@@ -40,6 +40,8 @@ pub enum Kind {
     DropFile,
     /// `LOCK`.
     Lock,
+    /// `LOG` or `LOG.old`: the engine's events as text.
+    InfoLog,
     /// A temporary file.
     Temporary,
     /// Anything else in the directory.
@@ -61,6 +63,7 @@ impl Kind {
             FileType::SvTable => Kind::SvTable,
             FileType::Drops => Kind::DropFile,
             FileType::Lock => Kind::Lock,
+            FileType::InfoLog => Kind::InfoLog,
             FileType::Temp => Kind::Temporary,
         };
         match kind {
@@ -81,6 +84,7 @@ impl Kind {
             Kind::SvTable => "SVTable",
             Kind::DropFile => "drop file",
             Kind::Lock => "lock",
+            Kind::InfoLog => "info log",
             Kind::Temporary => "temporary",
             Kind::Other => "other",
         }
@@ -88,7 +92,10 @@ impl Kind {
 
     /// Whether `twain dump` reads files of this kind.
     pub fn is_dumpable(self) -> bool {
-        !matches!(self, Kind::Lock | Kind::Temporary | Kind::Other)
+        !matches!(
+            self,
+            Kind::Lock | Kind::InfoLog | Kind::Temporary | Kind::Other
+        )
     }
 }
 
@@ -283,7 +290,7 @@ pub fn summarize(fs: &Arc<dyn Fs>, path: &Path) -> Result<Summary> {
                 .ok_or_else(|| Error::InvalidArgument(format!("{}: gone", path.display())))?;
             s.properties.push(("id", Field::Text(id)));
         }
-        Kind::Lock | Kind::Temporary | Kind::Other => {
+        Kind::Lock | Kind::InfoLog | Kind::Temporary | Kind::Other => {
             return Err(Error::InvalidArgument(format!(
                 "{}: not a twain file (expected NNNNNN.sst, .vlog, NNNNNN-E.svt, .manifest, \
                  .drop, CURRENT or IDENTITY)",

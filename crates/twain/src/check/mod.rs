@@ -413,7 +413,7 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             }
             FileType::Manifest => n != manifest_number,
             FileType::Temp => true,
-            FileType::Current | FileType::Lock | FileType::Identity => false,
+            FileType::Current | FileType::Lock | FileType::Identity | FileType::InfoLog => false,
         };
         if orphan {
             report.orphans.push(dir.join(name));

@@ -58,7 +58,7 @@ impl PartSettings {
     pub fn from_options(opts: &crate::Options) -> PartSettings {
         PartSettings {
             target_file_size: opts.target_file_size,
-            table: opts.table_options(),
+            table: opts.table_options(0),
             placement: opts.placement(),
             refresh: opts.gc_mode == crate::GcMode::DropRecords,
         }

@@ -470,5 +470,6 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
         // safe: a failure here loses only the counters since the last edit.
         lock(&inner.versions).record_counters()?;
     }
+    crate::event_log::event!(inner.events, Info, "closed");
     Ok(())
 }

@@ -10,6 +10,7 @@ use crate::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome};
 use crate::compaction::part::{PartEnd, run_part};
 use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
 use crate::error::IoContext;
+use crate::event_log::event;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
 use crate::stats::Counters;
 use crate::version::Version;
@@ -70,6 +71,14 @@ fn trivial_move(inner: &DbInner, task: &CompactionTask) -> Result<()> {
         })
         .collect();
     install(inner, task.edit(moved))?;
+    event!(
+        inner.events,
+        Info,
+        "compaction L{} -> L{}: {} tables moved",
+        task.level,
+        task.output_level,
+        task.inputs.len()
+    );
     Counters::add(&inner.counters.compactions, 1);
     Counters::add(&inner.counters.trivial_moves, 1);
     Ok(())
@@ -125,6 +134,7 @@ fn merge(
     let sum = |f: fn(&PartFigures) -> u64| figures.iter().map(f).sum::<u64>();
     let bytes_read = task.input_bytes() + sum(|f| f.value_bytes_read);
     let mut bytes_written = sum(|f| f.table_bytes_written);
+    let output_tables = outputs.len();
     let mut edit = task.edit(outputs);
     for record in placed {
         bytes_written += record.total_bytes;
@@ -163,6 +173,17 @@ fn merge(
     }
     Counters::add(&c.compaction_bytes_read, bytes_read);
     Counters::add(&c.compaction_bytes_written, bytes_written);
+    event!(
+        inner.events,
+        Info,
+        "compaction L{} -> L{}: {} tables, {bytes_read} bytes read; {output_tables} tables, \
+         {bytes_written} bytes written; {} parts ({} offloaded)",
+        task.level,
+        task.output_level,
+        task.inputs.len() + task.lower.len(),
+        jobs.len(),
+        tally.parts.load(Ordering::Relaxed)
+    );
     Ok(Outcome::Installed)
 }
 

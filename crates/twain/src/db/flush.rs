@@ -4,6 +4,7 @@ use super::{DbInner, SuperVersion, lock, write};
 use crate::compaction::filter::{Decision, DropFilter};
 use crate::compaction::part::record_drop;
 use crate::error::IoContext;
+use crate::event_log::event;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::format::names::{FileType, file_path, value_file_path};
@@ -25,7 +26,7 @@ use std::time::Duration;
 
 /// The SSTable options the database's options ask for.
 pub(crate) fn table_options(inner: &DbInner) -> TableOptions {
-    inner.opts.table_options()
+    inner.opts.table_options(0)
 }
 
 /// Flushes the oldest frozen memtable, if any.
@@ -196,6 +197,12 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     });
     drop(versions);
     drop(held);
+    event!(
+        inner.events,
+        Info,
+        "flush: table of {table_bytes} bytes, {transient_bytes} bytes of transient files, \
+         {segment_bytes} bytes of hash segments"
+    );
     Counters::add(&inner.counters.flushes, 1);
     Counters::add(&inner.counters.flush_bytes, table_bytes);
     Counters::add(&inner.counters.transient_bytes_written, transient_bytes);

@@ -19,6 +19,7 @@
 
 use super::{DbInner, lock};
 use crate::error::Error;
+use crate::event_log::event;
 use crate::format::manifest::{ValueFileRecord, VersionEdit};
 use crate::gc::{FileVerdict, GroupJob, GroupOutput, SetAsideFile, StayReason};
 use crate::hash_layout::Role;
@@ -226,6 +227,11 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
                 });
             }
             Counters::add(&inner.counters.gc_files_set_aside, 1);
+            event!(
+                inner.events,
+                Warn,
+                "group GC: group {group} set aside for this open (damage)"
+            );
             return Ok(Some(GroupRun::SetAside(group)));
         }
         Err(e) => return Err(e),
@@ -241,6 +247,21 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
     Counters::add(
         &inner.counters.hash_gc_bytes_not_copied,
         out.cold_bytes_not_copied,
+    );
+    event!(
+        inner.events,
+        Info,
+        "group GC: group {group}: {} segments merged{}; main {} bytes, cold {} bytes written, \
+         {} bytes left in cold segments",
+        job.inputs.len(),
+        if out.cold_merged {
+            ", cold segments merged"
+        } else {
+            ""
+        },
+        out.summary.map_or(0, |s| s.file_size),
+        out.cold.map_or(0, |s| s.file_size),
+        out.cold_bytes_not_copied
     );
     Ok(Some(GroupRun::Collected(group)))
 }

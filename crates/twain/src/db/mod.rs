@@ -30,6 +30,7 @@ pub use iter::{DbIterator, KvPair};
 pub use snapshot::Snapshot;
 
 use crate::cache::BlockCache;
+use crate::event_log::event;
 use crate::fs::{FileLock, Fs};
 use crate::key::SeqNo;
 use crate::memtable::Memtable;
@@ -99,6 +100,8 @@ pub(crate) struct DbInner {
     /// Hash layout: bytes of dead records each group's last GC left in its cold segments
     /// (unknown, so absent, for a group not collected since this open).
     pub hash_cold_dead: std::sync::Mutex<BTreeMap<u32, u64>>,
+    /// What the engine tells its operator (`event_log`).
+    pub events: crate::event_log::EventLog,
     /// Punches waiting for readers, and whether the file system can punch holes.
     pub gc_punch: crate::gc::PunchState,
     /// The lock on the directory; `None` when opened read-only.
@@ -174,6 +177,7 @@ impl DbInner {
     pub fn set_bg_error_message(&self, msg: String) {
         let mut g = lock(&self.bg_error);
         if g.is_none() {
+            event!(self.events, Error, "the database is read-only: {msg}");
             *g = Some(msg);
         }
         self.has_bg_error.store(true, Ordering::Release);

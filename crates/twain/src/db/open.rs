@@ -424,6 +424,12 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             std::time::Duration::from_micros(opts.prefetch_min_read_micros),
         ),
         offload: Default::default(),
+        // A read-only open never writes a byte, its LOG file neither.
+        events: crate::event_log::EventLog::open(
+            Arc::clone(&opts.fs),
+            dir,
+            opts.info_log && read_only.is_none(),
+        ),
         opts,
     });
     Counters::add(&inner.counters.recovered_torn_bytes, replayed.torn_bytes);
@@ -437,6 +443,21 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         }
         None => background::start(&inner)?,
     }
+    let version = Arc::clone(&inner.super_version().version);
+    crate::event_log::event!(
+        inner.events,
+        Info,
+        "opened{}: {} tables, {} value files, last sequence {}, {} bytes of torn log tail dropped",
+        if inner.read_only.is_some() {
+            " read-only"
+        } else {
+            ""
+        },
+        version.levels.iter().map(Vec::len).sum::<usize>(),
+        version.value_files.len(),
+        inner.visible_seq.load(std::sync::atomic::Ordering::Acquire),
+        replayed.torn_bytes
+    );
     Ok(inner)
 }
 
@@ -745,7 +766,7 @@ fn remove_orphans(fs: &dyn Fs, dir: &Path, listing: &Listing, versions: &Version
             }
             FileType::Manifest => n != versions.manifest_number(),
             FileType::Temp => true,
-            FileType::Current | FileType::Lock | FileType::Identity => false,
+            FileType::Current | FileType::Lock | FileType::Identity | FileType::InfoLog => false,
         };
         if orphan {
             let path = dir.join(name);

@@ -32,7 +32,8 @@ pub(crate) fn plan(
 ) -> Vec<PartJob> {
     let opts = &inner.opts;
     let ranges = split(task, opts.max_subcompactions, opts.target_file_size / 4);
-    let settings = PartSettings::from_options(opts);
+    let mut settings = PartSettings::from_options(opts);
+    settings.table.compression = opts.compression_at(task.output_level);
     let value_files: BTreeMap<u64, (u32, ValueFileOrigin)> = version
         .value_files
         .iter()

@@ -6,6 +6,7 @@
 //! time (`DbInner::gc_lock`).
 
 use super::{DbInner, SuperVersion, lock};
+use crate::event_log::event;
 use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::gc::{
@@ -84,10 +85,20 @@ pub(crate) fn run_once(
     }
     let set_aside = match run {
         Ok(Run::Done) => {
+            event!(
+                inner.events,
+                Info,
+                "value GC: collected value file {number}"
+            );
             Counters::add(&inner.counters.gc_runs, 1);
             return Ok(RunOutcome::Collected(number));
         }
         Ok(Run::Punched) => {
+            event!(
+                inner.events,
+                Info,
+                "value GC: punched dead runs of value file {number}"
+            );
             crate::gc::punch_ready(inner)?;
             return Ok(RunOutcome::Collected(number));
         }
@@ -120,6 +131,14 @@ pub(crate) fn run_once(
         Err(e) => return Err(e),
     };
     Counters::add(&inner.counters.gc_files_set_aside, 1);
+    event!(
+        inner.events,
+        Warn,
+        "value GC: value file {number} set aside for this open: {} at offset {}: {}",
+        set_aside.file.display(),
+        set_aside.offset,
+        set_aside.what
+    );
     inner.gc_set_aside.insert(set_aside);
     skip.insert(number);
     Ok(RunOutcome::SetAside(number))

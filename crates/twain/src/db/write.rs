@@ -6,6 +6,7 @@
 //! the memtable, publishes their sequence numbers and wakes the followers.
 
 use super::{DbInner, SuperVersion, lock};
+use crate::event_log::event;
 use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_internal_key};
@@ -322,7 +323,23 @@ fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
     };
     Counters::add(count, 1);
     Counters::add(time, micros);
+    if micros >= LONG_STALL_MICROS {
+        let why = match cause {
+            StallCause::Memtables => "too many memtables await flush",
+            StallCause::L0Files => "too many L0 tables",
+            StallCause::LogFile => "no spare value log file was ready",
+        };
+        event!(
+            inner.events,
+            Warn,
+            "writes stalled {} ms: {why}",
+            micros / 1000
+        );
+    }
 }
+
+/// Stalls at least this long are events (`event_log`).
+const LONG_STALL_MICROS: u64 = 100_000;
 
 /// Freezes the active memtable at the current log position and starts a new one.
 ///

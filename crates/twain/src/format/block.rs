@@ -37,6 +37,10 @@ const U32_LEN: usize = 4;
 pub enum BlockType {
     /// The contents are stored as they are.
     Plain = 0,
+    /// LZ4-compressed contents (`format::compression`).
+    Lz4 = 1,
+    /// zstd-compressed contents (`format::compression`).
+    Zstd = 2,
 }
 
 impl TryFrom<u8> for BlockType {
@@ -46,6 +50,8 @@ impl TryFrom<u8> for BlockType {
     fn try_from(b: u8) -> Result<BlockType, DecodeError> {
         match b {
             0 => Ok(BlockType::Plain),
+            1 => Ok(BlockType::Lz4),
+            2 => Ok(BlockType::Zstd),
             other => Err(DecodeError::new(0, format!("unknown block type {other}"))),
         }
     }

@@ -7,6 +7,7 @@
 //! offset of what failed.
 
 use super::coding::{DecodeError, Decoder, masked_crc, put_len_prefixed, put_varint};
+use super::compression::Compression;
 use super::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord};
 use crate::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome, PartSettings};
 use crate::compaction::split::PartRange;
@@ -18,7 +19,7 @@ use std::collections::BTreeMap;
 /// The first bytes of every message.
 pub const MAGIC: [u8; 4] = *b"TWCJ";
 /// The version this code writes and the only one it reads.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 /// Message kind: a job, host to worker.
 pub const KIND_JOB: u8 = 1;
 /// Message kind: an outcome, worker to host.
@@ -60,6 +61,11 @@ pub fn encode_job(job: &PartJob) -> Vec<u8> {
     put_varint(&mut b, s.table.block_size as u64);
     put_varint(&mut b, s.table.restart_interval as u64);
     put_varint(&mut b, u64::from(s.table.bloom_bits_per_key));
+    b.push(match s.table.compression {
+        Compression::None => 0,
+        Compression::Lz4 => 1,
+        Compression::Zstd => 2,
+    });
     put_varint(&mut b, s.placement.medium_threshold as u64);
     put_varint(&mut b, s.placement.inline_threshold as u64);
     put_varint(&mut b, s.placement.merge_level as u64);
@@ -129,6 +135,12 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
         block_size: usize_of(&mut d, "block size")?,
         restart_interval: usize_of(&mut d, "restart interval")?,
         bloom_bits_per_key: d.varint_u32("bloom bits per key")?,
+        compression: match d.u8("compression")? {
+            0 => Compression::None,
+            1 => Compression::Lz4,
+            2 => Compression::Zstd,
+            c => return Err(d.error(format!("unknown compression {c}"))),
+        },
     };
     if target_file_size == 0 || table.block_size == 0 || table.restart_interval == 0 {
         return Err(d.error("zero table size, block size or restart interval"));
@@ -448,7 +460,10 @@ mod tests {
             .collect(),
             settings: PartSettings {
                 target_file_size: 64 << 20,
-                table: TableOptions::default(),
+                table: TableOptions {
+                    compression: Compression::Lz4,
+                    ..TableOptions::default()
+                },
                 placement: Placement {
                     medium_threshold: 100,
                     inline_threshold: 1024,
@@ -550,9 +565,10 @@ mod tests {
         assert!(err.what.contains("kind 1, expected 2"), "{}", err.what);
         let mut newer = msg.clone();
         if let Some(v) = newer.get_mut(4) {
-            *v = 2;
+            *v = VERSION + 1;
         }
-        assert!(decode_job(&newer).unwrap_err().what.contains("version 2"));
+        let what = decode_job(&newer).unwrap_err().what;
+        assert!(what.contains(&format!("version {}", VERSION + 1)), "{what}");
         let mut other = msg;
         if let Some(m) = other.get_mut(0) {
             *m = b'X';

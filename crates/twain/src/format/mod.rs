@@ -7,6 +7,7 @@ pub mod block;
 pub mod bloom;
 pub mod coding;
 pub mod compaction_job;
+pub mod compression;
 pub mod drops;
 pub mod file_header;
 pub mod handle;

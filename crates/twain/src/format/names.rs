@@ -11,6 +11,7 @@
 //! CURRENT          names the live manifest: "NNNNNN.manifest\n"
 //! LOCK             advisory lock held while the database is open
 //! IDENTITY         the database's random id (`format::identity`)
+//! LOG, LOG.old     the engine's events as text, with `info_log` (`event_log`)
 //! *.tmp            a file being written; removed on open
 //! ```
 //! Numbers are decimal, zero-padded to at least 6 digits; all kinds share one counter.
@@ -36,6 +37,8 @@ pub enum FileType {
     Lock,
     /// The database's identity (`format::identity`).
     Identity,
+    /// The info log or its predecessor (`event_log`): text for operators, never read.
+    InfoLog,
     /// A temporary file.
     Temp,
 }
@@ -48,7 +51,7 @@ impl FileType {
             FileType::Drops => "drop",
             FileType::Table => "sst",
             FileType::Manifest => "manifest",
-            FileType::Current | FileType::Lock | FileType::Identity => "",
+            FileType::Current | FileType::Lock | FileType::Identity | FileType::InfoLog => "",
             FileType::Temp => "tmp",
         }
     }
@@ -96,6 +99,7 @@ pub fn parse_file_name_with_epoch(name: &str) -> Option<(FileType, u64, u32)> {
         "CURRENT" => return Some((FileType::Current, 0, 0)),
         "LOCK" => return Some((FileType::Lock, 0, 0)),
         "IDENTITY" => return Some((FileType::Identity, 0, 0)),
+        "LOG" | "LOG.old" => return Some((FileType::InfoLog, 0, 0)),
         _ => {}
     }
     if name.ends_with(".tmp") {

@@ -54,7 +54,9 @@ impl Inventory {
                 FileType::Drops => inv.drops.push((n, epoch, name.clone())),
                 FileType::Manifest => inv.manifests.push(n),
                 FileType::Current => inv.current = true,
-                FileType::Lock | FileType::Identity | FileType::Temp => continue,
+                FileType::Lock | FileType::Identity | FileType::InfoLog | FileType::Temp => {
+                    continue;
+                }
             }
             inv.max_number = inv.max_number.max(n);
         }

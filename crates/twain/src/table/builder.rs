@@ -7,6 +7,7 @@ use super::{TableOptions, TableSummary};
 use crate::error::IoContext;
 use crate::format::block::{BLOCK_TRAILER_LEN, BlockBuilder, BlockType, block_trailer};
 use crate::format::bloom::BloomBuilder;
+use crate::format::compression::{self, Compression};
 use crate::format::handle::ValueHandle;
 use crate::format::table::{BlockHandle, FOOTER_LEN, Footer, TableProperties};
 use crate::fs::WritableFile;
@@ -45,6 +46,9 @@ pub struct TableBuilder {
     /// Scratch buffers for index entries and meta blocks.
     index_key: Vec<u8>,
     scratch: Vec<u8>,
+    /// How data blocks are compressed, and the buffer they are compressed into.
+    compression: Compression,
+    compressed: Vec<u8>,
 }
 
 impl std::fmt::Debug for TableBuilder {
@@ -78,6 +82,8 @@ impl TableBuilder {
             pending_index: None,
             index_key: Vec::new(),
             scratch: Vec::new(),
+            compression: opts.compression,
+            compressed: Vec::new(),
         }
     }
 
@@ -235,7 +241,18 @@ impl TableBuilder {
         self.last_block_key
             .extend_from_slice(self.data_block.last_key());
         let contents = self.data_block.finish();
-        let handle = write_block(self.file.as_mut(), &self.path, &mut self.offset, contents)?;
+        let block_type = compression::compress(self.compression, contents, &mut self.compressed);
+        let stored = match block_type {
+            BlockType::Plain => contents,
+            _ => &self.compressed,
+        };
+        let handle = write_typed_block(
+            self.file.as_mut(),
+            &self.path,
+            &mut self.offset,
+            stored,
+            block_type,
+        )?;
         self.data_block.reset();
         self.properties.num_data_blocks += 1;
         self.pending_index = Some(handle);
@@ -267,7 +284,18 @@ fn write_block(
     offset: &mut u64,
     contents: &[u8],
 ) -> Result<BlockHandle> {
-    let trailer = block_trailer(contents, BlockType::Plain);
+    write_typed_block(file, path, offset, contents, BlockType::Plain)
+}
+
+/// Like [`write_block`], for contents stored as `block_type` says.
+fn write_typed_block(
+    file: &mut dyn WritableFile,
+    path: &std::path::Path,
+    offset: &mut u64,
+    contents: &[u8],
+    block_type: BlockType,
+) -> Result<BlockHandle> {
+    let trailer = block_trailer(contents, block_type);
     file.append(contents).ctx("append", path)?;
     file.append(&trailer).ctx("append", path)?;
     let handle = BlockHandle::new(*offset, contents.len() as u64);

@@ -88,7 +88,13 @@ pub fn dump(table: &Table, out: &mut dyn Write) -> Result<()> {
     }
 
     for (n, handle) in handles.into_iter().enumerate() {
-        w(format_args!("data block #{n} {}:\n", Extent(handle)))?;
+        let stored = match table.block_type_byte(handle)? {
+            0 => "plain".to_string(),
+            1 => "lz4".to_string(),
+            2 => "zstd".to_string(),
+            t => format!("type {t}"),
+        };
+        w(format_args!("data block #{n} {}, {stored}:\n", Extent(handle)))?;
         let block = table.data_block(handle, false)?;
         let mut it = BlockIter::new(&*block);
         let corrupt =

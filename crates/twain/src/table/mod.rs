@@ -34,6 +34,9 @@ pub struct TableOptions {
     /// Bloom filter bits per user key; 0 writes no filter. Default 10 (about 1% false
     /// positives).
     pub bloom_bits_per_key: u32,
+    /// How data blocks are compressed (index, filter and properties blocks never are).
+    /// Default none.
+    pub compression: crate::format::compression::Compression,
 }
 
 impl Default for TableOptions {
@@ -42,6 +45,7 @@ impl Default for TableOptions {
             block_size: 4096,
             restart_interval: DEFAULT_RESTART_INTERVAL,
             bloom_bits_per_key: 10,
+            compression: Default::default(),
         }
     }
 }

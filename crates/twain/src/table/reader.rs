@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::TableIter;
 use crate::cache::BlockCache;
 use crate::error::IoContext;
-use crate::format::block::{BLOCK_TRAILER_LEN, Block, BlockIter, check_block_trailer};
+use crate::format::block::{BLOCK_TRAILER_LEN, Block, BlockIter, BlockType, check_block_trailer};
 use crate::format::bloom::BloomFilter;
 use crate::format::coding::DecodeError;
 use crate::format::table::{BlockHandle, FOOTER_LEN, Footer, TableProperties};
@@ -230,6 +230,16 @@ impl Table {
             })
     }
 
+    /// The type byte of the block at `handle`, unchecked (`dump` names it; reading the
+    /// block checks it).
+    pub(crate) fn block_type_byte(&self, handle: BlockHandle) -> Result<u8> {
+        let mut b = [0u8; 1];
+        self.file
+            .read_exact_at(&mut b, handle.offset.saturating_add(handle.size))
+            .ctx("read", &self.path)?;
+        Ok(b[0])
+    }
+
     /// A decode error in the index block as a corruption error.
     pub(crate) fn index_corruption(&self, e: DecodeError) -> Error {
         e.into_corruption(&self.path, self.footer.index.offset)
@@ -252,8 +262,12 @@ fn read_block(file: &dyn ReadableFile, path: &Path, handle: BlockHandle) -> Resu
     let mut buf = vec![0u8; len];
     file.read_exact_at(&mut buf, handle.offset)
         .ctx("read", path)?;
-    let (contents_len, _plain) =
+    let (contents_len, block_type) =
         check_block_trailer(&buf).map_err(|e| e.into_corruption(path, handle.offset))?;
     buf.truncate(contents_len);
-    Ok(buf)
+    if block_type == BlockType::Plain {
+        return Ok(buf);
+    }
+    crate::format::compression::decompress(block_type, &buf)
+        .map_err(|e| e.into_corruption(path, handle.offset))
 }

@@ -257,8 +257,18 @@ impl SvTableIndex {
         let raw = file
             .read_vec(footer.index_offset, raw_len as usize)
             .ctx("read", path)?;
-        let (size, _) =
+        let (size, block_type) =
             check_block_trailer(&raw).map_err(|e| e.into_corruption(path, footer.index_offset))?;
+        if block_type != BlockType::Plain {
+            return Err(Error::corruption(
+                path,
+                footer.index_offset,
+                format!(
+                    "index block of type {}: an SVTable's is plain",
+                    block_type as u8
+                ),
+            ));
+        }
         let mut contents = raw;
         contents.truncate(size);
         let index =

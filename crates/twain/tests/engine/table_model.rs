@@ -56,12 +56,18 @@ fn arb_options() -> impl Strategy<Value = TableOptions> {
         1usize..400,
         1usize..10,
         prop::sample::select(vec![0u32, 1, 10]),
+        prop::sample::select(vec![
+            twain::Compression::None,
+            twain::Compression::Lz4,
+            twain::Compression::Zstd,
+        ]),
     )
         .prop_map(
-            |(block_size, restart_interval, bloom_bits_per_key)| TableOptions {
+            |(block_size, restart_interval, bloom_bits_per_key, compression)| TableOptions {
                 block_size,
                 restart_interval,
                 bloom_bits_per_key,
+                compression,
             },
         )
 }

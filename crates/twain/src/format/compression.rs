@@ -1,0 +1,220 @@
+//! Compressed block contents: the codecs a block's type byte names (`BlockType`) and the
+//! stored form of compressed contents. Specified in `docs/format/sstable.md`
+//! ("Compression").
+//!
+//! ```text
+//! stored := raw_len: varint | codec output      (block types 1 = LZ4 block format, 2 = zstd frame)
+//! ```
+//! `raw_len` is the length of the contents before compression, at most
+//! [`MAX_RAW_LEN`]: a reader allocates no more than that, whatever the bytes say. A block is
+//! stored compressed only when that saves at least an eighth of its bytes; otherwise it is
+//! stored plain (type 0), so incompressible data costs nothing to read.
+
+use super::block::BlockType;
+use super::coding::{DecodeError, Decoder, put_varint};
+
+/// Most bytes a compressed block's contents may hold once decompressed: a data block holds
+/// at most one entry past `block_size` (at most 16 MiB), and an entry at most the largest
+/// key plus the largest value (67,174,400 bytes) with its framing.
+pub const MAX_RAW_LEN: u64 = 128 << 20;
+
+/// The zstd level twain compresses at (zstd's own default).
+pub const ZSTD_LEVEL: i32 = 3;
+
+/// A codec for table blocks, as the options name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Compression {
+    /// Blocks are stored as they are.
+    #[default]
+    None,
+    /// LZ4 (block format): fast to compress and to read, about 2x on text-like data.
+    Lz4,
+    /// zstd at level 3: smaller than LZ4, slower to compress and about half as fast to read.
+    Zstd,
+}
+
+impl Compression {
+    /// Parses `none`, `lz4` or `zstd`.
+    pub fn parse(s: &str) -> Option<Compression> {
+        match s.trim() {
+            "none" => Some(Compression::None),
+            "lz4" => Some(Compression::Lz4),
+            "zstd" => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The name [`parse`](Self::parse) takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// Compresses `raw` with `codec` into `out` (cleared first) in the stored form, if that
+/// saves at least an eighth; returns the block type to write, and leaves `out` empty for a
+/// plain block.
+pub fn compress(codec: Compression, raw: &[u8], out: &mut Vec<u8>) -> BlockType {
+    out.clear();
+    let block_type = match codec {
+        Compression::None => return BlockType::Plain,
+        Compression::Lz4 => BlockType::Lz4,
+        Compression::Zstd => BlockType::Zstd,
+    };
+    put_varint(out, raw.len() as u64);
+    let header = out.len();
+    let ok = match codec {
+        Compression::None => false,
+        Compression::Lz4 => {
+            out.resize(
+                header + lz4_flex::block::get_maximum_output_size(raw.len()),
+                0,
+            );
+            match lz4_flex::block::compress_into(raw, out.get_mut(header..).unwrap_or_default()) {
+                Ok(n) => {
+                    out.truncate(header + n);
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+        Compression::Zstd => match zstd::bulk::compress(raw, ZSTD_LEVEL) {
+            Ok(z) => {
+                out.extend_from_slice(&z);
+                true
+            }
+            Err(_) => false,
+        },
+    };
+    if ok && out.len() <= raw.len() - raw.len() / 8 {
+        block_type
+    } else {
+        out.clear();
+        BlockType::Plain
+    }
+}
+
+/// The contents of a block stored as `stored` with type `block_type`. Errors (offsets
+/// within `stored`) for a length over [`MAX_RAW_LEN`], damaged codec output, or output of
+/// another length than the block says.
+pub fn decompress(block_type: BlockType, stored: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    if block_type == BlockType::Plain {
+        return Ok(stored.to_vec());
+    }
+    let mut d = Decoder::new(stored);
+    let raw_len = d.varint("uncompressed length")?;
+    if raw_len > MAX_RAW_LEN {
+        return Err(DecodeError::new(
+            0,
+            format!("uncompressed length {raw_len} is over {MAX_RAW_LEN}"),
+        ));
+    }
+    let at = d.pos();
+    let body = stored.get(at..).unwrap_or_default();
+    let raw_len = raw_len as usize;
+    let damaged = |what: String| DecodeError::new(at, what);
+    let raw = match block_type {
+        // Returned above.
+        BlockType::Plain => body.to_vec(),
+        BlockType::Lz4 => {
+            let mut raw = vec![0u8; raw_len];
+            let n = lz4_flex::block::decompress_into(body, &mut raw)
+                .map_err(|e| damaged(format!("LZ4 data does not decode: {e}")))?;
+            raw.truncate(n);
+            raw
+        }
+        BlockType::Zstd => zstd::bulk::decompress(body, raw_len)
+            .map_err(|e| damaged(format!("zstd data does not decode: {e}")))?,
+    };
+    if raw.len() != raw_len {
+        return Err(damaged(format!(
+            "decompressed to {} bytes, the block says {raw_len}",
+            raw.len()
+        )));
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("user{:08} ", i % 97))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    #[test]
+    fn compressible_blocks_round_trip_through_every_codec() {
+        let raw = text(400);
+        for codec in [Compression::Lz4, Compression::Zstd] {
+            let mut out = Vec::new();
+            let t = compress(codec, &raw, &mut out);
+            assert_ne!(t, BlockType::Plain, "{codec:?}");
+            assert!(out.len() < raw.len() / 2, "{codec:?}: {}", out.len());
+            assert_eq!(decompress(t, &out).unwrap(), raw);
+        }
+        let mut out = vec![1, 2, 3];
+        assert_eq!(
+            compress(Compression::None, &raw, &mut out),
+            BlockType::Plain
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn incompressible_blocks_stay_plain() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let raw: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        for codec in [Compression::Lz4, Compression::Zstd] {
+            let mut out = Vec::new();
+            assert_eq!(compress(codec, &raw, &mut out), BlockType::Plain);
+            assert!(out.is_empty());
+        }
+    }
+
+    #[test]
+    fn damaged_or_oversized_blocks_are_errors_without_big_allocations() {
+        let raw = text(400);
+        for codec in [Compression::Lz4, Compression::Zstd] {
+            let mut stored = Vec::new();
+            let t = compress(codec, &raw, &mut stored);
+            // A length past the bound is refused before anything is allocated.
+            let mut big = Vec::new();
+            put_varint(&mut big, MAX_RAW_LEN + 1);
+            big.extend_from_slice(&stored[2..]);
+            assert!(decompress(t, &big).is_err());
+            // A length that disagrees with the data.
+            let mut short = Vec::new();
+            put_varint(&mut short, raw.len() as u64 - 1);
+            short.extend_from_slice(&stored[2..]);
+            assert!(decompress(t, &short).is_err(), "{codec:?}");
+            // Truncated codec output.
+            assert!(
+                decompress(t, &stored[..stored.len() / 2]).is_err(),
+                "{codec:?}"
+            );
+            assert!(decompress(t, &[]).is_err());
+        }
+    }
+
+    #[test]
+    fn names_parse() {
+        for c in [Compression::None, Compression::Lz4, Compression::Zstd] {
+            assert_eq!(Compression::parse(c.name()), Some(c));
+        }
+        assert_eq!(Compression::parse("snappy"), None);
+    }
+}
