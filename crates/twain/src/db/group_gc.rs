@@ -251,14 +251,10 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
     event!(
         inner.events,
         Info,
-        "group GC: group {group}: {} segments merged{}; main {} bytes, cold {} bytes written, \
-         {} bytes left in cold segments",
+        "group GC: group {group}: {} segments and {} cold segments merged; main {} bytes, \
+         cold {} bytes written, {} bytes left in cold segments",
         job.inputs.len(),
-        if out.cold_merged {
-            ", cold segments merged"
-        } else {
-            ""
-        },
+        out.cold_merged.len(),
         out.summary.map_or(0, |s| s.file_size),
         out.cold.map_or(0, |s| s.file_size),
         out.cold_bytes_not_copied
@@ -281,10 +277,8 @@ fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
             edit.deleted_value_files.push(f.number());
         }
     }
-    if out.cold_merged {
-        edit.deleted_value_files
-            .extend(job.cold.iter().map(|f| f.number()));
-    }
+    edit.deleted_value_files
+        .extend(out.cold_merged.iter().copied());
     let mut add = |number: u64, epoch: u32, s: &crate::vlog::SvTableSummary, cold: bool| {
         edit.added_value_files.push(ValueFileRecord {
             number,

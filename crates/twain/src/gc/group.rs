@@ -16,11 +16,12 @@
 //! (HashKV separates cold values for the same reason; where HashKV leaves a tag in the
 //! group, the cold segment's own index serves, read by every GC of the group). Cold
 //! segments are judged by their index, with the rest of the group, and left in place: their
-//! live records are the bytes hotness saves copying. They are merged into one new cold
-//! segment when the group would have more than [`MAX_COLD_SEGMENTS`], or when their dead
-//! share reaches the job's `cold_dead_share` (one minus the inverse of the space target).
-//! With hotness off, every survivor goes to the main segment and cold segments are merged
-//! into it.
+//! live records are the bytes hotness saves copying. A cold segment is merged (its live
+//! records rewritten into the new cold segment) once its own dead share reaches the job's
+//! `cold_dead_share` (one minus the inverse of the space target), and the smallest are
+//! merged when the group would otherwise have more than [`MAX_COLD_SEGMENTS`]; the others
+//! stay as they are. With hotness off, every survivor goes to the main segment and cold
+//! segments are merged into it.
 //!
 //! The main output keeps the file number of the group's main segment (or, at the group's
 //! first GC, of its lowest-numbered segment) with the next epoch, NovKV-style: a handle
@@ -86,8 +87,8 @@ pub(crate) struct GroupOutput {
     pub summary: Option<SvTableSummary>,
     /// The cold output; `None` if nothing went there.
     pub cold: Option<SvTableSummary>,
-    /// Whether the cold segments were merged: they are to be deleted.
-    pub cold_merged: bool,
+    /// The cold segments the job merged: they are to be deleted.
+    pub cold_merged: Vec<u64>,
     /// Bytes of records read (the live ones; dead records are never read).
     pub bytes_read: u64,
     /// Bytes of live records left in place in cold segments: what hotness saved copying.
@@ -166,28 +167,16 @@ impl GroupJob {
         // key, except that nothing forbids one record in two inputs: the first wins.
         items.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
 
-        // Merge the cold segments when hotness is off, when one more would be too many,
-        // or when enough of them is dead.
-        let mut merge = (!self.hotness && !self.inputs.is_empty())
-            || (has_log && self.cold.len() >= MAX_COLD_SEGMENTS);
-        let mut routes = self.judge(&items, merge, has_log);
-        if !merge && !self.cold.is_empty() {
-            let (mut dead, mut total) = (0u64, 0u64);
-            for (it, r) in items.iter().zip(&routes) {
-                if let (Source::Cold, Some((_, len))) = (it.source, it.record) {
-                    total += u64::from(len);
-                    if r.is_none() {
-                        dead += u64::from(len);
-                    }
-                }
-            }
-            if dead > 0 && dead as f64 >= self.cold_dead_share * total as f64 {
-                merge = true;
-                routes = self.judge(&items, merge, has_log);
-            }
-        }
+        let merge = self.cold_to_merge(&items, has_log);
+        let routes = self.judge(&items, &merge, has_log);
         let mut out = GroupOutput {
-            cold_merged: merge && !self.cold.is_empty(),
+            cold_merged: self
+                .cold
+                .iter()
+                .zip(&merge)
+                .filter(|&(_, &m)| m)
+                .map(|(f, _)| f.number())
+                .collect(),
             ..GroupOutput::default()
         };
         let mut inputs_dropped = false;
@@ -197,7 +186,7 @@ impl GroupJob {
                 out.log_bytes += len;
             }
             match r {
-                None if it.source == Source::Cold && !out.cold_merged => {
+                None if self.in_place(it, &merge) => {
                     out.cold_dead_bytes += len;
                 }
                 None => {
@@ -209,7 +198,7 @@ impl GroupJob {
             }
         }
         // Nothing new, nothing to drop, nothing to merge: a GC would only copy.
-        out.changed = has_log || out.cold_merged || inputs_dropped;
+        out.changed = has_log || !out.cold_merged.is_empty() || inputs_dropped;
         if !out.changed {
             out.cold_bytes_not_copied = 0;
             return Ok(out);
@@ -218,10 +207,57 @@ impl GroupJob {
         Ok(out)
     }
 
-    /// Judges every item: `None` if it is dead, else where it goes. With `merge`, cold
-    /// segments are rewritten; without, their items stay in place and a tombstone that
+    /// Which cold segments (by index in `cold`) the job merges: every one with hotness off
+    /// (when there is a main segment or a log segment to fold them into); each whose dead
+    /// share reaches `cold_dead_share`; and, when one more cold segment would make more
+    /// than [`MAX_COLD_SEGMENTS`], the smallest of the rest until it would not. A cold
+    /// segment that is not merged stays as it is, however the others fare: a group's
+    /// truly cold records are not copied again because a newer cold segment filled up.
+    fn cold_to_merge(&self, items: &[Item], has_log: bool) -> Vec<bool> {
+        let all = !self.hotness && !self.inputs.is_empty();
+        let mut merge = vec![all; self.cold.len()];
+        if all || self.cold.is_empty() {
+            return merge;
+        }
+        let routes = self.judge(items, &merge, has_log);
+        let mut dead = vec![(0u64, 0u64); self.cold.len()];
+        for (it, r) in items.iter().zip(&routes) {
+            if let (Some(c), Some((_, len))) = (self.cold_index(it), it.record) {
+                dead[c].1 += u64::from(len);
+                if r.is_none() {
+                    dead[c].0 += u64::from(len);
+                }
+            }
+        }
+        for (m, &(d, total)) in merge.iter_mut().zip(&dead) {
+            *m = d > 0 && d as f64 >= self.cold_dead_share * total as f64;
+        }
+        if has_log {
+            let mut kept: Vec<usize> = (0..self.cold.len()).filter(|&c| !merge[c]).collect();
+            kept.sort_by_key(|&c| (self.cold[c].total_bytes(), c));
+            // The merged ones and the main segment's survivors make one new segment.
+            let excess = (kept.len() + 1).saturating_sub(MAX_COLD_SEGMENTS);
+            for &c in kept.iter().take(excess) {
+                merge[c] = true;
+            }
+        }
+        merge
+    }
+
+    /// The index in `cold` of the segment an item came from, if a cold one.
+    fn cold_index(&self, it: &Item) -> Option<usize> {
+        (it.source == Source::Cold).then(|| it.file - self.inputs.len())
+    }
+
+    /// Whether an item stays in a cold segment the job does not merge.
+    fn in_place(&self, it: &Item, merge: &[bool]) -> bool {
+        self.cold_index(it).is_some_and(|c| !merge[c])
+    }
+
+    /// Judges every item: `None` if it is dead, else where it goes. A cold segment in
+    /// `merge` is rewritten; the items of the others stay in place, and a tombstone that
     /// hides one of their records is kept.
-    fn judge(&self, items: &[Item], merge: bool, has_log: bool) -> Vec<Option<Route>> {
+    fn judge(&self, items: &[Item], merge: &[bool], has_log: bool) -> Vec<Option<Route>> {
         let mut filter = DropFilter::new(self.snapshots.clone());
         let mut ikey = Vec::new();
         let mut routes = Vec::with_capacity(items.len());
@@ -236,11 +272,10 @@ impl GroupJob {
             // every snapshot has nothing left to hide, unless a cold segment left in
             // place still holds an older record of the key.
             let no_older = || {
-                merge
-                    || !items[i + 1..]
-                        .iter()
-                        .take_while(|o| o.key == it.key)
-                        .any(|o| o.source == Source::Cold)
+                !items[i + 1..]
+                    .iter()
+                    .take_while(|o| o.key == it.key)
+                    .any(|o| self.in_place(o, merge))
             };
             if filter.decide(&ikey, |_| no_older()) != Decision::Keep {
                 routes.push(None);
@@ -250,7 +285,7 @@ impl GroupJob {
                 (_, None) | (Source::Log, _) => Route::Main,
                 (Source::Main, _) if self.hotness && has_log => Route::Cold,
                 (Source::Main, _) => Route::Main,
-                (Source::Cold, _) if !merge => Route::InPlace,
+                (Source::Cold, _) if self.in_place(it, merge) => Route::InPlace,
                 // Without a main segment to fold them into, merged cold records stay cold.
                 (Source::Cold, _) if self.hotness || self.inputs.is_empty() => Route::Cold,
                 (Source::Cold, _) => Route::Main,
@@ -489,7 +524,7 @@ mod tests {
         let main = segment(&fs, 3, 2, &[("a", 1, Some("a1")), ("b", 2, Some("b2"))]);
         let log = segment(&fs, 7, 1, &[("a", 5, Some("a5")), ("c", 4, Some("c4"))]);
         let out = job(&fs, vec![main, log], vec![]).run().unwrap();
-        assert!(out.changed && !out.cold_merged);
+        assert!(out.changed && out.cold_merged.is_empty());
         assert_eq!(
             items(&fs, 3, 3),
             vec![("a".into(), 5, value("a5")), ("c".into(), 4, value("c4"))],
@@ -537,7 +572,10 @@ mod tests {
         );
         let log = segment(&fs, 8, 1, &[("a", 9, None), ("c", 4, Some("c4"))]);
         let out = job_with_cold(&fs, vec![log], vec![cold]).run().unwrap();
-        assert!(!out.cold_merged, "a quarter dead is below the share");
+        assert!(
+            out.cold_merged.is_empty(),
+            "a quarter dead is below the share"
+        );
         assert!(out.cold.is_none());
         assert_eq!(
             out.cold_bytes_not_copied,
@@ -559,7 +597,7 @@ mod tests {
         let cold = segment(&fs, 5, 1, &[("a", 1, Some("a1")), ("b", 2, Some("b2"))]);
         let log = segment(&fs, 8, 1, &[("a", 9, None), ("c", 4, Some("c4"))]);
         let out = job_with_cold(&fs, vec![log], vec![cold]).run().unwrap();
-        assert!(out.cold_merged, "half dead");
+        assert_eq!(out.cold_merged, [5], "half dead");
         assert_eq!(out.cold_bytes_not_copied, 0);
         assert_eq!(items(&fs, 99, 1), vec![("b".into(), 2, value("b2"))]);
         assert_eq!(
@@ -570,7 +608,7 @@ mod tests {
     }
 
     #[test]
-    fn too_many_cold_segments_are_merged_into_one() {
+    fn a_group_keeps_at_most_its_share_of_cold_segments() {
         let fs = fs();
         let cold: Vec<_> = (0..MAX_COLD_SEGMENTS as u64)
             .map(|i| {
@@ -585,9 +623,15 @@ mod tests {
         let main = segment(&fs, 3, 2, &[("m", 2, Some("m2"))]);
         let log = segment(&fs, 9, 1, &[("n", 4, Some("n4"))]);
         let out = job_with_cold(&fs, vec![main, log], cold).run().unwrap();
-        assert!(out.cold_merged);
+        assert_eq!(out.cold_merged.len(), 1, "the smallest, merged with m2");
         let merged: Vec<String> = items(&fs, 99, 1).into_iter().map(|i| i.0).collect();
-        assert_eq!(merged, ["m", "p", "q", "r", "s"]);
+        assert_eq!(merged.len(), 2, "{merged:?}");
+        assert_eq!(merged[0], "m");
+        assert_eq!(
+            out.cold_bytes_not_copied,
+            3 * 9,
+            "three segments of one 9-byte entry each left in place"
+        );
     }
 
     #[test]
@@ -612,11 +656,12 @@ mod tests {
         }
         .run()
         .unwrap();
-        assert!(out.cold_merged && out.summary.is_none(), "{out:?}");
+        assert_eq!(out.cold_merged, [5], "{out:?}");
+        assert!(out.summary.is_none());
         assert_eq!(
             items(&fs, 99, 1),
-            vec![("a".into(), 3, value("a3")), ("b".into(), 2, value("b2"))],
-            "no main segment to fold them into: merged into one cold segment"
+            vec![("b".into(), 2, value("b2"))],
+            "no main segment to fold it into: the segment with a dead record merged alone"
         );
     }
 }

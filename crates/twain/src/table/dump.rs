@@ -94,7 +94,10 @@ pub fn dump(table: &Table, out: &mut dyn Write) -> Result<()> {
             2 => "zstd".to_string(),
             t => format!("type {t}"),
         };
-        w(format_args!("data block #{n} {}, {stored}:\n", Extent(handle)))?;
+        w(format_args!(
+            "data block #{n} {}, {stored}:\n",
+            Extent(handle)
+        ))?;
         let block = table.data_block(handle, false)?;
         let mut it = BlockIter::new(&*block);
         let corrupt =
