@@ -142,6 +142,8 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
         format!("hash_groups={}", rng.pick(&["1", "4", "16"])),
         format!("gc_threshold={}", rng.pick(&["0.3", "0.5", "0.9"])),
         format!("gc={}", rng.pick(&["on", "on", "on", "off"])),
+        // Drawn last, so a seed draws the rest as before.
+        format!("compression={}", rng.pick(&["none", "lz4", "zstd"])),
     ];
 
     (sets, sync)

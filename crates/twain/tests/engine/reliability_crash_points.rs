@@ -160,6 +160,12 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
             twain::ValueLayout::Log
         },
         hash_groups: 3,
+        // Tables compressed or not, by seed: a reopen may change the codec.
+        compression: [
+            twain::Compression::None,
+            twain::Compression::Lz4,
+            twain::Compression::Zstd,
+        ][(seed % 3) as usize],
         ..Options::default()
     }
 }
