@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for the Python bindings: builds the `twain` wheel with `maturin build` (maturin from
+# CI for the Python bindings: builds the `twaindb` wheel with `maturin build` (maturin from
 # PyPI, in a virtualenv of its own), installs that wheel -- not the source folder -- into a
 # fresh virtualenv, as a user installs a downloaded wheel, and runs the tests there.
 #
@@ -35,7 +35,7 @@ python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
 pip_install "$py" "${wheels[0]}" pytest
 # The tests must import the installed wheel, never the source folder.
-"$py" -c 'import sys, twain; assert twain.__file__.startswith(sys.prefix), twain.__file__'
+"$py" -c 'import sys, twaindb; assert twaindb.__file__.startswith(sys.prefix), twaindb.__file__'
 echo "ci-python: wheel installed in a fresh venv at $((SECONDS - start)) s"
 
 # From the tests' folder the installed package is imported (the source folder has no

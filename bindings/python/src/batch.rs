@@ -1,4 +1,4 @@
-//! `twain.WriteBatch`: puts and deletes applied atomically by `Db.write`, or at the end of
+//! `twaindb.WriteBatch`: puts and deletes applied atomically by `Db.write`, or at the end of
 //! a `with db.write_batch() as batch:` block.
 
 use crate::convert::Bytes;
@@ -15,7 +15,7 @@ use twain::WriteOptions;
 /// database when it ends normally and discards it when it ends by an exception. Not
 /// meant to be filled from several threads at once (each call is safe; their order is
 /// not).
-#[pyclass(name = "WriteBatch", module = "twain")]
+#[pyclass(name = "WriteBatch", module = "twaindb")]
 #[derive(Default)]
 pub struct PyWriteBatch {
     batch: twain::WriteBatch,
@@ -100,7 +100,7 @@ impl PyWriteBatch {
 
     fn __repr__(&self) -> String {
         format!(
-            "<twain.WriteBatch of {} operations, {} bytes>",
+            "<twaindb.WriteBatch of {} operations, {} bytes>",
             self.batch.len(),
             self.batch.payload_bytes()
         )

@@ -1,4 +1,4 @@
-//! `twain.Db`: opening, writing, maintenance and closing; reads come from `Reader`.
+//! `twaindb.Db`: opening, writing, maintenance and closing; reads come from `Reader`.
 
 use crate::batch::PyWriteBatch;
 use crate::convert::{self, Bytes};
@@ -18,7 +18,7 @@ use twain::WriteOptions;
 /// threads; every engine call runs with the GIL released. Closed by `close()`, on leaving
 /// a `with` block, or when it and what holds its handle (snapshots, entry iterators,
 /// batches from `write_batch`) are garbage.
-#[pyclass(name = "Db", module = "twain", extends = Reader, frozen)]
+#[pyclass(name = "Db", module = "twaindb", extends = Reader, frozen)]
 pub struct PyDb {
     handle: Arc<Handle>,
     path: PathBuf,
@@ -159,6 +159,6 @@ impl PyDb {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let state = if self.closed(py) { "closed" } else { "open" };
-        format!("<twain.Db {:?} {state}>", self.path)
+        format!("<twaindb.Db {:?} {state}>", self.path)
     }
 }

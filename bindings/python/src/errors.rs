@@ -1,6 +1,6 @@
 //! The Python exception classes and the mapping of engine errors onto them.
 //!
-//! Every class derives from `twain.Error`; some also derive from the built-in class a
+//! Every class derives from `twaindb.Error`; some also derive from the built-in class a
 //! Python user would catch for the same trouble (`OSError`, `ValueError`, ...). PyO3's
 //! `create_exception!` allows one base only, so the classes are made at import time by
 //! calling `type(name, bases, namespace)`, once per interpreter.
@@ -34,9 +34,9 @@ impl From<Failure> for PyErr {
     }
 }
 
-/// The exception classes of the `twain` module.
+/// The exception classes of the `twaindb` module.
 pub struct Exceptions {
-    /// `twain.Error`, the base of the others.
+    /// `twaindb.Error`, the base of the others.
     error: Py<PyType>,
     corruption: Py<PyType>,
     io: Py<PyType>,
@@ -147,7 +147,7 @@ impl Exceptions {
     }
 }
 
-/// `type(name, bases, {"__module__": "twain", "__doc__": doc})`.
+/// `type(name, bases, {"__module__": "twaindb", "__doc__": doc})`.
 fn new_class(
     py: Python<'_>,
     name: &str,
@@ -155,7 +155,7 @@ fn new_class(
     doc: &str,
 ) -> PyResult<Py<PyType>> {
     let namespace = PyDict::new(py);
-    namespace.set_item("__module__", "twain")?;
+    namespace.set_item("__module__", "twaindb")?;
     namespace.set_item("__doc__", doc)?;
     let class = py
         .get_type::<PyType>()

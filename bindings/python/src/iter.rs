@@ -245,7 +245,7 @@ macro_rules! iterator_class {
         |$py:ident, $item:ident| -> $out:ty $convert:block
     ) => {
         $(#[$doc])*
-        #[pyclass(name = $name, module = "twain", frozen)]
+        #[pyclass(name = $name, module = "twaindb", frozen)]
         pub struct $class {
             steps: Steps<$cursor>,
         }
@@ -327,7 +327,7 @@ iterator_class!(
 
 /// A key and its value, read from disk when `value()` is called (each call reads).
 /// Raises `ClosedError` once the database is closed.
-#[pyclass(name = "Entry", module = "twain", frozen)]
+#[pyclass(name = "Entry", module = "twaindb", frozen)]
 pub struct PyEntry {
     key: Vec<u8>,
     slot: Arc<Slot<twain::Entry>>,

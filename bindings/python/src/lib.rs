@@ -1,5 +1,5 @@
-//! The native module `twain._twain` of the `twain` Python package: PyO3 bindings for the
-//! twain storage engine. The package re-exports everything from here.
+//! The native module `twaindb._twaindb` of the `twaindb` Python package: PyO3 bindings
+//! for the twain storage engine. The package re-exports everything from here.
 //!
 //! - `handle`: who owns the engine objects handed to Python, and closing.
 //! - `reader`, `db`, `snapshot`, `iter`, `batch`: the Python classes.
@@ -22,7 +22,7 @@ mod snapshot;
 use pyo3::prelude::*;
 
 #[pymodule]
-fn _twain(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _twaindb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<reader::Reader>()?;
     m.add_class::<db::PyDb>()?;

@@ -1,4 +1,4 @@
-//! `twain.Reader`: the reads shared by a database and a snapshot — `get`, the read side
+//! `twaindb.Reader`: the reads shared by a database and a snapshot — `get`, the read side
 //! of the mapping protocol and the iterators — written once for both.
 
 use crate::convert::Bytes;
@@ -24,7 +24,7 @@ enum View {
 /// (`reader[key]`, `key in reader`, `iter(reader)`, `keys()`, `values()`, `items()`,
 /// `get(key, default)`) and iterators. Thread-safe. No `len()`: the engine keeps no exact
 /// count of keys, and counting them is a scan of every table.
-#[pyclass(name = "Reader", module = "twain", subclass, frozen)]
+#[pyclass(name = "Reader", module = "twaindb", subclass, frozen)]
 pub struct Reader {
     handle: Arc<Handle>,
     view: View,

@@ -1,4 +1,4 @@
-//! `twain.Snapshot`: a consistent read view, released by `close()` (or on leaving a
+//! `twaindb.Snapshot`: a consistent read view, released by `close()` (or on leaving a
 //! `with` block).
 
 use crate::handle::{Handle, Slot};
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// A read view of the database at one moment; reads come from `Reader`. Holding it keeps
 /// the versions it can see from being compacted away, so close it when done. Thread-safe.
-#[pyclass(name = "Snapshot", module = "twain", extends = Reader, frozen)]
+#[pyclass(name = "Snapshot", module = "twaindb", extends = Reader, frozen)]
 pub struct PySnapshot {
     slot: Arc<Slot<twain::Snapshot>>,
 }

@@ -2,7 +2,7 @@
 
 import pytest
 
-import twain
+import twaindb
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def path(tmp_path):
 @pytest.fixture
 def db(path):
     """An open database with small memtables, so tests reach table files quickly."""
-    with twain.Db(path, memtable_size="64K") as db:
+    with twaindb.Db(path, memtable_size="64K") as db:
         yield db
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-import twain
+import twaindb
 
 
 def test_put_then_get_returns_the_value(db):
@@ -69,7 +69,7 @@ def test_other_key_types_are_a_type_error(db, bad):
 
 
 def test_a_key_over_the_limit_is_an_invalid_argument(db):
-    with pytest.raises(twain.InvalidArgumentError, match="invalid argument"):
+    with pytest.raises(twaindb.InvalidArgumentError, match="invalid argument"):
         db.put(b"k" * 70_000, b"v")
     with pytest.raises(ValueError):
         db.put(b"k" * 70_000, b"v")
@@ -77,6 +77,6 @@ def test_a_key_over_the_limit_is_an_invalid_argument(db):
 
 def test_path_and_repr(db, path):
     assert db.path == path
-    assert repr(db) == f'<twain.Db "{path}" open>'
+    assert repr(db) == f'<twaindb.Db "{path}" open>'
     db.close()
     assert repr(db).endswith(" closed>")

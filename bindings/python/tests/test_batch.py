@@ -2,24 +2,24 @@
 
 import pytest
 
-import twain
+import twaindb
 
 
 def test_a_batch_counts_its_operations():
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     assert len(batch) == 0 and not batch
     batch.put(b"a", b"1")
     batch.put(bytearray(b"b"), memoryview(b"2"))
     batch.delete(b"c")
     assert len(batch) == 3
-    assert repr(batch) == "<twain.WriteBatch of 3 operations, 5 bytes>"
+    assert repr(batch) == "<twaindb.WriteBatch of 3 operations, 5 bytes>"
     batch.clear()
     assert len(batch) == 0
 
 
 def test_write_applies_puts_and_deletes(db):
     db.put(b"gone", b"x")
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     batch.put(b"a", b"1")
     batch.put(b"b", b"2")
     batch.delete(b"gone")
@@ -28,7 +28,7 @@ def test_write_applies_puts_and_deletes(db):
 
 
 def test_a_later_operation_on_the_same_key_wins(db):
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     batch.put(b"k", b"first")
     batch.put(b"k", b"second")
     batch.put(b"d", b"x")
@@ -39,7 +39,7 @@ def test_a_later_operation_on_the_same_key_wins(db):
 
 
 def test_writing_leaves_the_batch_as_it_was(db):
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     batch.put(b"k", b"v")
     db.write(batch)
     assert len(batch) == 1
@@ -49,15 +49,15 @@ def test_writing_leaves_the_batch_as_it_was(db):
 
 
 def test_an_empty_batch_writes_nothing(db):
-    db.write(twain.WriteBatch())
+    db.write(twaindb.WriteBatch())
     assert list(db.iter()) == []
 
 
 def test_a_batch_is_all_or_nothing(db):
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     batch.put(b"ok", b"v")
     batch.put(b"k" * 70_000, b"too long a key")
-    with pytest.raises(twain.InvalidArgumentError):
+    with pytest.raises(twaindb.InvalidArgumentError):
         db.write(batch)
     assert db.get(b"ok") is None
 
@@ -74,7 +74,7 @@ def test_a_with_block_writes_the_batch_when_it_ends(db):
 
 
 def test_a_with_block_with_sync_writes_durably(path):
-    db = twain.Db(path)
+    db = twaindb.Db(path)
     with db.write_batch(sync=True) as wb:
         wb.put(b"k", b"v")
     before = db.stats()["synced_groups"]
@@ -85,7 +85,7 @@ def test_a_with_block_with_sync_writes_durably(path):
         wb.put(b"k3", b"v")
     assert db.stats()["synced_groups"] == before + 1
     db.close()
-    with twain.Db(path) as again:
+    with twaindb.Db(path) as again:
         assert list(again.keys()) == [b"k", b"k2", b"k3"]
 
 
@@ -120,14 +120,14 @@ def test_a_batch_filled_before_the_block_is_written_by_it(db):
 
 
 def test_a_batch_of_no_database_is_not_a_context_manager(db):
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     with pytest.raises(TypeError, match="belongs to no database.*db.write_batch"), batch:
         batch.put(b"a", b"1")
     assert db.get(b"a") is None
 
 
 def test_a_failed_write_at_the_end_of_the_block_raises_and_writes_nothing(db):
-    with pytest.raises(twain.InvalidArgumentError), db.write_batch() as wb:
+    with pytest.raises(twaindb.InvalidArgumentError), db.write_batch() as wb:
         wb.put(b"ok", b"v")
         wb.put(b"k" * 70_000, b"too long a key")
     assert db.get(b"ok") is None
@@ -135,9 +135,9 @@ def test_a_failed_write_at_the_end_of_the_block_raises_and_writes_nothing(db):
 
 
 def test_a_with_block_ending_after_close_raises_closed_error(path):
-    db = twain.Db(path)
-    with pytest.raises(twain.ClosedError, match="database is closed"), db.write_batch() as wb:
+    db = twaindb.Db(path)
+    with pytest.raises(twaindb.ClosedError, match="database is closed"), db.write_batch() as wb:
         wb.put(b"a", b"1")
         db.close()
-    with twain.Db(path) as again:
+    with twaindb.Db(path) as again:
         assert again.get(b"a") is None

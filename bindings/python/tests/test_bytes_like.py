@@ -7,7 +7,7 @@ import array
 
 import pytest
 
-import twain
+import twaindb
 
 BYTES_LIKE = {
     "bytes": lambda b: b,
@@ -24,7 +24,7 @@ def test_every_bytes_like_kind_works_as_key_value_bound_and_prefix(db, kind):
     as_ = BYTES_LIKE[kind]
     db.put(as_(b"apple"), as_(b"red"))
     db[as_(b"banana")] = as_(b"yellow")
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     batch.put(as_(b"cherry"), as_(b"dark red"))
     batch.delete(as_(b"date"))
     db.write(batch)
@@ -120,9 +120,9 @@ def every_call_taking_a_key():
         "entries": lambda db, s: db.entries(s),
         "entries prefix": lambda db, s: db.entries(prefix=s),
         "compact_range": lambda db, s: db.compact_range(s),
-        "batch put key": lambda db, s: twain.WriteBatch().put(s, b"v"),
-        "batch put value": lambda db, s: twain.WriteBatch().put(b"k", s),
-        "batch delete": lambda db, s: twain.WriteBatch().delete(s),
+        "batch put key": lambda db, s: twaindb.WriteBatch().put(s, b"v"),
+        "batch put value": lambda db, s: twaindb.WriteBatch().put(b"k", s),
+        "batch delete": lambda db, s: twaindb.WriteBatch().delete(s),
         "bound batch put": lambda db, s: db.write_batch().put(s, b"v"),
         "seek items": lambda db, s: db.iter().seek(s),
         "seek keys": lambda db, s: db.keys().seek(s),

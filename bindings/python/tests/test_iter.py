@@ -3,7 +3,7 @@ table files."""
 
 import pytest
 
-import twain
+import twaindb
 
 from conftest import keys
 
@@ -118,4 +118,4 @@ def test_a_bound_of_the_wrong_type_is_a_type_error(db):
         db.range(1)
     with pytest.raises(TypeError):
         db.prefix(None)
-    assert isinstance(db.iter(), twain.ItemIterator)
+    assert isinstance(db.iter(), twaindb.ItemIterator)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-import twain
+import twaindb
 
 KEYS = [b"a", b"ab", b"abc", b"b", b"ba", b"c", b"\xff"]
 
@@ -116,15 +116,15 @@ def test_close_releases_the_iterator(filled, kind):
     next(it)
     it.close()
     assert it.closed
-    with pytest.raises(twain.ClosedError, match="iterator is closed"):
+    with pytest.raises(twaindb.ClosedError, match="iterator is closed"):
         next(it)
-    with pytest.raises(twain.ClosedError, match="iterator is closed"):
+    with pytest.raises(twaindb.ClosedError, match="iterator is closed"):
         it.seek(b"a")
     it.close()  # idempotent
     # Other iterators and the database go on.
     assert walk(kind, KINDS[kind][0](filled)) == KEYS
     filled.close()
-    with pytest.raises(twain.ClosedError, match="iterator is closed"):
+    with pytest.raises(twaindb.ClosedError, match="iterator is closed"):
         next(it)
 
 
@@ -143,9 +143,9 @@ def test_closing_the_database_closes_its_iterators(filled):
     filled.close()
     for it in its:
         assert it.closed
-        with pytest.raises(twain.ClosedError, match="database is closed"):
+        with pytest.raises(twaindb.ClosedError, match="database is closed"):
             next(it)
-        with pytest.raises(twain.ClosedError, match="database is closed"):
+        with pytest.raises(twaindb.ClosedError, match="database is closed"):
             it.seek(b"a")
 
 
@@ -166,7 +166,7 @@ def test_a_closed_iterator_lets_compaction_drop_the_tables_it_held(path):
             assert time.monotonic() < deadline, "obsolete tables are never deleted"
             time.sleep(0.01)
 
-    with twain.Db(path, memtable_size="64K") as db:
+    with twaindb.Db(path, memtable_size="64K") as db:
         for i in range(2000):
             db.put(b"%05d" % i, b"v" * 100)
         db.compact_range()  # no background work left to change the tables below
@@ -189,7 +189,7 @@ def test_a_closed_iterator_lets_compaction_drop_the_tables_it_held(path):
 def test_an_error_ends_the_iteration_and_a_seek_starts_it_again(path, reverse):
     options = {"value_file_size": "64K", "inline_threshold": 16}
     value = b"value of 0005 " * 50
-    with twain.Db(path, **options) as db:
+    with twaindb.Db(path, **options) as db:
         for i in range(300):
             db.put(b"%04d" % i, value if i == 5 else b"value %04d " % i * 50)
         db.flush()
@@ -198,11 +198,11 @@ def test_an_error_ends_the_iteration_and_a_seek_starts_it_again(path, reverse):
     data = bytearray(first.read_bytes())
     data[data.index(value) + 20] ^= 0x40
     first.write_bytes(bytes(data))
-    with twain.Db(path, **options) as db:
+    with twaindb.Db(path, **options) as db:
         it = db.iter(reverse=reverse)
         it.seek(b"0010" if reverse else b"0000")
         seen = []
-        with pytest.raises(twain.CorruptionError, match=r"\.vlog at offset"):
+        with pytest.raises(twaindb.CorruptionError, match=r"\.vlog at offset"):
             for key, _ in it:
                 seen.append(key)
         assert seen == [b"%04d" % i for i in (range(10, 5, -1) if reverse else range(5))]

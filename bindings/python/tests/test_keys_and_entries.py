@@ -4,7 +4,7 @@ prefix, run in reverse, work on snapshots, and raise ClosedError after close."""
 
 import pytest
 
-import twain
+import twaindb
 
 KEYS = [b"a", b"ab", b"abc", b"b", b"ba", b"c"]
 
@@ -12,7 +12,7 @@ KEYS = [b"a", b"ab", b"abc", b"b", b"ba", b"c"]
 @pytest.fixture
 def filled(path):
     """A database whose values are separated (larger than the inline threshold)."""
-    with twain.Db(path, memtable_size="64K", inline_threshold=16) as db:
+    with twaindb.Db(path, memtable_size="64K", inline_threshold=16) as db:
         for k in KEYS:
             db.put(k, k * 100)
         db.flush()
@@ -54,15 +54,15 @@ def test_snapshot_keys_and_entries_see_the_snapshot(filled):
 
 
 def test_entries_and_keys_raise_closed_error_after_close(path):
-    db = twain.Db(path, inline_threshold=16)
+    db = twaindb.Db(path, inline_threshold=16)
     db.put(b"k", b"v" * 100)
     entry = next(db.entries())
     keys = db.keys()
     db.close()
-    with pytest.raises(twain.ClosedError):
+    with pytest.raises(twaindb.ClosedError):
         entry.value()
-    with pytest.raises(twain.ClosedError):
+    with pytest.raises(twaindb.ClosedError):
         next(keys)
     # The closed database's lock was released with the entry: it opens again.
-    with twain.Db(path) as again:
+    with twaindb.Db(path) as again:
         assert list(again.keys()) == [b"k"]

@@ -1,6 +1,6 @@
 """flush, compact_range, gc, stats, and persistence across reopening."""
 
-import twain
+import twaindb
 
 
 def test_flush_moves_the_memtable_to_a_table(db):
@@ -32,7 +32,7 @@ def test_compact_range_merges_the_tables_into_one_level(db):
 def test_gc_collects_value_files_with_garbage(path):
     # Threshold 1.0: GC collects every sealed value file holding any garbage.
     options = {"value_file_size": "64K", "gc_enabled": False, "gc_threshold": 1.0}
-    with twain.Db(path, **options) as db:
+    with twaindb.Db(path, **options) as db:
         for round_ in range(3):
             for i in range(200):
                 db.put(b"%04d" % i, bytes([round_]) * 1000)
@@ -46,9 +46,7 @@ def test_gc_collects_value_files_with_garbage(path):
         # A punched file keeps the dead records that share a block with live ones
         # (counted in dropped_bytes, punched_bytes the part freed); any other garbage
         # is gone.
-        assert all(
-            f["dropped_bytes"] == 0 or f["punched_bytes"] > 0 for f in stats["value_files"]
-        )
+        assert all(f["dropped_bytes"] == 0 or f["punched_bytes"] > 0 for f in stats["value_files"])
         assert all(db.get(b"%04d" % i) == b"\x02" * 1000 for i in range(200))
         assert db.gc() == 0
 
@@ -65,14 +63,14 @@ def test_stats_is_the_json_form_as_a_dict(db):
 
 def test_data_persists_across_reopening(path):
     expected = {b"%04d" % i: b"v%d" % i * (i % 50) for i in range(1000)}
-    with twain.Db(path, memtable_size="64K") as db:
+    with twaindb.Db(path, memtable_size="64K") as db:
         for k, v in expected.items():
             db.put(k, v)
         db.delete(b"0000")
         del expected[b"0000"]
-    with twain.Db(path) as db:
+    with twaindb.Db(path) as db:
         assert dict(db.iter()) == expected
         db.flush()
         db.compact_range()
-    with twain.Db(path, create_if_missing=False) as db:
+    with twaindb.Db(path, create_if_missing=False) as db:
         assert dict(db.iter(reverse=True)) == expected

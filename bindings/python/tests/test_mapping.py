@@ -3,7 +3,7 @@ items() and get(k, default) on a database, and the reads of it on a snapshot. No
 
 import pytest
 
-import twain
+import twaindb
 
 PAIRS = [(b"a", b"1"), (b"b", b""), (b"c", b"3" * 1000), (b"\xff", b"4")]
 
@@ -11,7 +11,7 @@ PAIRS = [(b"a", b"1"), (b"b", b""), (b"c", b"3" * 1000), (b"\xff", b"4")]
 @pytest.fixture(params=["memtable", "tables"])
 def filled(request, path):
     """A database holding PAIRS (one value separated), in the memtable or in tables."""
-    with twain.Db(path, memtable_size="64K", inline_threshold=16) as db:
+    with twaindb.Db(path, memtable_size="64K", inline_threshold=16) as db:
         for k, v in PAIRS:
             db[k] = v
         if request.param == "tables":
@@ -77,9 +77,9 @@ def test_keys_values_items_and_iter_are_iterators_in_key_order(filled):
     assert list(filled) == keys
     for it in (filled.keys(), filled.values(), filled.items(), iter(filled)):
         assert iter(it) is it
-    assert isinstance(iter(filled), twain.KeyIterator)
-    assert isinstance(filled.values(), twain.ValueIterator)
-    assert isinstance(filled.items(), twain.ItemIterator)
+    assert isinstance(iter(filled), twaindb.KeyIterator)
+    assert isinstance(filled.values(), twaindb.ValueIterator)
+    assert isinstance(filled.items(), twaindb.ItemIterator)
 
 
 def test_keys_values_items_take_a_range_a_prefix_and_reverse(filled):

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-import twain
+import twaindb
 
 OPTIONS = {"memtable_size": "16K", "value_file_size": "64K", "gc_threshold": 0.9}
 
@@ -42,7 +42,7 @@ def write_a_batch(rng, db, model):
     """A batch of puts and deletes: written by Db.write, or by a with block that commits,
     or by one that raises (and so writes nothing)."""
     how = rng.choice(["write", "with", "raise"])
-    batch = twain.WriteBatch() if how == "write" else db.write_batch()
+    batch = twaindb.WriteBatch() if how == "write" else db.write_batch()
     changes = {}
     with contextlib.suppress(Discarded), contextlib.ExitStack() as stack:
         if how != "write":
@@ -104,7 +104,7 @@ def test_random_operations_match_a_dict(path, seed):
     rng = random.Random(seed)
     model = {}
     snapshots = []  # (snapshot, the model when it was taken)
-    db = twain.Db(path, **OPTIONS)
+    db = twaindb.Db(path, **OPTIONS)
     try:
         for step in range(2000):
             op = rng.random()
@@ -169,10 +169,10 @@ def test_random_operations_match_a_dict(path, seed):
                 for snap, _ in snapshots:
                     assert snap.closed
                 snapshots.clear()
-                db = twain.Db(path, **OPTIONS)
+                db = twaindb.Db(path, **OPTIONS)
         assert list(db.iter()) == expected_range(model, None, None, False)
         assert list(db.iter(reverse=True)) == expected_range(model, None, None, True)
     finally:
         db.close()
-    with twain.Db(path, **OPTIONS) as db:
+    with twaindb.Db(path, **OPTIONS) as db:
         assert dict(db.iter()) == model

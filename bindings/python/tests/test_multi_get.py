@@ -3,7 +3,7 @@ through the database and through a snapshot; bytes-like keys, str refused."""
 
 import pytest
 
-import twain
+import twaindb
 
 
 def test_values_come_back_in_the_order_asked(db):
@@ -33,7 +33,7 @@ def test_str_keys_are_refused(db):
 
 
 def test_a_closed_database_refuses(path):
-    db = twain.Db(path)
+    db = twaindb.Db(path)
     db.close()
-    with pytest.raises(twain.ClosedError):
+    with pytest.raises(twaindb.ClosedError):
         db.multi_get([b"a"])

@@ -2,11 +2,11 @@
 
 import pytest
 
-import twain
+import twaindb
 
 
 def test_options_accept_strings_numbers_and_booleans(path):
-    with twain.Db(
+    with twaindb.Db(
         path,
         memtable_size="8M",
         block_size=8192,
@@ -20,8 +20,8 @@ def test_options_accept_strings_numbers_and_booleans(path):
 
 
 def test_an_unknown_option_is_an_invalid_argument(path):
-    with pytest.raises(twain.InvalidArgumentError, match='unknown option "no_such_option"'):
-        twain.Db(path, no_such_option=1)
+    with pytest.raises(twaindb.InvalidArgumentError, match='unknown option "no_such_option"'):
+        twaindb.Db(path, no_such_option=1)
     assert not path.exists()
 
 
@@ -31,45 +31,47 @@ def test_an_unknown_option_is_an_invalid_argument(path):
 )
 def test_a_value_that_does_not_parse_is_an_invalid_argument(path, name, value):
     with pytest.raises(ValueError, match=f"option {name}"):
-        twain.Db(path, **{name: value})
+        twaindb.Db(path, **{name: value})
 
 
 def test_options_that_do_not_fit_together_are_refused(path):
-    with pytest.raises(twain.InvalidArgumentError, match="memtable_size"):
-        twain.Db(path, memtable_size=100)
+    with pytest.raises(twaindb.InvalidArgumentError, match="memtable_size"):
+        twaindb.Db(path, memtable_size=100)
 
 
 def test_without_create_if_missing_a_missing_database_is_not_found(path):
-    with pytest.raises(twain.NotFoundError, match="no database"):
-        twain.Db(path, create_if_missing=False)
+    with pytest.raises(twaindb.NotFoundError, match="no database"):
+        twaindb.Db(path, create_if_missing=False)
     with pytest.raises(FileNotFoundError):
-        twain.Db(path, create_if_missing=False)
+        twaindb.Db(path, create_if_missing=False)
 
 
 def test_error_if_exists(path):
-    twain.Db(path).close()
-    with pytest.raises(twain.AlreadyExistsError):
-        twain.Db(path, error_if_exists=True)
+    twaindb.Db(path).close()
+    with pytest.raises(twaindb.AlreadyExistsError):
+        twaindb.Db(path, error_if_exists=True)
     with pytest.raises(FileExistsError):
-        twain.Db(path, error_if_exists=True)
+        twaindb.Db(path, error_if_exists=True)
 
 
 def test_the_path_may_be_a_str(path):
-    with twain.Db(str(path)) as db:
+    with twaindb.Db(str(path)) as db:
         assert db.path == path
 
 
 def test_a_vlog_mode_database_refuses_the_modes_that_trust_drop_records(path):
-    with twain.Db(path, gc_mode="vlog") as db:
+    with twaindb.Db(path, gc_mode="vlog") as db:
         db.put(b"k", b"v" * 300)
-    with pytest.raises(twain.InvalidArgumentError, match="ran with gc_mode=vlog"):
-        twain.Db(path, gc_mode="drop-records")
-    with twain.Db(path, gc_mode="vlog") as db:
+    with pytest.raises(twaindb.InvalidArgumentError, match="ran with gc_mode=vlog"):
+        twaindb.Db(path, gc_mode="drop-records")
+    with twaindb.Db(path, gc_mode="vlog") as db:
         assert db.get(b"k") == b"v" * 300
 
 
 def test_compression_and_the_info_log_are_options(path):
-    with twain.Db(path, compression="zstd", compression_per_level="none,lz4", info_log=True) as db:
+    with twaindb.Db(
+        path, compression="zstd", compression_per_level="none,lz4", info_log=True
+    ) as db:
         for i in range(2000):
             db.put(b"key%05d" % i, b"alpha bravo charlie " * 5)
         db.flush()
@@ -77,4 +79,4 @@ def test_compression_and_the_info_log_are_options(path):
         assert db.get(b"key01234") == b"alpha bravo charlie " * 5
     assert (path / "LOG").read_text().count(" INFO  ") >= 2
     with pytest.raises(ValueError, match="option compression"):
-        twain.Db(path, compression="snappy")
+        twaindb.Db(path, compression="snappy")

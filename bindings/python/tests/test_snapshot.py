@@ -2,7 +2,7 @@
 
 import pytest
 
-import twain
+import twaindb
 
 from conftest import keys
 
@@ -49,17 +49,17 @@ def test_a_snapshot_survives_flush_and_compaction(db_and_snapshot):
 
 
 def test_a_snapshot_is_a_reader():
-    assert issubclass(twain.Snapshot, twain.Reader)
-    assert issubclass(twain.Db, twain.Reader)
+    assert issubclass(twaindb.Snapshot, twaindb.Reader)
+    assert issubclass(twaindb.Db, twaindb.Reader)
 
 
 def test_a_closed_snapshot_raises(db):
     with db.snapshot() as snap:
         assert not snap.closed
     assert snap.closed
-    with pytest.raises(twain.ClosedError, match="snapshot is closed"):
+    with pytest.raises(twaindb.ClosedError, match="snapshot is closed"):
         snap.get(b"a")
-    with pytest.raises(twain.ClosedError):
+    with pytest.raises(twaindb.ClosedError):
         snap.iter()
     snap.close()  # idempotent
 

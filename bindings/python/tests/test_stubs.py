@@ -1,4 +1,4 @@
-"""Ties the type stubs (twain/__init__.pyi) to the module: the same names, classes,
+"""Ties the type stubs (twaindb/__init__.pyi) to the module: the same names, classes,
 bases, methods and parameters (names, kinds, defaults); the stats TypedDicts to what
 Db.stats() returns. Other types are not checked here."""
 
@@ -8,12 +8,12 @@ import pathlib
 
 import pytest
 
-import twain
+import twaindb
 
 if not hasattr(ast, "unparse"):  # Python 3.8; the stubs are the same for every version
     pytest.skip("ast.unparse needs Python 3.9", allow_module_level=True)
 
-PACKAGE = pathlib.Path(twain.__file__).parent
+PACKAGE = pathlib.Path(twaindb.__file__).parent
 STUB = ast.parse((PACKAGE / "__init__.pyi").read_text())
 CLASSES = {node.name: node for node in STUB.body if isinstance(node, ast.ClassDef)}
 TYPED_DICTS = {n for n, c in CLASSES.items() if [ast.unparse(b) for b in c.bases] == ["TypedDict"]}
@@ -82,9 +82,9 @@ def test_the_stub_names_exactly_the_module_exports():
         for n in STUB.body
         if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "__all__"
     ]
-    assert stub_all == twain.__all__
-    assert set(CLASSES) | {"__version__"} == set(twain.__all__)
-    assert all(hasattr(twain, n) for n in twain.__all__)
+    assert stub_all == twaindb.__all__
+    assert set(CLASSES) | {"__version__"} == set(twaindb.__all__)
+    assert all(hasattr(twaindb, n) for n in twaindb.__all__)
 
 
 def test_the_package_is_marked_typed():
@@ -94,19 +94,19 @@ def test_the_package_is_marked_typed():
 def test_no_export_shadows_a_name_of_typing():
     import typing
 
-    assert not set(twain.__all__) & set(dir(typing))
-    assert "Iterator" not in dir(twain)
+    assert not set(twaindb.__all__) & set(dir(typing))
+    assert "Iterator" not in dir(twaindb)
 
 
 @pytest.mark.parametrize("name", sorted(set(CLASSES) - TYPED_DICTS))
 def test_each_class_has_the_same_bases(name):
     stub_bases = [ast.unparse(b) for b in CLASSES[name].bases] or ["object"]
-    assert [b.__name__ for b in getattr(twain, name).__bases__] == stub_bases
+    assert [b.__name__ for b in getattr(twaindb, name).__bases__] == stub_bases
 
 
 @pytest.mark.parametrize("name", sorted(set(CLASSES) - TYPED_DICTS))
 def test_each_class_has_the_same_members(name):
-    assert set(stub_members(CLASSES[name])) == runtime_members(getattr(twain, name))
+    assert set(stub_members(CLASSES[name])) == runtime_members(getattr(twaindb, name))
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_each_class_has_the_same_members(name):
 )
 def test_each_method_has_the_same_parameters(cls, method):
     fn = stub_members(CLASSES[cls])[method]
-    assert runtime_params(getattr(twain, cls), method) == stub_params(fn)
+    assert runtime_params(getattr(twaindb, cls), method) == stub_params(fn)
 
 
 def stub_fields(name):
@@ -135,7 +135,7 @@ def stub_fields(name):
 
 @pytest.mark.parametrize("name", sorted(TYPED_DICTS))
 def test_each_typed_dict_has_the_same_fields_at_run_time(name):
-    runtime = getattr(twain, name)
+    runtime = getattr(twaindb, name)
     annotations = {k: getattr(a, "__forward_arg__", a) for k, a in runtime.__annotations__.items()}
     assert annotations == stub_fields(name)
     assert list(annotations) == list(stub_fields(name))
@@ -172,7 +172,7 @@ def check_typed(name, value):
 
 
 def test_stats_returns_exactly_the_fields_of_the_stats_typed_dict(path):
-    with twain.Db(path, memtable_size="64K", inline_threshold=16) as db:
+    with twaindb.Db(path, memtable_size="64K", inline_threshold=16) as db:
         for i in range(500):
             db.put(b"%04d" % i, b"value %d" % i * 10)
         db.flush()
@@ -180,7 +180,7 @@ def test_stats_returns_exactly_the_fields_of_the_stats_typed_dict(path):
         assert stats["levels"] and stats["value_files"], "the nested lists are checked"
         assert stats["hash_layout"] is None
         check_typed("Stats", stats)
-    with twain.Db(
+    with twaindb.Db(
         path.with_name("hash"), memtable_size="64K", value_layout="hash", hash_groups=4
     ) as db:
         for i in range(500):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-import twain
+import twaindb
 
 
 def run_threads(target, n):
@@ -62,7 +62,7 @@ def test_the_stall_measure_catches_a_call_that_holds_the_gil():
 
 
 def test_an_engine_call_lets_other_threads_run(db):
-    batch = twain.WriteBatch()
+    batch = twaindb.WriteBatch()
     for i in range(40_000):
         batch.put(b"key%06d" % i, b"v" * 500)
 
@@ -82,7 +82,7 @@ def test_concurrent_writers_all_land(db):
     def write(t):
         for i in range(per_thread):
             if i % 100 == 0:
-                batch = twain.WriteBatch()
+                batch = twaindb.WriteBatch()
                 batch.put(b"t%d-batch%05d" % (t, i), b"b")
                 db.write(batch)
             db.put(b"t%d-%05d" % (t, i), b"%d" % i, sync=(i % 500 == 0))
@@ -143,7 +143,7 @@ def test_closing_an_iterator_while_other_threads_step_and_seek_it(db):
                     it.seek(b"%05d" % random.randrange(4000))
                 else:
                     next(it, None)
-        except twain.ClosedError as e:
+        except twaindb.ClosedError as e:
             outcomes.append(str(e))
 
     def closer(_):
@@ -157,7 +157,7 @@ def test_closing_an_iterator_while_other_threads_step_and_seek_it(db):
 
 
 def test_closing_while_other_threads_read_and_iterate(path):
-    db = twain.Db(path)
+    db = twaindb.Db(path)
     for i in range(2000):
         db.put(b"%05d" % i, b"v")
     outcomes = []
@@ -172,7 +172,7 @@ def test_closing_while_other_threads_read_and_iterate(path):
                         pass
                 else:
                     db.get(b"00042")
-        except twain.ClosedError:
+        except twaindb.ClosedError:
             outcomes.append("closed")
 
     def closer(_):
@@ -182,7 +182,7 @@ def test_closing_while_other_threads_read_and_iterate(path):
 
     run_threads(lambda t: closer(t) if t == 4 else reader(t), 5)
     assert outcomes == ["closed"] * 4
-    with pytest.raises(twain.ClosedError):
+    with pytest.raises(twaindb.ClosedError):
         db.get(b"00042")
 
 
@@ -192,7 +192,7 @@ def test_the_directory_is_free_as_soon_as_close_returns(path):
     # nothing deadlocks. A stress check: the race that handle.rs's lock order closes (an
     # iterator made just before close, registered just after) is too narrow to hit here.
     for _ in range(5):
-        db = twain.Db(path)
+        db = twaindb.Db(path)
         db.put(b"k", b"v")
         go, stop = threading.Event(), threading.Event()
 
@@ -204,7 +204,7 @@ def test_the_directory_is_free_as_soon_as_close_returns(path):
                         db.snapshot().iter()
                     else:
                         db.prefix(b"k")
-                except twain.ClosedError:
+                except twaindb.ClosedError:
                     pass
 
         def close_then_reopen(_, db=db, go=go, stop=stop):
@@ -212,7 +212,7 @@ def test_the_directory_is_free_as_soon_as_close_returns(path):
             time.sleep(0.02)
             try:
                 db.close()
-                twain.Db(path).close()
+                twaindb.Db(path).close()
             finally:
                 stop.set()
 

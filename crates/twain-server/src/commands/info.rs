@@ -40,7 +40,7 @@ pub fn info(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
             ("server", _) => server(ctx.shared, &mut text),
             ("clients", _) => clients(ctx.shared, &mut text),
             ("stats", _) => counters(ctx.shared, &mut text),
-            ("keyspace", Some(s)) => keyspace(s, &mut text),
+            ("keyspace", Some(s)) => keyspace(ctx.shared, s, &mut text),
             ("twain", Some(s)) => engine(s, &mut text),
             _ => {}
         }
@@ -119,15 +119,30 @@ fn counters(shared: &Shared, out: &mut String) {
     );
 }
 
-/// Redis's `db0:keys=...` line. The count is an upper bound from the engine's statistics
-/// (entries in memtables and tables, so versions and deletions not yet compacted away
-/// count too); `DBSIZE` counts exactly.
-fn keyspace(s: &Stats, out: &mut String) {
+/// Up to this many entries in the key store (every version counted), `INFO keyspace`
+/// makes a fresh pass when the background's is behind, so its count is exact at once.
+const KEYSPACE_EXACT_ENTRIES: u64 = 100_000;
+
+/// Redis's `db0:keys=...` line: the engine's live keys (`Stats::live_keys`), counted by
+/// a pass over the key store's keys. The background makes that pass after writes, so
+/// the count is exact once it settles; up to [`KEYSPACE_EXACT_ENTRIES`] entries, a pass
+/// that is behind is made again here, so the count is exact at once. Beyond, it lags by
+/// the writes since the background's pass. twain keeps no expiry yet: `expires=0`.
+fn keyspace(shared: &Shared, s: &Stats, out: &mut String) {
     let entries = s.memtable_entries + s.levels.iter().map(|l| l.entries).sum::<u64>();
+    let keys = if !s.live_bytes_is_current() && entries <= KEYSPACE_EXACT_ENTRIES {
+        let db = shared.store.db();
+        match db.refresh_live_bytes().and_then(|_| db.stats()) {
+            Ok(fresh) => fresh.live_keys,
+            Err(_) => s.live_keys, // the pass's failure shows in live_bytes_error
+        }
+    } else {
+        s.live_keys
+    };
     section(
         out,
         "Keyspace",
-        &[("db0", format!("keys={entries},expires=0,avg_ttl=0"))],
+        &[("db0", format!("keys={keys},expires=0,avg_ttl=0"))],
     );
 }
 
@@ -159,6 +174,7 @@ fn engine(s: &Stats, out: &mut String) {
         ("value_files", s.value_files.len().to_string()),
         ("disk_bytes", s.disk.total().to_string()),
         ("live_bytes", s.live_bytes.to_string()),
+        ("live_keys", s.live_keys.to_string()),
         (
             // How old the background's pass behind live_bytes is; empty before one.
             "live_bytes_age_ms",
@@ -297,6 +313,24 @@ mod tests {
         assert!(twain.contains("\r\nlive_bytes:0\r\n"), "{twain}");
         // Nothing live: no ratio.
         assert!(twain.contains("\r\nspace_amplification:\r\n"), "{twain}");
+    }
+
+    #[test]
+    fn keyspace_counts_live_keys_not_versions() {
+        let mut c = Conn::new();
+        // 4 keys, 9 versions and a deletion: the 9 against 4.
+        for (k, v) in [("a", "1"), ("b", "1"), ("a", "2"), ("c", "1"), ("a", "3")] {
+            c.run(&["SET", k, v]);
+        }
+        c.run(&["MSET", "d", "1", "b", "2", "c", "2", "e", "1"]);
+        c.run(&["DEL", "e"]);
+        assert_eq!(c.run(&["DBSIZE"]), Frame::Integer(4));
+        let keyspace = text(c.run(&["INFO", "keyspace"]));
+        assert_eq!(keyspace, "# Keyspace\r\ndb0:keys=4,expires=0,avg_ttl=0\r\n");
+        c.shared.store.db().flush().unwrap();
+        c.shared.store.db().refresh_live_bytes().unwrap();
+        let twain = text(c.run(&["INFO", "twain"]));
+        assert!(twain.contains("\r\nlive_keys:4\r\n"), "{twain}");
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! Commands over keys in general: `DEL`, `EXISTS`, `SCAN`, `DBSIZE`, `FLUSHDB`
-//! (`FLUSHALL` is the same: there is one database).
+//! Commands over keys in general: `DEL`, `EXISTS`, `TOUCH`, `TYPE`, `SCAN`, `KEYS`,
+//! `RANDOMKEY`, `DBSIZE`, `FLUSHDB` (`FLUSHALL` is the same: there is one database). None
+//! of them reads a separated value: keys are listed and tested by key-only iteration.
 
 use super::{Ctx, err_engine, err_syntax, int_arg, is};
 use crate::glob::Glob;
 use crate::resp::Frame;
+use rand::RngExt;
 use std::collections::HashSet;
 use std::ops::Bound;
-use twain::WriteBatch;
+use twain::{Db, WriteBatch};
 
 /// Default and largest keys a SCAN examines per call (Redis's `COUNT`).
 const SCAN_DEFAULT_COUNT: usize = 10;
@@ -47,18 +49,41 @@ pub fn del(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
     Frame::Integer(deleted)
 }
 
+/// Whether `key` exists, read by key-only iteration (no value file is read).
+fn key_exists(db: &Db, key: &[u8]) -> twain::Result<bool> {
+    db.keys(key..=key).next().transpose().map(|k| k.is_some())
+}
+
 /// `EXISTS key...`: how many of the keys exist, a key named twice counting twice.
 pub fn exists(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
-    let snapshot = ctx.shared.store.db().snapshot();
+    count_existing(ctx.shared.store.db(), &args[1..])
+}
+
+/// `TOUCH key...`: as `EXISTS` (Redis's TOUCH only updates the access time of its keys,
+/// which twain does not keep).
+pub fn touch(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
+    count_existing(ctx.shared.store.db(), &args[1..])
+}
+
+fn count_existing(db: &Db, keys: &[Vec<u8>]) -> Frame {
     let mut n = 0;
-    for key in &args[1..] {
-        match snapshot.get(key) {
-            Ok(Some(_)) => n += 1,
-            Ok(None) => {}
+    for key in keys {
+        match key_exists(db, key) {
+            Ok(true) => n += 1,
+            Ok(false) => {}
             Err(e) => return err_engine(&e),
         }
     }
     Frame::Integer(n)
+}
+
+/// `TYPE key`: `string` if the key exists (every twain value is a string), else `none`.
+pub fn key_type(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
+    match key_exists(ctx.shared.store.db(), &args[1]) {
+        Ok(true) => Frame::Simple("string".into()),
+        Ok(false) => Frame::Simple("none".into()),
+        Err(e) => err_engine(&e),
+    }
 }
 
 /// What a SCAN call asked for.
@@ -142,7 +167,7 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
         .shared
         .store
         .db()
-        .range((lower, prefix_end(&prefix)))
+        .keys((lower, prefix_end(&prefix)))
         .peekable();
     let mut found = Vec::new();
     let mut found_bytes = 0;
@@ -154,7 +179,7 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
         match keys.next() {
             None => break,
             Some(Err(e)) => return err_engine(&e),
-            Some(Ok((key, _))) => {
+            Some(Ok(key)) => {
                 if scan.strings_only && filter.is_none_or(|g| g.matches(&key)) {
                     found_bytes += key.len();
                     found.push(Frame::Bulk(key.clone()));
@@ -173,11 +198,106 @@ pub fn scan(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
     ])
 }
 
+/// `KEYS pattern`: every key matching the glob, in key order. Only the keys under the
+/// pattern's literal prefix are visited. The reply is refused once its keys pass the
+/// server's output limit (`--max-output`), before it is built whole: use `SCAN` for more.
+pub fn keys(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
+    let glob = Glob::new(&args[1]);
+    let prefix = glob.literal_prefix();
+    let filter = (!glob.is_prefix_pattern()).then_some(&glob);
+    let limit = ctx.shared.config.max_output;
+    let mut found = Vec::new();
+    let mut bytes = 0usize;
+    for key in ctx
+        .shared
+        .store
+        .db()
+        .keys((Bound::Included(prefix.clone()), prefix_end(&prefix)))
+    {
+        let key = match key {
+            Ok(k) => k,
+            Err(e) => return err_engine(&e),
+        };
+        if filter.is_none_or(|g| g.matches(&key)) {
+            // A bulk reply's framing is at most 16 bytes beside the key.
+            bytes = bytes.saturating_add(key.len() + 16);
+            if bytes > limit {
+                return Frame::error(format!(
+                    "ERR KEYS reply would exceed the output limit of {limit} bytes; use SCAN"
+                ));
+            }
+            found.push(Frame::Bulk(key));
+        }
+    }
+    Frame::Array(found)
+}
+
+/// Keys `RANDOMKEY` steps on at most past the random point it seeks.
+const RANDOM_KEY_MAX_STEPS: usize = 32;
+
+/// `RANDOMKEY`: a key drawn at random, or nil on an empty database. A random point is
+/// drawn between the first and the last key; the key returned is the first at or after
+/// it, stepped on by up to [`RANDOM_KEY_MAX_STEPS`] keys at random (wrapping around), so a
+/// dense cluster of keys is not stuck on its first. Keys after large gaps of the key space
+/// still come up more often: random, not uniform.
+pub fn random_key(ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Frame {
+    let db = ctx.shared.store.db();
+    let mut all = db.keys::<&[u8], _>(..);
+    let (first, last) = match (all.next().transpose(), all.next_back().transpose()) {
+        (Err(e), _) | (_, Err(e)) => return err_engine(&e),
+        (Ok(None), _) => return Frame::Null,
+        (Ok(Some(first)), Ok(None)) => return Frame::Bulk(first),
+        (Ok(Some(first)), Ok(Some(last))) => (first, last),
+    };
+    let mut rng = rand::rng();
+    let point = point_between(&first, &last, &mut rng);
+    let steps = rng.random_range(0..=RANDOM_KEY_MAX_STEPS);
+    let mut keys = db.keys(point..);
+    let mut chosen = None;
+    for _ in 0..=steps {
+        let next = match keys.next() {
+            Some(k) => Some(k),
+            None => {
+                keys = db.keys::<&[u8], _>(..);
+                keys.next()
+            }
+        };
+        match next {
+            Some(Ok(k)) => chosen = Some(k),
+            Some(Err(e)) => return err_engine(&e),
+            None => break, // every key was deleted meanwhile
+        }
+    }
+    chosen.map_or(Frame::Null, Frame::Bulk)
+}
+
+/// A key `k` with `lo <= k <= hi` (REQUIRES: `lo <= hi`), drawn at random: the common
+/// prefix, then at the first differing position a byte between the two, then random bytes.
+fn point_between(lo: &[u8], hi: &[u8], rng: &mut impl RngExt) -> Vec<u8> {
+    let common = lo.iter().zip(hi).take_while(|(a, b)| a == b).count();
+    let mut point = lo[..common].to_vec();
+    let (Some(&a), Some(&b)) = (lo.get(common).or(Some(&0)), hi.get(common)) else {
+        return point; // lo == hi, or hi is a prefix of lo (impossible when lo <= hi)
+    };
+    let byte = rng.random_range(a..=b);
+    point.push(byte);
+    if byte == a && common < lo.len() {
+        // Stay at or above lo: its rest, or beyond it.
+        point.extend_from_slice(&lo[common + 1..]);
+    } else {
+        point.extend((0..4).map(|_| rng.random::<u8>()));
+    }
+    if point.as_slice() > hi {
+        return hi.to_vec();
+    }
+    point
+}
+
 /// `DBSIZE`: the exact number of keys, counted by iterating over all of them.
 pub fn dbsize(ctx: &mut Ctx<'_>, _args: &[Vec<u8>]) -> Frame {
     let mut n: i64 = 0;
-    for kv in ctx.shared.store.db().iter() {
-        if let Err(e) = kv {
+    for key in ctx.shared.store.db().keys::<&[u8], _>(..) {
+        if let Err(e) = key {
             return err_engine(&e);
         }
         n += 1;
@@ -196,9 +316,9 @@ pub fn flushdb(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
     let store = &ctx.shared.store;
     let held = store.lock_all();
     let mut batch = WriteBatch::new();
-    for kv in store.db().iter() {
-        match kv {
-            Ok((key, _)) => {
+    for key in store.db().keys::<&[u8], _>(..) {
+        match key {
+            Ok(key) => {
                 batch.delete(key);
             }
             Err(e) => return err_engine(&e),
@@ -340,6 +460,106 @@ mod tests {
         assert_eq!(prefix_end(b"a\xff"), Bound::Excluded(b"b".to_vec()));
         assert_eq!(prefix_end(b"\xff\xff"), Bound::Unbounded);
         assert_eq!(prefix_end(b""), Bound::Unbounded);
+    }
+
+    #[test]
+    fn type_and_touch() {
+        let mut c = Conn::new();
+        c.run(&["MSET", "a", "1", "b", "2"]);
+        assert_eq!(c.run(&["TYPE", "a"]), Frame::Simple("string".into()));
+        assert_eq!(c.run(&["TYPE", "zz"]), Frame::Simple("none".into()));
+        assert_eq!(c.run(&["TOUCH", "a", "a", "zz", "b"]), Frame::Integer(3));
+        c.run(&["DEL", "a"]);
+        assert_eq!(c.run(&["TYPE", "a"]), Frame::Simple("none".into()));
+        assert_eq!(c.run(&["TOUCH", "a"]), Frame::Integer(0));
+    }
+
+    fn key_list(f: Frame) -> Vec<String> {
+        let Frame::Array(keys) = f else {
+            panic!("not an array: {f:?}")
+        };
+        keys.into_iter()
+            .map(|k| match k {
+                Frame::Bulk(b) => String::from_utf8(b).unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keys_lists_matches_in_key_order() {
+        let mut c = Conn::new();
+        for k in ["user:1", "user:2", "user:10", "users", "item:1", "uzer:1"] {
+            c.run(&["SET", k, "v"]);
+        }
+        assert_eq!(
+            key_list(c.run(&["KEYS", "user:*"])),
+            ["user:1", "user:10", "user:2"]
+        );
+        assert_eq!(key_list(c.run(&["KEYS", "*:1"])).len(), 3);
+        assert_eq!(key_list(c.run(&["KEYS", "*"])).len(), 6);
+        assert_eq!(key_list(c.run(&["KEYS", "users"])), ["users"]);
+        assert!(key_list(c.run(&["KEYS", "nothing*"])).is_empty());
+    }
+
+    #[test]
+    fn keys_refuses_a_reply_past_the_output_limit() {
+        let mut config = crate::Config::new("/db");
+        config.max_output = 1000;
+        let mut c = Conn::with(config);
+        for i in 0..100 {
+            c.run(&["SET", &format!("key:{i:03}"), "v"]);
+        }
+        assert!(is_err(
+            &c.run(&["KEYS", "*"]),
+            "ERR KEYS reply would exceed"
+        ));
+        assert_eq!(key_list(c.run(&["KEYS", "key:00*"])).len(), 10);
+    }
+
+    #[test]
+    fn randomkey_draws_existing_keys() {
+        let mut c = Conn::new();
+        assert_eq!(c.run(&["RANDOMKEY"]), Frame::Null);
+        c.run(&["SET", "only", "v"]);
+        assert_eq!(c.run(&["RANDOMKEY"]), Frame::Bulk(b"only".to_vec()));
+        let keys: Vec<String> = (0..20).map(|i| format!("k{i:02}")).collect();
+        for k in &keys {
+            c.run(&["SET", k, "v"]);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            let Frame::Bulk(k) = c.run(&["RANDOMKEY"]) else {
+                panic!("no key")
+            };
+            let k = String::from_utf8(k).unwrap();
+            assert!(k == "only" || keys.contains(&k), "{k}");
+            seen.insert(k);
+        }
+        // Not uniform, but not stuck on one key either.
+        assert!(seen.len() >= 5, "{seen:?}");
+    }
+
+    #[test]
+    fn random_points_stay_between_their_bounds() {
+        let mut rng = rand::rng();
+        let cases: [(&[u8], &[u8]); 6] = [
+            (b"a", b"z"),
+            (b"user:1", b"user:9"),
+            (b"ab", b"abc"),
+            (b"same", b"same"),
+            (b"", b"\xff"),
+            (b"a\xff\xff", b"b"),
+        ];
+        for (lo, hi) in cases {
+            for _ in 0..200 {
+                let p = point_between(lo, hi, &mut rng);
+                assert!(
+                    lo <= p.as_slice() && p.as_slice() <= hi,
+                    "{lo:?} {p:?} {hi:?}"
+                );
+            }
+        }
     }
 
     #[test]

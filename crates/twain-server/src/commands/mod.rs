@@ -76,7 +76,17 @@ pub static COMMANDS: &[Spec] = &[
     spec!("getset", 3, WRITE_FAST, (1, 1, 1), strings::getset),
     spec!("append", 3, WRITE_FAST, (1, 1, 1), strings::append),
     spec!("strlen", 2, READ, (1, 1, 1), strings::strlen),
+    spec!("touch", -2, READ, (1, -1, 1), keyspace::touch),
+    spec!("type", 2, READ, (1, 1, 1), keyspace::key_type),
     spec!("scan", -2, &["readonly"], (0, 0, 0), keyspace::scan),
+    spec!("keys", 2, &["readonly"], (0, 0, 0), keyspace::keys),
+    spec!(
+        "randomkey",
+        1,
+        &["readonly"],
+        (0, 0, 0),
+        keyspace::random_key
+    ),
     spec!("dbsize", 1, &["readonly"], (0, 0, 0), keyspace::dbsize),
     spec!("flushdb", -1, &["write"], (0, 0, 0), keyspace::flushdb),
     spec!("flushall", -1, &["write"], (0, 0, 0), keyspace::flushdb),

@@ -283,30 +283,21 @@ pub(crate) fn persist_drops(
     drops: &mut DropWriter,
     edit: &mut VersionEdit,
 ) -> Result<bool> {
-    if !inner.opts.gc_mode.records_drops() {
-        // Vlog mode judges log records by LSM lookup and records none of their drops (the
-        // manifest says so since this open). Transient files still need theirs: placement
-        // frees them whole when every value is merged or dropped.
+    // Vlog mode judges log records by LSM lookup and records none of their drops (the
+    // manifest says so since this open). Transient files still need theirs: placement
+    // frees them whole when every value is merged or dropped. In the hash layout, a
+    // group's GC judges its records from the group alone and never reads drops; a handle
+    // may also name a segment it merged away. Drops of the log (none: it holds no
+    // separated record) and of placed files are kept.
+    let lookup_mode = !inner.opts.gc_mode.records_drops();
+    let hash_layout = inner.opts.value_layout == ValueLayout::Hash;
+    if lookup_mode || hash_layout {
         let sv = inner.super_version();
         drops.retain_files(|n| {
-            sv.version
-                .state
-                .value_files
-                .get(&n)
-                .is_some_and(|f| f.origin == ValueFileOrigin::Transient)
-        });
-    }
-    if inner.opts.value_layout == ValueLayout::Hash {
-        // A group's GC judges its records from the group alone and never reads drops; a
-        // handle may also name a segment it merged away. Drops of the log (none: it holds
-        // no separated record) and of placed files are kept.
-        let sv = inner.super_version();
-        drops.retain_files(|n| {
-            sv.version
-                .state
-                .value_files
-                .get(&n)
-                .is_some_and(|f| f.origin != ValueFileOrigin::Hash)
+            sv.version.state.value_files.get(&n).is_some_and(|f| {
+                (!lookup_mode || f.origin == ValueFileOrigin::Transient)
+                    && (!hash_layout || f.origin != ValueFileOrigin::Hash)
+            })
         });
     }
     if drops.is_empty() {

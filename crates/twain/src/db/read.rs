@@ -388,7 +388,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         super::space::shadowed_bytes(&version.state, version, l)
     });
     let mut referenced = 0u64;
-    let levels = version
+    let levels: Vec<LevelStats> = version
         .levels
         .iter()
         .map(|files| {
@@ -446,6 +446,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         mem_bytes += m.approximate_bytes() as u64;
     }
     let disk = super::space::disk_usage(inner)?;
+    let entries_upper_bound = mem_entries + levels.iter().map(|l| l.entries).sum::<u64>();
     Ok(Stats {
         totals,
         user_bytes_written: Counters::get(&c.user_bytes),
@@ -504,6 +505,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         memtable_bytes: mem_bytes,
         referenced_bytes: referenced,
         live_bytes: live.as_ref().map_or(referenced, |l| l.bytes),
+        live_keys: live.as_ref().map_or(entries_upper_bound, |l| l.keys),
         live_bytes_age: live_pass.as_ref().map(|p| p.started.elapsed()),
         live_bytes_versions_behind: live_pass
             .as_ref()

@@ -41,6 +41,8 @@ const STOP_CHECK_EVERY: u32 = 4096;
 pub(crate) struct LiveData {
     /// Key + value bytes of every key whose newest version is not a tombstone.
     pub bytes: u64,
+    /// Keys whose newest version is not a tombstone.
+    pub keys: u64,
     /// Per value file: bytes of the separated entries those newest versions point at
     /// (whole entries, as the file stores them).
     pub separated: BTreeMap<u64, u64>,
@@ -82,7 +84,10 @@ pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Op
             let key_len = p.user_key.len() as u64;
             match p.entry_kind() {
                 Some(EntryKind::Delete) => live.shadowed += key_len,
-                Some(EntryKind::Inline) => live.bytes += key_len + it.value().len() as u64,
+                Some(EntryKind::Inline) => {
+                    live.bytes += key_len + it.value().len() as u64;
+                    live.keys += 1;
+                }
                 Some(EntryKind::Handle) => {
                     let h = ValueHandle::decode(it.value()).map_err(|e| {
                         Error::corruption(source, 0, format!("bad value handle: {}", e.what))
@@ -99,6 +104,7 @@ pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Op
                             )
                         })?;
                     live.bytes += key_len + value_len;
+                    live.keys += 1;
                     *live.separated.entry(h.file).or_default() += u64::from(h.len);
                 }
                 None => {

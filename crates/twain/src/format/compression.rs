@@ -81,13 +81,12 @@ pub fn compress(codec: Compression, raw: &[u8], out: &mut Vec<u8>) -> BlockType 
                 Err(_) => false,
             }
         }
-        Compression::Zstd => match zstd::bulk::compress(raw, ZSTD_LEVEL) {
-            Ok(z) => {
-                out.extend_from_slice(&z);
-                true
-            }
-            Err(_) => false,
-        },
+        Compression::Zstd => {
+            out.resize(header + zstd::zstd_safe::compress_bound(raw.len()), 0);
+            let n = zstd_compress(raw, out.get_mut(header..).unwrap_or_default());
+            out.truncate(header + n.unwrap_or(0));
+            n.is_some()
+        }
     };
     if ok && out.len() <= raw.len() - raw.len() / 8 {
         block_type
@@ -95,6 +94,25 @@ pub fn compress(codec: Compression, raw: &[u8], out: &mut Vec<u8>) -> BlockType 
         out.clear();
         BlockType::Plain
     }
+}
+
+thread_local! {
+    /// One zstd compression context per thread, made at its first block and reused: a
+    /// context is hundreds of KiB, too much to allocate per block.
+    static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Compresses `raw` into `dest` with this thread's context; the bytes written, or `None`
+/// if zstd failed (then the block is stored plain).
+fn zstd_compress(raw: &[u8], dest: &mut [u8]) -> Option<usize> {
+    ZSTD.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL).ok()?);
+        }
+        slot.as_mut()?.compress_to_buffer(raw, dest).ok()
+    })
 }
 
 /// The contents of a block stored as `stored` with type `block_type`. Errors (offsets

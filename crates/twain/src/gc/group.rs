@@ -130,6 +130,9 @@ enum Route {
     InPlace,
 }
 
+/// Every item's route, in item order: `None` for a dead one.
+type Routes = Vec<Option<Route>>;
+
 impl GroupJob {
     /// The segment an item came from.
     fn file(&self, i: usize) -> &Arc<ValueFile> {
@@ -167,8 +170,11 @@ impl GroupJob {
         // key, except that nothing forbids one record in two inputs: the first wins.
         items.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
 
-        let merge = self.cold_to_merge(&items, has_log);
-        let routes = self.judge(&items, &merge, has_log);
+        let (merge, judged) = self.cold_to_merge(&items, has_log);
+        let routes = match judged {
+            Some(routes) => routes,
+            None => self.judge(&items, &merge, has_log),
+        };
         let mut out = GroupOutput {
             cold_merged: self
                 .cold
@@ -213,11 +219,14 @@ impl GroupJob {
     /// than [`MAX_COLD_SEGMENTS`], the smallest of the rest until it would not. A cold
     /// segment that is not merged stays as it is, however the others fare: a group's
     /// truly cold records are not copied again because a newer cold segment filled up.
-    fn cold_to_merge(&self, items: &[Item], has_log: bool) -> Vec<bool> {
+    ///
+    /// Also the routes of every item when they hold for the choice (no segment merged:
+    /// the routes judged to choose are then the final ones), so they are not judged twice.
+    fn cold_to_merge(&self, items: &[Item], has_log: bool) -> (Vec<bool>, Option<Routes>) {
         let all = !self.hotness && !self.inputs.is_empty();
         let mut merge = vec![all; self.cold.len()];
         if all || self.cold.is_empty() {
-            return merge;
+            return (merge, None);
         }
         let routes = self.judge(items, &merge, has_log);
         let mut dead = vec![(0u64, 0u64); self.cold.len()];
@@ -241,7 +250,8 @@ impl GroupJob {
                 merge[c] = true;
             }
         }
-        merge
+        let still_valid = !merge.contains(&true);
+        (merge, still_valid.then_some(routes))
     }
 
     /// The index in `cold` of the segment an item came from, if a cold one.
@@ -257,7 +267,7 @@ impl GroupJob {
     /// Judges every item: `None` if it is dead, else where it goes. A cold segment in
     /// `merge` is rewritten; the items of the others stay in place, and a tombstone that
     /// hides one of their records is kept.
-    fn judge(&self, items: &[Item], merge: &[bool], has_log: bool) -> Vec<Option<Route>> {
+    fn judge(&self, items: &[Item], merge: &[bool], has_log: bool) -> Routes {
         let mut filter = DropFilter::new(self.snapshots.clone());
         let mut ikey = Vec::new();
         let mut routes = Vec::with_capacity(items.len());

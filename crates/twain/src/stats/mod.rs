@@ -330,6 +330,12 @@ pub struct Stats {
     /// read the key store (a damaged or unreadable table, see
     /// [`Stats::live_bytes_error`]); [`Stats::reclaimable_shadowed_bytes`] is then 0.
     pub live_bytes: u64,
+    /// Keys whose newest version is not a tombstone (what a model of the workload holds),
+    /// from the same pass as [`Stats::live_bytes`], so exact as of that pass and lagging
+    /// it the same way. Before a pass (or after a failed one) it is the upper bound
+    /// [`Stats::memtable_entries`] plus every table's entries: versions and tombstones
+    /// count too.
+    pub live_keys: u64,
     /// How long ago the pass behind [`Stats::live_bytes`] started; `None` when the figure
     /// comes from no pass (none made yet, or the last one failed): it is then
     /// [`Stats::referenced_bytes`].

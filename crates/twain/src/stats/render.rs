@@ -76,6 +76,7 @@ impl Stats {
         o.num("memtable_bytes", self.memtable_bytes);
         o.num("referenced_bytes", self.referenced_bytes);
         o.num("live_bytes", self.live_bytes);
+        o.num("live_keys", self.live_keys);
         match self.live_bytes_age {
             Some(age) => o.num("live_bytes_age_ms", age.as_millis() as u64),
             None => o.raw("live_bytes_age_ms", "null"),
@@ -470,8 +471,9 @@ impl Stats {
         line(
             "live data",
             format!(
-                "{}; reclaimable {} ({} dropped, {} shadowed not yet dropped)",
+                "{} in {} keys; reclaimable {} ({} dropped, {} shadowed not yet dropped)",
                 z(s.live_bytes),
+                s.live_keys,
                 z(s.reclaimable_bytes()),
                 z(s.reclaimable_dropped_bytes),
                 z(s.reclaimable_shadowed_bytes)

@@ -1,5 +1,5 @@
-"""twain: an embeddable, persistent, ordered key-value store (an LSM-tree with key-value
-separation), from Python.
+"""twaindb: twain, an embeddable, persistent, ordered key-value store (an LSM-tree with
+key-value separation), from Python.
 
 Keys and values are bytes-like (``bytes``, ``bytearray``, ``memoryview``, any C-contiguous
 buffer); a ``str`` is refused with a ``TypeError``: encode it. Reads return ``bytes``. See
@@ -7,7 +7,7 @@ README.md beside this package's sources, and ``__init__.pyi`` for types.
 """
 
 from ._stats import HashLayoutStats, LevelStats, Stats, ValueFileStats
-from ._twain import (
+from ._twaindb import (
     AlreadyExistsError,
     ClosedError,
     CorruptionError,

@@ -1,4 +1,4 @@
-"""Types of the twain package. A test (tests/test_stubs.py) ties this file to the module."""
+"""Types of the twaindb package. A test (tests/test_stubs.py) ties this file to the module."""
 
 import os
 import pathlib
@@ -297,6 +297,7 @@ class Stats(TypedDict):
     memtable_bytes: int
     referenced_bytes: int
     live_bytes: int
+    live_keys: int
     live_bytes_age_ms: int | None
     live_bytes_versions_behind: int
     live_bytes_writes_behind: int

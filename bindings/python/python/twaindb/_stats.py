@@ -105,6 +105,7 @@ class Stats(TypedDict):
     memtable_bytes: int
     referenced_bytes: int
     live_bytes: int
+    live_keys: int
     live_bytes_age_ms: int | None
     live_bytes_versions_behind: int
     live_bytes_writes_behind: int
