@@ -1,5 +1,8 @@
 //! Command-line options shared by `twain bench` and the peer comparison, and the scales
 //! they default to.
+// The options' doc comments are clap's help text, where `[scale]` notes which defaults a
+// scale sets: not links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use crate::error::{BenchError, BenchResult};
 use crate::runner::{Progress, RunConfig};

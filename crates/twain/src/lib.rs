@@ -24,6 +24,17 @@
 //! assert_eq!(db.stats()?.levels.iter().map(|l| l.files).sum::<usize>(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # The public surface
+//!
+//! The API is what this page lists: the types re-exported at the crate root ([`Db`],
+//! [`Options`], [`WriteOptions`], [`ReadOptions`], [`WriteBatch`], [`Snapshot`], the
+//! iterators, [`Stats`], [`Error`], ...) and the modules [`backup`], [`check`](mod@check),
+//! [`fs`] and [`repair`](mod@repair), for the operator's tools and for a file system of
+//! one's own. The engine's other modules (formats, tables, the value log, compaction, GC,
+//! ...) are public only so that twain's own CLI, benchmarks, fuzzers and tests can reach
+//! them: they are hidden from these docs and not covered by semantic versioning. Runnable
+//! examples are in `crates/twain/examples`.
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,26 +48,36 @@ pub struct ReadmeDoctests;
 
 pub mod backup;
 mod batch;
+#[doc(hidden)]
 pub mod cache;
 pub mod check;
+#[doc(hidden)]
 pub mod compaction;
 mod db;
+#[doc(hidden)]
 pub mod dump;
 mod error;
 mod event_log;
+#[doc(hidden)]
 pub mod format;
 pub mod fs;
+#[doc(hidden)]
 pub mod gc;
 mod hash_layout;
+#[doc(hidden)]
 pub mod iter;
+#[doc(hidden)]
 pub mod key;
-pub mod memtable;
+mod memtable;
 mod options;
 mod placement;
 pub mod repair;
 mod stats;
+#[doc(hidden)]
 pub mod table;
+#[doc(hidden)]
 pub mod version;
+#[doc(hidden)]
 pub mod vlog;
 
 pub use batch::{BatchOp, WriteBatch};
@@ -66,8 +87,8 @@ pub use format::compression::Compression;
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use options::{
     GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE,
-    OPTION_RANGES, OptionRange, Options, SPACE_AMP_TARGET_RANGE, ValueLayout, WriteOptions,
-    parse_size,
+    OPTION_RANGES, OptionRange, Options, ReadOptions, SPACE_AMP_TARGET_RANGE, ValueLayout,
+    WriteOptions, parse_size,
 };
 pub use repair::{RepairReport, repair};
 pub use stats::{

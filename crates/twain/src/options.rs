@@ -643,6 +643,61 @@ pub fn parse_size(s: &str) -> Result<u64> {
         .ok_or_else(|| Error::InvalidArgument(format!("{s:?} is not a size")))
 }
 
+/// Options of one read: a point read ([`Db::get_opt`](crate::Db::get_opt),
+/// [`Snapshot::get_opt`](crate::Snapshot::get_opt)) or an iterator
+/// ([`Db::range_opt`](crate::Db::range_opt), [`Snapshot::range_opt`](crate::Snapshot::range_opt)).
+/// Start from `ReadOptions::default()` and its setters:
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// # let db = twain::Db::open(dir.path(), twain::Options::default())?;
+/// use twain::ReadOptions;
+/// // A one-off scan that must not evict the working set from the block cache.
+/// let once = ReadOptions::default().fill_cache(false);
+/// for kv in db.range_opt::<&str, _>(.., &once) {
+///     let (key, value) = kv?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// There is no switch to skip checksums: every block and value read is verified, so
+/// damage is reported ([`Error::Corruption`]), never returned as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Whether table blocks this read loads from disk enter the block cache. Default
+    /// true. Blocks already cached are used either way; a scan over much cold data sets
+    /// it false so it does not evict the blocks of the working set.
+    pub fill_cache: bool,
+    /// Whether an iterator may read separated values ahead of its cursor with the
+    /// prefetcher (when `prefetch_threads` is not 0; see `Options::prefetch_threads`).
+    /// Default true. Point reads ignore it.
+    pub prefetch: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            fill_cache: true,
+            prefetch: true,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets [`ReadOptions::fill_cache`].
+    pub fn fill_cache(mut self, on: bool) -> ReadOptions {
+        self.fill_cache = on;
+        self
+    }
+
+    /// Sets [`ReadOptions::prefetch`].
+    pub fn prefetch(mut self, on: bool) -> ReadOptions {
+        self.prefetch = on;
+        self
+    }
+}
+
 /// Options of one write.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteOptions {

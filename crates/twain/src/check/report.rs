@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// How [`check`] reads the database.
+/// How [`check`](fn@super::check) reads the database.
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
     /// The file system holding the database. Default: the real one.
@@ -66,7 +66,7 @@ impl Finding {
     }
 }
 
-/// What [`check`] found and counted.
+/// What [`check`](fn@super::check) found and counted.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct CheckReport {

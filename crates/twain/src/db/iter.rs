@@ -7,7 +7,7 @@ use super::{DbInner, SuperVersion, read};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
 use crate::vlog::ScanHints;
-use crate::{Error, Result};
+use crate::{Error, ReadOptions, Result};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
@@ -50,6 +50,8 @@ pub struct DbIterator {
     /// prefetches. REQUIRES: empty unless `dir` is `Forward` (the cursor's sources are
     /// then after the window's last entry).
     prefetch: Option<Prefetcher>,
+    /// Whether table blocks the iterator reads enter the block cache.
+    fill_cache: bool,
 }
 
 /// Where the cursor stands between user keys.
@@ -155,10 +157,16 @@ impl DbIterator {
         sv: Arc<SuperVersion>,
         seq: SeqNo,
         (lower, upper): (Bound<Vec<u8>>, Bound<Vec<u8>>),
+        opts: &ReadOptions,
     ) -> DbIterator {
-        let prefetch = inner.prefetch.prefetcher(&inner.counters);
+        let prefetch = if opts.prefetch {
+            inner.prefetch.prefetcher(&inner.counters)
+        } else {
+            None
+        };
         DbIterator {
             prefetch,
+            fill_cache: opts.fill_cache,
             inner,
             sv,
             seq,
@@ -292,7 +300,7 @@ impl DbIterator {
         self.unalign();
         let mut c = match self.cursor.take() {
             Some(c) => c,
-            None => merged_sources(&self.sv, true),
+            None => merged_sources(&self.sv, self.fill_cache),
         };
         self.skip = None;
         // A position outside the range walks from the range's nearer end.
@@ -491,7 +499,7 @@ impl DbIterator {
         let mut c = match self.back.take() {
             Some(c) => c,
             None => {
-                let mut c = merged_sources(&self.sv, true);
+                let mut c = merged_sources(&self.sv, self.fill_cache);
                 match &self.upper {
                     Bound::Unbounded => c.seek_to_last()?,
                     Bound::Included(k) => c.seek_for_prev(&internal_key(k, 0, 0))?,

@@ -34,7 +34,7 @@ use crate::event_log::event;
 use crate::fs::{FileLock, Fs};
 use crate::key::SeqNo;
 use crate::memtable::Memtable;
-use crate::options::{Options, WriteOptions};
+use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::stats::{Counters, Stats};
 use crate::version::{Version, VersionSet};
 use crate::{Error, Result, WriteBatch};
@@ -230,6 +230,15 @@ impl Db {
     /// or no write permission), the database opens read-only as with
     /// [`open_read_only`](Self::open_read_only), and [`read_only`](Self::read_only) says
     /// why.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an option out of its range; [`Error::NotFound`]
+    /// without a database and `create_if_missing` off; [`Error::AlreadyExists`] with one
+    /// and `error_if_exists` on; [`Error::Locked`] while another handle or process has it
+    /// open; [`Error::Corruption`] naming the file and offset if the manifest, a table or
+    /// the value log is damaged (a torn tail of the log is not damage: it is truncated);
+    /// [`Error::Io`] if the directory cannot be read or written.
     pub fn open(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
         let inner = open::open(path.as_ref(), opts, false)?;
         Ok(Db { inner })
@@ -286,12 +295,37 @@ impl Db {
         &self.inner.opts
     }
 
-    /// Sets `key` to `value` (not synced).
+    /// Sets `key` to `value` (not synced: see [`put_opt`](Self::put_opt)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a key over 64 KiB, a value over 64 MiB or a batch
+    /// over its limit ([`MAX_KEY_SIZE`](crate::MAX_KEY_SIZE), ...), with nothing written;
+    /// [`Error::ReadOnly`] on a read-only open or after a failure (see
+    /// [`health`](Self::health)); [`Error::Io`] if the write or its sync fails, after
+    /// which the database is read-only until reopened (a failed fsync is never retried).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let db = twain::Db::open(dir.path(), twain::Options::default())?;
+    /// db.put("k", "v")?;
+    /// db.put_opt("k", "w", &twain::WriteOptions { sync: true })?; // durable on return
+    /// assert!(db.put(vec![0u8; 70_000], "too long a key").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn put(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
         self.put_opt(key, value, &WriteOptions::default())
     }
 
     /// Sets `key` to `value` with write options.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a key over 64 KiB, a value over 64 MiB or a batch
+    /// over its limit ([`MAX_KEY_SIZE`](crate::MAX_KEY_SIZE), ...), with nothing written;
+    /// [`Error::ReadOnly`] on a read-only open or after a failure (see
+    /// [`health`](Self::health)); [`Error::Io`] if the write or its sync fails, after
+    /// which the database is read-only until reopened (a failed fsync is never retried).
     pub fn put_opt(
         &self,
         key: impl AsRef<[u8]>,
@@ -304,11 +338,27 @@ impl Db {
     }
 
     /// Deletes `key` (not synced).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a key over 64 KiB, a value over 64 MiB or a batch
+    /// over its limit ([`MAX_KEY_SIZE`](crate::MAX_KEY_SIZE), ...), with nothing written;
+    /// [`Error::ReadOnly`] on a read-only open or after a failure (see
+    /// [`health`](Self::health)); [`Error::Io`] if the write or its sync fails, after
+    /// which the database is read-only until reopened (a failed fsync is never retried).
     pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<()> {
         self.delete_opt(key, &WriteOptions::default())
     }
 
     /// Deletes `key` with write options.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a key over 64 KiB, a value over 64 MiB or a batch
+    /// over its limit ([`MAX_KEY_SIZE`](crate::MAX_KEY_SIZE), ...), with nothing written;
+    /// [`Error::ReadOnly`] on a read-only open or after a failure (see
+    /// [`health`](Self::health)); [`Error::Io`] if the write or its sync fails, after
+    /// which the database is read-only until reopened (a failed fsync is never retried).
     pub fn delete_opt(&self, key: impl AsRef<[u8]>, opts: &WriteOptions) -> Result<()> {
         let mut b = WriteBatch::new();
         b.delete(key);
@@ -317,11 +367,24 @@ impl Db {
 
     /// Applies a batch atomically. With `opts.sync`, returns only after the batch (and
     /// everything written before it) is durable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a key over 64 KiB, a value over 64 MiB or a batch
+    /// over its limit ([`MAX_KEY_SIZE`](crate::MAX_KEY_SIZE), ...), with nothing written;
+    /// [`Error::ReadOnly`] on a read-only open or after a failure (see
+    /// [`health`](Self::health)); [`Error::Io`] if the write or its sync fails, after
+    /// which the database is read-only until reopened (a failed fsync is never retried).
     pub fn write(&self, batch: WriteBatch, opts: &WriteOptions) -> Result<()> {
         write::write(&self.inner, batch, opts.sync)
     }
 
     /// Makes every write so far durable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ReadOnly`] on a read-only open or after a failure; [`Error::Io`] if the
+    /// fsync fails, after which the database is read-only until reopened.
     pub fn sync(&self) -> Result<()> {
         write::sync_log(&self.inner)
     }
@@ -336,10 +399,33 @@ impl Db {
     }
 
     /// The newest value of `key`, or `None`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corruption`] naming the file and offset if a table block or the value is
+    /// damaged, [`Error::Io`] if a read fails.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let db = twain::Db::open(dir.path(), twain::Options::default())?;
+    /// db.put("k", "v")?;
+    /// assert_eq!(db.get("k")?, Some(b"v".to_vec()));
+    /// assert_eq!(db.get("missing")?, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        self.get_opt(key, &ReadOptions::default())
+    }
+
+    /// The newest value of `key`, or `None`, read with `opts` (see [`ReadOptions`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Db::get`].
+    pub fn get_opt(&self, key: impl AsRef<[u8]>, opts: &ReadOptions) -> Result<Option<Vec<u8>>> {
         let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
-        read::get_in(&self.inner, &sv, key, seq)
+        read::get_in(&self.inner, &sv, key, seq, opts)
     }
 
     /// The values of `keys`, in order, all read at one view (as `get` of each would see
@@ -379,9 +465,18 @@ impl Db {
 
     /// Iterates over the keys in `range`, e.g. `db.range("a".."m")`.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
+        self.range_opt(range, &ReadOptions::default())
+    }
+
+    /// Iterates over the keys in `range`, reading with `opts` (see [`ReadOptions`]).
+    pub fn range_opt<K: AsRef<[u8]>, R: RangeBounds<K>>(
+        &self,
+        range: R,
+        opts: &ReadOptions,
+    ) -> DbIterator {
         let bounds = bounds(&range);
         let (sv, seq) = self.inner.read_view();
-        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
+        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds, opts)
     }
 
     /// Iterates over the keys in `range` without reading any value file (see
@@ -400,11 +495,22 @@ impl Db {
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
         let bounds = prefix_bounds(prefix.as_ref());
         let (sv, seq) = self.inner.read_view();
-        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds)
+        DbIterator::new(
+            Arc::clone(&self.inner),
+            sv,
+            seq,
+            bounds,
+            &ReadOptions::default(),
+        )
     }
 
     /// Flushes the memtable to an SSTable and waits until every frozen memtable is
     /// flushed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ReadOnly`] on a read-only open or after a failure; [`Error::Io`] if the
+    /// flush fails (the database is then read-only until reopened).
     pub fn flush(&self) -> Result<()> {
         flush::flush_all(&self.inner)
     }
@@ -438,6 +544,12 @@ impl Db {
     ///
     /// It ends with a fresh live-data figure in [`stats`](Self::stats) (see
     /// [`refresh_live_bytes`](Self::refresh_live_bytes)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ReadOnly`] on a read-only open or after a failure; [`Error::Corruption`]
+    /// if an input table is damaged; [`Error::Io`] if a read or write fails (the database
+    /// is then read-only until reopened).
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
         compact::compact_range(&self.inner, begin, end)?;
         // A failed pass is cached and reported by `stats`; the compaction itself worked.
@@ -500,6 +612,11 @@ impl Db {
     /// Closes the database, reporting any error of the final log sync. Dropping the
     /// handle does the same and ignores errors. A database opened read-only closes
     /// without writing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if the final sync of the value log fails: writes acknowledged without
+    /// `sync` may then be lost.
     pub fn close(self) -> Result<()> {
         let closed = background::shutdown(&self.inner);
         match self.inner.read_only {

@@ -37,7 +37,7 @@ pub(crate) fn multi_get(
     let mut batch = Vec::new();
     for (index, &key) in keys.iter().enumerate() {
         Counters::add(&inner.counters.gets, 1);
-        let Some(found) = find(sv, key, view)? else {
+        let Some(found) = find(sv, key, view, true)? else {
             continue;
         };
         let p = ParsedKey::parse(&found.ikey);

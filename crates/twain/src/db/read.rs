@@ -7,7 +7,7 @@
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
 use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
-use crate::options::GcMode;
+use crate::options::{GcMode, ReadOptions};
 use crate::stats::{Counters, LevelStats, Stats, ValueFileStats};
 use crate::vlog::{ScanHints, ValueFile};
 use crate::{Error, Result};
@@ -16,9 +16,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// The value of `key` visible at `seq`. REQUIRES: `seq` is a registered snapshot's.
-pub(crate) fn get(inner: &DbInner, key: &[u8], seq: SeqNo) -> Result<Option<Vec<u8>>> {
+pub(crate) fn get(
+    inner: &DbInner,
+    key: &[u8],
+    seq: SeqNo,
+    opts: &ReadOptions,
+) -> Result<Option<Vec<u8>>> {
     let sv = inner.super_version();
-    get_in(inner, &sv, key, seq)
+    get_in(inner, &sv, key, seq, opts)
 }
 
 /// The value of `key` visible at `seq` in `sv`. REQUIRES: `sv` holds every version
@@ -28,9 +33,10 @@ pub(crate) fn get_in(
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
+    opts: &ReadOptions,
 ) -> Result<Option<Vec<u8>>> {
     Counters::add(&inner.counters.gets, 1);
-    match find(sv, key, seq)? {
+    match find(sv, key, seq, opts.fill_cache)? {
         Some(found) => resolve(
             inner,
             sv,
@@ -52,12 +58,13 @@ pub(crate) struct FoundEntry<'a> {
     pub value: Vec<u8>,
 }
 
-/// The newest entry of `key` visible at `seq` in `sv`, if any (a tombstone included).
-/// REQUIRES: as [`get_in`].
+/// The newest entry of `key` visible at `seq` in `sv`, if any (a tombstone included);
+/// table blocks read enter the block cache if `fill_cache`. REQUIRES: as [`get_in`].
 pub(crate) fn find<'a>(
     sv: &'a SuperVersion,
     key: &[u8],
     seq: SeqNo,
+    fill_cache: bool,
 ) -> Result<Option<FoundEntry<'a>>> {
     let lookup = lookup_key(key, seq);
     let found = |source: &'a Path, (ikey, value): (Vec<u8>, Vec<u8>)| FoundEntry {
@@ -75,13 +82,13 @@ pub(crate) fn find<'a>(
         if key < t.smallest_user_key() || key > t.largest_user_key() {
             continue;
         }
-        if let Some(entry) = t.table.get(&lookup)? {
+        if let Some(entry) = t.table.get_with(&lookup, fill_cache)? {
             return Ok(Some(found(t.table.path(), entry)));
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
-            && let Some(entry) = t.table.get(&lookup)?
+            && let Some(entry) = t.table.get_with(&lookup, fill_cache)?
         {
             return Ok(Some(found(t.table.path(), entry)));
         }

@@ -1,8 +1,8 @@
 //! Snapshots: a sequence number that compaction promises to keep readable.
 
 use super::{DbInner, DbIterator, bounds, lock, prefix_bounds, read};
-use crate::Result;
 use crate::key::SeqNo;
+use crate::{ReadOptions, Result};
 use std::ops::RangeBounds;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -36,7 +36,12 @@ impl Snapshot {
 
     /// The value of `key` as of the snapshot.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        read::get(&self.inner, key.as_ref(), self.seq)
+        self.get_opt(key, &ReadOptions::default())
+    }
+
+    /// The value of `key` as of the snapshot, read with `opts` (see [`ReadOptions`]).
+    pub fn get_opt(&self, key: impl AsRef<[u8]>, opts: &ReadOptions) -> Result<Option<Vec<u8>>> {
+        read::get(&self.inner, key.as_ref(), self.seq, opts)
     }
 
     /// The values of `keys` as of the snapshot, in order ([`Db::multi_get`](super::Db::multi_get)).
@@ -53,16 +58,32 @@ impl Snapshot {
 
     /// Iterates over the keys in `range` as of the snapshot.
     pub fn range<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> DbIterator {
+        self.range_opt(range, &ReadOptions::default())
+    }
+
+    /// Iterates over the keys in `range` as of the snapshot, reading with `opts` (see
+    /// [`ReadOptions`]).
+    pub fn range_opt<K: AsRef<[u8]>, R: RangeBounds<K>>(
+        &self,
+        range: R,
+        opts: &ReadOptions,
+    ) -> DbIterator {
         let bounds = bounds(&range);
         let sv = self.inner.super_version();
-        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds)
+        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds, opts)
     }
 
     /// Iterates over the keys starting with `prefix` as of the snapshot.
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
         let bounds = prefix_bounds(prefix.as_ref());
         let sv = self.inner.super_version();
-        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds)
+        DbIterator::new(
+            Arc::clone(&self.inner),
+            sv,
+            self.seq,
+            bounds,
+            &ReadOptions::default(),
+        )
     }
 }
 

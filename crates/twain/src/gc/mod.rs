@@ -1,14 +1,14 @@
 //! Value GC: reclaiming the space of dead records in value files.
 //!
-//! Picking is pure ([`pick`]). A run reads the chosen file's records ([`records`]) and then,
+//! Picking is pure ([`pick`]). A run reads the chosen file's records (`records`) and then,
 //! by mode, either rewrites the live ones into a sorted SVTable with the next epoch
 //! (`rewrite`, NovKV: validity from drop records, no LSM lookups, handles fixed lazily on
 //! read) or relocates them to the log head and writes their handles back (`relocate`,
 //! WiscKey: validity by LSM lookup). In drop-records mode a value log whose garbage is
 //! clustered is punched instead (`punch`, chosen by cost in `punch_plan`): its dead runs
 //! are freed in place. `db::value_gc` schedules the runs (one at a time) and
-//! installs their results; a drop-records run reads and writes files from its [`Job`]
-//! alone. Damage in the file is judged by [`damage`]: GC skips dead records it cannot read,
+//! installs their results; a drop-records run reads and writes files from its `Job`
+//! alone. Damage in the file is judged by `damage`: GC skips dead records it cannot read,
 //! and sets aside a file whose damage may hide a live record.
 
 mod damage;

@@ -6,7 +6,7 @@
 //! cannot use goes into `lost/` inside the database directory, and the report says why.
 //!
 //! 1. If `CURRENT` names a readable manifest, or the newest manifest in the directory reads
-//!    back, and [`check`](crate::check::check) then finds no problem, `CURRENT` is pointed
+//!    back, and [`check`](fn@crate::check::check) then finds no problem, `CURRENT` is pointed
 //!    at it and nothing else changes.
 //! 2. Otherwise the manifest is rebuilt:
 //!    - every SSTable is read in full; damaged ones go to `lost/`;

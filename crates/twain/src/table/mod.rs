@@ -4,7 +4,7 @@
 //! - [`TableBuilder`] writes a table from entries in internal-key order;
 //! - [`Table`] opens one, keeps its index, filter and properties in memory, and serves
 //!   [`Table::get`] and [`Table::iter`] through the shared [`BlockCache`](crate::cache::BlockCache);
-//! - [`dump`] prints a table for humans.
+//! - `dump` prints a table for humans.
 //!
 //! The bytes are encoded by `format::{block, bloom, table}` and specified in
 //! `docs/format/sstable.md`.

@@ -167,6 +167,11 @@ impl Table {
     ///
     /// Costs one filter probe, one index seek and one data block seek.
     pub fn get(&self, lookup: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.get_with(lookup, true)
+    }
+
+    /// As [`Table::get`]; the data block read enters the block cache if `fill_cache`.
+    pub fn get_with(&self, lookup: &[u8], fill_cache: bool) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
         let user_key = key::user_key(lookup);
         if !self.may_contain(user_key) {
             return Ok(None);
@@ -177,7 +182,7 @@ impl Table {
             return Ok(None);
         }
         let handle = self.data_handle_at(&index)?;
-        let block = self.data_block(handle, true)?;
+        let block = self.data_block(handle, fill_cache)?;
         let mut it = BlockIter::new(&*block);
         it.seek(lookup)
             .map_err(|e| e.into_corruption(&self.path, handle.offset))?;

@@ -24,7 +24,7 @@ const MANIFEST_ROLL_BYTES: u64 = 16 << 20;
 /// behind one mutex, held across each manifest write so edits are logged in order.
 ///
 /// Every manifest write first checks that the database's `LOCK` is still the file this
-/// process locked ([`check_lock`]): if it was removed or replaced, another process may have
+/// process locked (`check_lock`): if it was removed or replaced, another process may have
 /// opened the database, and the write fails instead of both writing.
 pub struct VersionSet {
     fs: Arc<dyn Fs>,

@@ -39,7 +39,7 @@ pub struct ScanOutcome {
     /// file was synced once, and so (syncs go in file order) that every older value file was
     /// durable in full.
     pub max_synced_upto: u64,
-    /// Holes stepped over ([`scan_value_file_past_holes`] only): the `[start, end)` extent
+    /// Holes stepped over (`scan_value_file_past_holes` only): the `[start, end)` extent
     /// of whole records each one spans, in file order.
     pub holes: Vec<(u64, u64)>,
     /// The bytes of the zeroed blocks inside them.

@@ -127,6 +127,7 @@ mod prefetch_reads_each_value_once;
 mod punch_hole_unsupported_fails_cleanly;
 mod read_only_open_beside_a_busy_writer;
 mod read_only_open_writes_nothing;
+mod read_options_fill_cache_and_prefetch;
 mod read_visibility_race;
 mod realfs_punch_hole;
 mod reliability_corruption;
