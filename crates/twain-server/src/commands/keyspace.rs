@@ -8,7 +8,7 @@ use crate::resp::Frame;
 use rand::RngExt;
 use std::collections::HashSet;
 use std::ops::Bound;
-use twain::{Db, WriteBatch};
+use twain::{Db, Snapshot, WriteBatch};
 
 /// Default and largest keys a SCAN examines per call (Redis's `COUNT`).
 const SCAN_DEFAULT_COUNT: usize = 10;
@@ -54,6 +54,12 @@ fn key_exists(db: &Db, key: &[u8]) -> twain::Result<bool> {
     db.keys(key..=key).next().transpose().map(|k| k.is_some())
 }
 
+/// Whether `key` exists as of `snapshot`, read as [`key_exists`].
+fn key_exists_at(snapshot: &Snapshot, key: &[u8]) -> twain::Result<bool> {
+    let found = snapshot.range(key..=key).into_keys().next();
+    found.transpose().map(|k| k.is_some())
+}
+
 /// `EXISTS key...`: how many of the keys exist, a key named twice counting twice.
 pub fn exists(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
     count_existing(ctx.shared.store.db(), &args[1..])
@@ -65,10 +71,12 @@ pub fn touch(ctx: &mut Ctx<'_>, args: &[Vec<u8>]) -> Frame {
     count_existing(ctx.shared.store.db(), &args[1..])
 }
 
+/// How many of `keys` exist, all tested at one snapshot (as Redis answers at one moment).
 fn count_existing(db: &Db, keys: &[Vec<u8>]) -> Frame {
+    let snapshot = db.snapshot();
     let mut n = 0;
     for key in keys {
-        match key_exists(db, key) {
+        match key_exists_at(&snapshot, key) {
             Ok(true) => n += 1,
             Ok(false) => {}
             Err(e) => return err_engine(&e),

@@ -115,6 +115,29 @@ fn zstd_compress(raw: &[u8], dest: &mut [u8]) -> Option<usize> {
     })
 }
 
+thread_local! {
+    /// One zstd decompression context per thread, reused as [`ZSTD`] is.
+    static UNZSTD: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decompresses the zstd frame `body` into `dest` with this thread's context; the bytes
+/// written. A frame that decodes to more than `dest` holds is an error.
+fn zstd_decompress(body: &[u8], dest: &mut [u8]) -> std::io::Result<usize> {
+    UNZSTD.with(|cell| {
+        let mut slot = cell
+            .try_borrow_mut()
+            .map_err(|_| std::io::Error::other("zstd context in use"))?;
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match slot.as_mut() {
+            Some(d) => d.decompress_to_buffer(body, dest),
+            None => Err(std::io::Error::other("no zstd context")),
+        }
+    })
+}
+
 /// The contents of a block stored as `stored` with type `block_type`. Errors (offsets
 /// within `stored`) for a length over [`MAX_RAW_LEN`], damaged codec output, or output of
 /// another length than the block says.
@@ -144,8 +167,13 @@ pub fn decompress(block_type: BlockType, stored: &[u8]) -> Result<Vec<u8>, Decod
             raw.truncate(n);
             raw
         }
-        BlockType::Zstd => zstd::bulk::decompress(body, raw_len)
-            .map_err(|e| damaged(format!("zstd data does not decode: {e}")))?,
+        BlockType::Zstd => {
+            let mut raw = vec![0u8; raw_len];
+            let n = zstd_decompress(body, &mut raw)
+                .map_err(|e| damaged(format!("zstd data does not decode: {e}")))?;
+            raw.truncate(n);
+            raw
+        }
     };
     if raw.len() != raw_len {
         return Err(damaged(format!(

@@ -37,21 +37,20 @@ fn point_reads_without_filling_the_cache_miss_again() {
     let no_fill = ReadOptions::default().fill_cache(false);
     let want = Some(vec![(1234 % 251) as u8; 200]);
 
-    let (_, m0) = cache(&db);
+    // Misses may also come from the background's live-data pass (it reads tables without
+    // filling the cache); hits come only from blocks some read kept.
+    let (h0, m0) = cache(&db);
     assert_eq!(db.get_opt("k01234", &no_fill).unwrap(), want);
-    let (h1, m1) = cache(&db);
-    assert!(m1 > m0, "the first read loads its block");
     assert_eq!(db.get_opt("k01234", &no_fill).unwrap(), want);
     let (h2, m2) = cache(&db);
-    assert!(m2 > m1, "without fill_cache the block was not kept");
-    assert_eq!(h2, h1);
+    assert!(m2 >= m0 + 2, "both reads loaded the block");
+    assert_eq!(h2, h0, "without fill_cache the block was not kept");
 
     // A default read keeps the block: the next one hits.
     assert_eq!(db.get("k01234").unwrap(), want);
-    let (h3, m3) = cache(&db);
+    let (h3, _) = cache(&db);
     assert_eq!(db.get("k01234").unwrap(), want);
-    let (h4, m4) = cache(&db);
-    assert_eq!(m4, m3);
+    let (h4, _) = cache(&db);
     assert!(h4 > h3);
 
     // Snapshots take the options too; a missing key is still missing.
@@ -64,29 +63,28 @@ fn point_reads_without_filling_the_cache_miss_again() {
 fn a_scan_without_filling_the_cache_misses_again_and_reads_the_same() {
     let db = db();
     let no_fill = ReadOptions::default().fill_cache(false);
-    let (_, m0) = cache(&db);
+    // The background's live-data pass reads tables too (without filling the cache), so
+    // misses may grow beside the scans; hits cannot, while nothing fills the cache.
+    let (h0, m0) = cache(&db);
     let first: Vec<_> = db
         .range_opt::<&str, _>(.., &no_fill)
         .map(Result::unwrap)
         .collect();
-    let (_, m1) = cache(&db);
     let n = db.range_opt::<&str, _>(.., &no_fill).count();
-    let (_, m2) = cache(&db);
+    let (h2, m2) = cache(&db);
     assert_eq!((first.len(), n), (2000, 2000));
-    assert!(m1 > m0);
+    assert!(m2 > m0);
     assert_eq!(
-        m2 - m1,
-        m1 - m0,
-        "the second scan missed on every block again"
+        h2, h0,
+        "the scans kept no block, so the second found none cached"
     );
     // A default scan fills the cache and reads the same pairs.
     let filled: Vec<_> = db.iter().map(Result::unwrap).collect();
     assert_eq!(filled, first);
-    let (h3, m3) = cache(&db);
+    let (h3, _) = cache(&db);
     assert_eq!(db.iter().count(), 2000);
-    let (h4, m4) = cache(&db);
-    assert_eq!(m4, m3, "after a filling scan, a scan hits");
-    assert!(h4 > h3);
+    let (h4, _) = cache(&db);
+    assert!(h4 > h3, "after a filling scan, a scan hits");
     let snap = db.snapshot();
     assert_eq!(snap.range_opt("k00100".."k00200", &no_fill).count(), 100);
 }
