@@ -1,7 +1,8 @@
 //! `twain serve`: a Redis-protocol (RESP2 and RESP3) server over the twain engine.
 //!
-//! Clients speak to it as to Redis: strings (`GET`, `SET`, `INCR`, `MSET`, ...), `SCAN`,
-//! `DEL`, `INFO` and the connection commands, pipelined, from many connections at once.
+//! Clients speak to it as to Redis: strings (`GET`, `SET`, `INCR`, `MSET`, ...), key expiry
+//! (`EXPIRE`, `TTL`, `SET ... EX`, ...), `SCAN`, `DEL`, `INFO` and the connection commands,
+//! pipelined, from many connections at once.
 //! `docs/server.md` lists every command and its limits. The layers:
 //!
 //! - [`resp`] holds frames, their encoder and parsers (no I/O); [`request`] reads requests

@@ -12,6 +12,9 @@ pub enum BatchOp<'a> {
         key: &'a [u8],
         /// The value.
         value: &'a [u8],
+        /// When the pair expires, in milliseconds since the Unix epoch by the database's
+        /// clock; `None` for a pair that never does.
+        expires_at: Option<u64>,
     },
     /// Delete `key`.
     Delete {
@@ -32,6 +35,7 @@ impl<'a> BatchOp<'a> {
 #[derive(Debug, Clone, Copy)]
 struct OpRange {
     is_put: bool,
+    expires_at: Option<u64>,
     key_start: usize,
     key_len: usize,
     value_len: usize,
@@ -54,12 +58,29 @@ impl WriteBatch {
 
     /// Adds a put.
     pub fn put(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> &mut Self {
-        let (key, value) = (key.as_ref(), value.as_ref());
+        self.push_put(key.as_ref(), value.as_ref(), None)
+    }
+
+    /// Adds a put that expires at `expires_at`, in milliseconds since the Unix epoch by the
+    /// database's clock ([`Options::clock`](crate::Options::clock)). From that moment on,
+    /// reads no longer see the pair (nor any older version of the key), and compaction
+    /// drops it and its value. A time already past makes the put act as a delete.
+    pub fn put_with_expiry(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        expires_at: u64,
+    ) -> &mut Self {
+        self.push_put(key.as_ref(), value.as_ref(), Some(expires_at))
+    }
+
+    fn push_put(&mut self, key: &[u8], value: &[u8], expires_at: Option<u64>) -> &mut Self {
         let key_start = self.data.len();
         self.data.extend_from_slice(key);
         self.data.extend_from_slice(value);
         self.ops.push(OpRange {
             is_put: true,
+            expires_at,
             key_start,
             key_len: key.len(),
             value_len: value.len(),
@@ -74,6 +95,7 @@ impl WriteBatch {
         self.data.extend_from_slice(key);
         self.ops.push(OpRange {
             is_put: false,
+            expires_at: None,
             key_start,
             key_len: key.len(),
             value_len: 0,
@@ -112,7 +134,11 @@ impl WriteBatch {
                     .data
                     .get(key_end..key_end + op.value_len)
                     .unwrap_or_default();
-                BatchOp::Put { key, value }
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at: op.expires_at,
+                }
             } else {
                 BatchOp::Delete { key }
             }
@@ -136,8 +162,9 @@ impl WriteBatch {
                 )));
             }
         }
-        // Per-entry framing is at most 1 kind byte, two 10-byte varints and a 4-byte CRC.
-        let encoded = self.data.len() + self.ops.len() * 25;
+        // Per-entry framing is at most 1 kind byte, two 10-byte varints, a 4-byte CRC and a
+        // 9-byte expiry prefix.
+        let encoded = self.data.len() + self.ops.len() * 34;
         if encoded > MAX_BATCH_SIZE {
             return Err(Error::InvalidArgument(format!(
                 "batch of about {encoded} bytes exceeds the limit of {MAX_BATCH_SIZE}"
@@ -154,19 +181,21 @@ mod tests {
     #[test]
     fn keeps_order_and_contents() {
         let mut b = WriteBatch::new();
-        b.put("a", "1").delete("b").put("", "");
+        b.put("a", "1").delete("b").put_with_expiry("", "", 7);
         let ops: Vec<_> = b.iter().collect();
         assert_eq!(
             ops,
             vec![
                 BatchOp::Put {
                     key: b"a",
-                    value: b"1"
+                    value: b"1",
+                    expires_at: None,
                 },
                 BatchOp::Delete { key: b"b" },
                 BatchOp::Put {
                     key: b"",
-                    value: b""
+                    value: b"",
+                    expires_at: Some(7),
                 },
             ]
         );

@@ -204,9 +204,12 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
                 LogEntryKind::Inline => "inline",
                 LogEntryKind::Separated => "separated",
             };
+            let expiry = e
+                .expires_at
+                .map_or_else(String::new, |t| format!(" expires {t}"));
             let r2 = writeln!(
                 out,
-                "  seq {} {kind} key \"{}\" value {} (entry @{} len {})",
+                "  seq {} {kind} key \"{}\" value {}{expiry} (entry @{} len {})",
                 e.seq,
                 escape(e.key),
                 preview(e.value),

@@ -31,6 +31,56 @@ pub enum EntryKind {
     Handle = 2,
 }
 
+/// The kind-byte flag of a put that expires: its value in the key store starts with the
+/// expiry time, [`EXPIRY_LEN`] bytes of little-endian `u64` milliseconds since the Unix
+/// epoch, before the inline value or the encoded handle. Only `Inline` and `Handle` take it.
+///
+/// DO NOT CHANGE: embedded in SSTables.
+pub const EXPIRES_FLAG: u8 = 0x10;
+
+/// Bytes of the expiry time that starts the value of an expiring entry.
+pub const EXPIRY_LEN: usize = 8;
+
+/// The kind byte of a put: `kind`, flagged when it expires.
+pub fn put_kind(kind: EntryKind, expires_at: Option<u64>) -> u8 {
+    match expires_at {
+        Some(_) => kind as u8 | EXPIRES_FLAG,
+        None => kind as u8,
+    }
+}
+
+/// A flagged key-store value too short to hold its expiry time: damage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShortExpiry;
+
+/// Splits a key-store value into its expiry time and the rest (the inline value or the
+/// encoded handle). `None` for an entry without the flag; a flagged value too short to hold
+/// an expiry is damage, reported as `Err`.
+pub fn split_expiry(
+    kind: u8,
+    value: &[u8],
+) -> std::result::Result<(Option<u64>, &[u8]), ShortExpiry> {
+    if kind & EXPIRES_FLAG == 0 {
+        return Ok((None, value));
+    }
+    let (at, rest) = value.split_first_chunk::<EXPIRY_LEN>().ok_or(ShortExpiry)?;
+    Ok((Some(u64::from_le_bytes(*at)), rest))
+}
+
+/// Appends a key-store value: the expiry time if there is one, then `payload`.
+pub fn append_expiring_value(buf: &mut Vec<u8>, expires_at: Option<u64>, payload: &[u8]) {
+    if let Some(at) = expires_at {
+        buf.extend_from_slice(&at.to_le_bytes());
+    }
+    buf.extend_from_slice(payload);
+}
+
+/// Whether an entry that expires at `expires_at` is expired at `now` (both in milliseconds
+/// since the Unix epoch). An entry is expired from its expiry time on, as in Redis.
+pub fn is_expired(expires_at: Option<u64>, now: u64) -> bool {
+    expires_at.is_some_and(|at| at <= now)
+}
+
 impl TryFrom<u8> for EntryKind {
     type Error = u8;
 
@@ -104,9 +154,18 @@ impl<'a> ParsedKey<'a> {
         }
     }
 
-    /// The entry kind, if the kind byte is a valid one.
+    /// The entry kind, if the kind byte is a valid one (the expiry flag set aside: see
+    /// [`EXPIRES_FLAG`]).
     pub fn entry_kind(&self) -> Option<EntryKind> {
-        EntryKind::try_from(self.kind).ok()
+        match EntryKind::try_from(self.kind & !EXPIRES_FLAG).ok()? {
+            EntryKind::Delete if self.expires() => None,
+            kind => Some(kind),
+        }
+    }
+
+    /// Whether the entry carries an expiry time (its value starts with it).
+    pub fn expires(&self) -> bool {
+        self.kind & EXPIRES_FLAG != 0
     }
 }
 

@@ -51,6 +51,7 @@ mod batch;
 #[doc(hidden)]
 pub mod cache;
 pub mod check;
+mod clock;
 #[doc(hidden)]
 pub mod compaction;
 mod db;
@@ -81,7 +82,8 @@ pub mod version;
 pub mod vlog;
 
 pub use batch::{BatchOp, WriteBatch};
-pub use db::{CheckpointInfo, Db, DbIterator, Entries, Entry, Keys, KvPair, Snapshot};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use db::{CheckpointInfo, Db, DbIterator, Entries, Entry, KeyExpiry, Keys, KvPair, Snapshot};
 pub use error::{Error, Result};
 pub use format::compression::Compression;
 pub use gc::{FileVerdict, GcReport, StayReason};

@@ -126,6 +126,9 @@ pub struct Options {
     pub error_if_exists: bool,
     /// The file system everything goes through. Default: the real one.
     pub fs: Arc<dyn Fs>,
+    /// The clock expiry is judged by (see [`WriteBatch::put_with_expiry`](crate::WriteBatch::put_with_expiry)).
+    /// Default: the system's wall clock.
+    pub clock: Arc<dyn crate::Clock>,
     /// Entries whose key + value size is at least this many bytes are *large*: their value
     /// is separated into the value log when written, and the key store holds a handle.
     /// Smaller ones stay inline (small) or are medium (see `medium_threshold`).
@@ -289,6 +292,7 @@ impl Default for Options {
             create_if_missing: true,
             error_if_exists: false,
             fs: Arc::new(RealFs::new()),
+            clock: Arc::new(crate::SystemClock),
             inline_threshold: 128,
             medium_threshold: 128,
             medium_merge_level: 0,
@@ -337,6 +341,7 @@ impl std::fmt::Debug for Options {
             .field("create_if_missing", &self.create_if_missing)
             .field("error_if_exists", &self.error_if_exists)
             .field("fs", &self.fs)
+            .field("clock", &self.clock)
             .field("inline_threshold", &self.inline_threshold)
             .field("medium_threshold", &self.medium_threshold)
             .field("medium_merge_level", &self.medium_merge_level)

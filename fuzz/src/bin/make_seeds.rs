@@ -41,6 +41,12 @@ fn main() {
         }
     }
     db.put("tail", "in the log").expect("put");
+    // Expiring puts, inline and separated, in the log and (after the fuzz seeds' tables)
+    // nowhere else: the log's expiry prefix.
+    let mut b = WriteBatch::new();
+    b.put_with_expiry("expiring", "soon", 4_000_000_000_000)
+        .put_with_expiry("expiring big", vec![b'e'; 60], 4_000_000_000_000);
+    db.write(b, &WriteOptions::default()).expect("write");
     db.close().expect("close");
 
     let out = Path::new("seeds");
@@ -265,6 +271,7 @@ fn compaction_job_seeds(save: &dyn Fn(&str, &str, &[u8])) {
             end: None,
         }),
         numbers: 30..34,
+        now: 1_800_000_000_000,
         hash_forward: None,
     };
     save("compaction_job", "job", &encode_job(&job));

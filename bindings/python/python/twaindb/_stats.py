@@ -98,6 +98,7 @@ class Stats(TypedDict):
     svtable_searches: int
     scan_svtable_searches: int
     handle_fixups: int
+    expired_entries: int
     compaction_handle_refreshes: int
     block_cache_hits: int
     block_cache_misses: int
@@ -106,6 +107,7 @@ class Stats(TypedDict):
     referenced_bytes: int
     live_bytes: int
     live_keys: int
+    expiring_keys: int
     live_bytes_age_ms: int | None
     live_bytes_versions_behind: int
     live_bytes_writes_behind: int

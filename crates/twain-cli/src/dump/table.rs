@@ -120,7 +120,21 @@ impl Entry<'_> {
     /// entry at 53, 312 B` (the entry's place and length in the value file) or
     /// `"key" seq 7 delete`.
     fn to_text(&self, text: Text, sizes: Sizes) -> String {
-        let head = format!("\"{}\" seq {}", text.show(self.key.user_key), self.key.seq);
+        let mut head = format!("\"{}\" seq {}", text.show(self.key.user_key), self.key.seq);
+        let Ok((expires_at, value)) = twain::key::split_expiry(self.key.kind, self.value) else {
+            return format!("{head} too short for its expiry time");
+        };
+        if let Some(at) = expires_at {
+            head.push_str(&format!(" expires {at}"));
+        }
+        let entry = Entry {
+            key: self.key,
+            value,
+        };
+        entry.plain_text(head, text, sizes)
+    }
+
+    fn plain_text(&self, head: String, text: Text, sizes: Sizes) -> String {
         match self.key.entry_kind() {
             Some(EntryKind::Inline) => {
                 let shown = self.value.get(..VALUE_PREVIEW).unwrap_or(self.value);
@@ -158,7 +172,26 @@ impl Entry<'_> {
             "key": text.show(self.key.user_key),
             "seq": self.key.seq,
         });
-        let extra = match self.key.entry_kind() {
+        let Ok((expires_at, value)) = twain::key::split_expiry(self.key.kind, self.value) else {
+            o["error"] = json!("too short for its expiry time");
+            return o;
+        };
+        if let Some(at) = expires_at {
+            o["expires_at"] = json!(at);
+        }
+        let this = Entry {
+            key: self.key,
+            value,
+        };
+        let extra = this.json_kind(text);
+        if let (Some(o), Value::Object(extra)) = (o.as_object_mut(), extra) {
+            o.extend(extra);
+        }
+        o
+    }
+
+    fn json_kind(&self, text: Text) -> Value {
+        match self.key.entry_kind() {
             Some(EntryKind::Inline) => json!({
                 "kind": "inline",
                 "value_len": self.value.len(),
@@ -173,11 +206,7 @@ impl Entry<'_> {
             },
             Some(EntryKind::Delete) => json!({"kind": "delete"}),
             None => json!({"kind": self.key.kind}),
-        };
-        if let (Some(o), Value::Object(extra)) = (o.as_object_mut(), extra) {
-            o.extend(extra);
         }
-        o
     }
 }
 

@@ -123,26 +123,30 @@ fn counters(shared: &Shared, out: &mut String) {
 /// makes a fresh pass when the background's is behind, so its count is exact at once.
 const KEYSPACE_EXACT_ENTRIES: u64 = 100_000;
 
-/// Redis's `db0:keys=...` line: the engine's live keys (`Stats::live_keys`), counted by
-/// a pass over the key store's keys. The background makes that pass after writes, so
-/// the count is exact once it settles; up to [`KEYSPACE_EXACT_ENTRIES`] entries, a pass
-/// that is behind is made again here, so the count is exact at once. Beyond, it lags by
-/// the writes since the background's pass. twain keeps no expiry yet: `expires=0`.
+/// Redis's `db0:keys=...,expires=...` line: the engine's live keys and, of them, those
+/// with an expiry time (`Stats::live_keys`, `Stats::expiring_keys`), counted by a pass
+/// over the key store's keys. The background makes that pass after writes, so the counts
+/// are exact once it settles; up to [`KEYSPACE_EXACT_ENTRIES`] entries, a pass that is
+/// behind the writes, or that saw keys with an expiry (some may have expired since), is
+/// made again here, so the counts are exact at once. Beyond, they lag by the writes (and
+/// expiries) since the background's pass. `avg_ttl` is not computed: 0.
 fn keyspace(shared: &Shared, s: &Stats, out: &mut String) {
     let entries = s.memtable_entries + s.levels.iter().map(|l| l.entries).sum::<u64>();
-    let keys = if !s.live_bytes_is_current() && entries <= KEYSPACE_EXACT_ENTRIES {
+    let stale = !s.live_bytes_is_current() || s.expiring_keys > 0;
+    let (keys, expires) = if stale && entries <= KEYSPACE_EXACT_ENTRIES {
         let db = shared.store.db();
         match db.refresh_live_bytes().and_then(|_| db.stats()) {
-            Ok(fresh) => fresh.live_keys,
-            Err(_) => s.live_keys, // the pass's failure shows in live_bytes_error
+            Ok(fresh) => (fresh.live_keys, fresh.expiring_keys),
+            // The pass's failure shows in live_bytes_error.
+            Err(_) => (s.live_keys, s.expiring_keys),
         }
     } else {
-        s.live_keys
+        (s.live_keys, s.expiring_keys)
     };
     section(
         out,
         "Keyspace",
-        &[("db0", format!("keys={keys},expires=0,avg_ttl=0"))],
+        &[("db0", format!("keys={keys},expires={expires},avg_ttl=0"))],
     );
 }
 
@@ -331,6 +335,24 @@ mod tests {
         c.shared.store.db().refresh_live_bytes().unwrap();
         let twain = text(c.run(&["INFO", "twain"]));
         assert!(twain.contains("\r\nlive_keys:4\r\n"), "{twain}");
+    }
+
+    #[test]
+    fn keyspace_counts_keys_with_an_expiry() {
+        let (mut c, clock) = Conn::clocked();
+        c.run(&["MSET", "a", "1", "b", "2", "c", "3"]);
+        c.run(&["SET", "d", "4", "PX", "100"]);
+        c.run(&["EXPIRE", "a", "10"]);
+        c.run(&["PEXPIRE", "b", "100"]);
+        let keyspace = text(c.run(&["INFO", "keyspace"]));
+        assert_eq!(keyspace, "# Keyspace\r\ndb0:keys=4,expires=3,avg_ttl=0\r\n");
+        c.run(&["PERSIST", "a"]);
+        let keyspace = text(c.run(&["INFO", "keyspace"]));
+        assert!(keyspace.contains("db0:keys=4,expires=2,"), "{keyspace}");
+        // Keys that expired after the last pass are not counted.
+        clock.advance(100);
+        let keyspace = text(c.run(&["INFO", "keyspace"]));
+        assert!(keyspace.contains("db0:keys=2,expires=0,"), "{keyspace}");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The commands. One table ([`COMMANDS`]) names every command with its arity, flags and
 //! key positions: dispatch, the arity check, authentication and `COMMAND` all read it. The
-//! handlers live in one module per family: `connection`, `strings`, `keyspace`, `info`.
+//! handlers live in one module per family: `connection`, `strings`, `expiry`, `keyspace`,
+//! `info`.
 
 mod connection;
+mod expiry;
 mod info;
 mod keyspace;
 mod strings;
@@ -45,6 +47,8 @@ pub struct Spec {
 const READ: &[&str] = &["readonly", "fast"];
 const WRITE: &[&str] = &["write", "denyoom"];
 const WRITE_FAST: &[&str] = &["write", "denyoom", "fast"];
+/// Writes that add no data (Redis's `EXPIRE`, `PERSIST`, `GETEX`).
+const WRITE_FAST_NO_OOM: &[&str] = &["write", "fast"];
 const NO_AUTH: &[&str] = &["noscript", "loading", "stale", "fast", "no_auth"];
 const CONN: &[&str] = &["noscript", "loading", "stale", "fast"];
 
@@ -76,6 +80,30 @@ pub static COMMANDS: &[Spec] = &[
     spec!("getset", 3, WRITE_FAST, (1, 1, 1), strings::getset),
     spec!("append", 3, WRITE_FAST, (1, 1, 1), strings::append),
     spec!("strlen", 2, READ, (1, 1, 1), strings::strlen),
+    spec!("setex", 4, WRITE, (1, 1, 1), strings::setex),
+    spec!("psetex", 4, WRITE, (1, 1, 1), strings::psetex),
+    spec!("getex", -2, WRITE_FAST_NO_OOM, (1, 1, 1), strings::getex),
+    spec!("expire", -3, WRITE_FAST_NO_OOM, (1, 1, 1), expiry::expire),
+    spec!("pexpire", -3, WRITE_FAST_NO_OOM, (1, 1, 1), expiry::pexpire),
+    spec!(
+        "expireat",
+        -3,
+        WRITE_FAST_NO_OOM,
+        (1, 1, 1),
+        expiry::expireat
+    ),
+    spec!(
+        "pexpireat",
+        -3,
+        WRITE_FAST_NO_OOM,
+        (1, 1, 1),
+        expiry::pexpireat
+    ),
+    spec!("ttl", 2, READ, (1, 1, 1), expiry::ttl),
+    spec!("pttl", 2, READ, (1, 1, 1), expiry::pttl),
+    spec!("expiretime", 2, READ, (1, 1, 1), expiry::expiretime),
+    spec!("pexpiretime", 2, READ, (1, 1, 1), expiry::pexpiretime),
+    spec!("persist", 2, WRITE_FAST_NO_OOM, (1, 1, 1), expiry::persist),
     spec!("touch", -2, READ, (1, -1, 1), keyspace::touch),
     spec!("type", 2, READ, (1, 1, 1), keyspace::key_type),
     spec!("scan", -2, &["readonly"], (0, 0, 0), keyspace::scan),
@@ -247,6 +275,10 @@ pub(crate) mod testing {
         }
     }
 
+    /// The time a [`Conn::clocked`] starts at, in milliseconds since the Unix epoch
+    /// (2023-11-14T22:13:20Z).
+    pub const T0: u64 = 1_700_000_000_000;
+
     /// A test connection: runs commands given as words.
     pub struct Conn {
         /// The shared state.
@@ -259,6 +291,15 @@ pub(crate) mod testing {
         /// A connection to a fresh database with default options.
         pub fn new() -> Conn {
             Conn::with(Config::new("/db"))
+        }
+
+        /// A connection to a fresh database whose expiry clock is the one returned, set
+        /// at [`T0`].
+        pub fn clocked() -> (Conn, twain::ManualClock) {
+            let clock = twain::ManualClock::new(T0);
+            let mut config = Config::new("/db");
+            config.engine.clock = Arc::new(clock.clone());
+            (Conn::with(config), clock)
         }
 
         /// A connection to a fresh database with `config`.
@@ -350,8 +391,10 @@ mod tests {
             is_quick_read(&req)
         };
         assert!(quick(&["GET", "k"]) && quick(&["mget", "a", "b"]) && quick(&["PING"]));
-        assert!(quick(&["NOSUCH"]));
-        for slow in ["SET", "INCR", "DEL", "SCAN", "DBSIZE", "FLUSHDB", "INFO"] {
+        assert!(quick(&["NOSUCH"]) && quick(&["TTL", "k"]) && quick(&["PEXPIRETIME", "k"]));
+        for slow in [
+            "SET", "INCR", "DEL", "SCAN", "DBSIZE", "FLUSHDB", "INFO", "EXPIRE",
+        ] {
             assert!(!quick(&[slow]), "{slow}");
         }
     }

@@ -9,6 +9,7 @@ mod common;
 
 mod auth;
 mod client_connection;
+mod client_expiry;
 mod client_keyspace;
 mod client_output_limit;
 mod client_strings;

@@ -574,12 +574,18 @@ fn check_table(
         }
         match p.entry_kind() {
             Some(EntryKind::Handle) => {
-                let h = ValueHandle::decode(it.value())
+                let (_, encoded) = crate::key::split_expiry(p.kind, it.value())
+                    .map_err(|_| bad(format!("key {shown}: too short for its expiry time")))?;
+                let h = ValueHandle::decode(encoded)
                     .map_err(|e| bad(format!("key {shown}: bad value handle: {}", e.what)))?;
                 resolve(p.user_key, p.seq, Some(&h))?;
                 handles += 1;
             }
-            Some(_) => resolve(p.user_key, p.seq, None)?,
+            Some(_) => {
+                crate::key::split_expiry(p.kind, it.value())
+                    .map_err(|_| bad(format!("key {shown}: too short for its expiry time")))?;
+                resolve(p.user_key, p.seq, None)?
+            }
             None => return Err(bad(format!("key {shown} has unknown kind {}", p.kind))),
         }
         entries += 1;

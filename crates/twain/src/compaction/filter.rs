@@ -6,8 +6,13 @@
 //! snapshot. A reader at any snapshot sees at most one version per stripe — the newest —
 //! so every older version in the same stripe is dropped. A tombstone in the oldest stripe
 //! is dropped too when no deeper level can hold the key (nothing left for it to hide).
+//!
+//! A put that has expired (its expiry time is at or before the filter's `now`) is absent
+//! for every reader, whatever its snapshot: it becomes a tombstone at its own sequence
+//! (which hides what it hid), and its value is dropped; where a tombstone would be dropped,
+//! it is dropped whole.
 
-use crate::key::{EntryKind, ParsedKey, SeqNo};
+use crate::key::{EntryKind, ParsedKey, SeqNo, is_expired, split_expiry};
 
 /// What to do with one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,12 +25,17 @@ pub enum Decision {
     /// Leave it out without a drop record: the same (key, sequence) came from a newer
     /// source, which keeps the value referenced.
     Duplicate,
+    /// An expired put: write a tombstone at its sequence instead, and drop its value (a
+    /// drop record is due if it holds a handle).
+    Expire,
 }
 
 /// Decides entry by entry; carries the state of the current user key.
 #[derive(Debug)]
 pub struct DropFilter {
     snapshots: Vec<SeqNo>,
+    now: Option<u64>,
+    expired: u64,
     key: Vec<u8>,
     have_key: bool,
     last_stripe: usize,
@@ -39,6 +49,8 @@ impl DropFilter {
         snapshots.dedup();
         DropFilter {
             snapshots,
+            now: None,
+            expired: 0,
             key: Vec::new(),
             have_key: false,
             last_stripe: 0,
@@ -46,13 +58,31 @@ impl DropFilter {
         }
     }
 
+    /// Judges expiry at `now` (milliseconds since the Unix epoch): without it, expiring
+    /// puts are kept as any put is.
+    pub fn expiring_at(mut self, now: u64) -> DropFilter {
+        self.now = Some(now);
+        self
+    }
+
+    /// Expired puts decided so far (dropped, or to be written as tombstones).
+    pub fn expired(&self) -> u64 {
+        self.expired
+    }
+
     fn stripe(&self, seq: SeqNo) -> usize {
         self.snapshots.partition_point(|&s| s < seq)
     }
 
-    /// Decides about the next entry. `no_older_data(user_key)` tells whether no deeper
-    /// level may hold the key (asked only for tombstones that could be dropped).
-    pub fn decide(&mut self, ikey: &[u8], no_older_data: impl FnOnce(&[u8]) -> bool) -> Decision {
+    /// Decides about the next entry, `ikey` holding `value`. `no_older_data(user_key)`
+    /// tells whether no deeper level may hold the key (asked only for tombstones, and
+    /// expired puts, that could be dropped).
+    pub fn decide(
+        &mut self,
+        ikey: &[u8],
+        value: &[u8],
+        no_older_data: impl FnOnce(&[u8]) -> bool,
+    ) -> Decision {
         let p = ParsedKey::parse(ikey);
         let stripe = self.stripe(p.seq);
         let same_key = self.have_key && self.key == p.user_key;
@@ -71,8 +101,19 @@ impl DropFilter {
         }
         self.last_stripe = stripe;
         self.last_seq = p.seq;
-        if p.entry_kind() == Some(EntryKind::Delete) && stripe == 0 && no_older_data(p.user_key) {
+        let expired = self.now.is_some_and(|now| {
+            // A damaged expiry is kept as it is, for the reader to report.
+            split_expiry(p.kind, value).is_ok_and(|(at, _)| is_expired(at, now))
+        });
+        self.expired += u64::from(expired);
+        if (expired || p.entry_kind() == Some(EntryKind::Delete))
+            && stripe == 0
+            && no_older_data(p.user_key)
+        {
             return Decision::Drop;
+        }
+        if expired {
+            return Decision::Expire;
         }
         Decision::Keep
     }
@@ -87,7 +128,9 @@ mod tests {
         let mut f = DropFilter::new(snaps);
         entries
             .iter()
-            .map(|&(k, s, kind)| f.decide(&internal_key(k.as_bytes(), s, kind as u8), |_| bottom))
+            .map(|&(k, s, kind)| {
+                f.decide(&internal_key(k.as_bytes(), s, kind as u8), &[], |_| bottom)
+            })
             .collect()
     }
 
@@ -135,6 +178,37 @@ mod tests {
             run(vec![7], &[("a", 9, Delete), ("a", 5, Inline)], true),
             vec![Keep, Keep]
         );
+    }
+
+    #[test]
+    fn expired_puts_become_tombstones_or_go_at_the_bottom() {
+        let put = |at: u64| {
+            let mut v = at.to_le_bytes().to_vec();
+            v.extend_from_slice(b"value");
+            v
+        };
+        let key = |seq| {
+            internal_key(
+                b"a",
+                seq,
+                EntryKind::Inline as u8 | crate::key::EXPIRES_FLAG,
+            )
+        };
+        let mut f = DropFilter::new(vec![]).expiring_at(100);
+        assert_eq!(f.decide(&key(9), &put(100), |_| false), Expire);
+        assert_eq!(f.decide(&key(5), &put(500), |_| false), Drop);
+        let mut f = DropFilter::new(vec![]).expiring_at(100);
+        assert_eq!(f.decide(&key(9), &put(101), |_| false), Keep);
+        let mut f = DropFilter::new(vec![]).expiring_at(100);
+        assert_eq!(f.decide(&key(9), &put(7), |_| true), Drop);
+        // A snapshot older than the put keeps the place of a tombstone.
+        let mut f = DropFilter::new(vec![3]).expiring_at(100);
+        assert_eq!(f.decide(&key(9), &put(7), |_| true), Expire);
+        // Without a time, expiry is not judged; a value too short for its expiry is kept.
+        let mut f = DropFilter::new(vec![]);
+        assert_eq!(f.decide(&key(9), &put(7), |_| true), Keep);
+        let mut f = DropFilter::new(vec![]).expiring_at(100);
+        assert_eq!(f.decide(&key(9), b"short", |_| true), Keep);
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub struct PartJob {
     pub manual: Option<ManualRange>,
     /// File numbers reserved for the part's outputs (tables and a placed value file).
     pub numbers: Range<u64>,
+    /// The time expiry is judged at (milliseconds since the Unix epoch, by the database's
+    /// clock when the job was made): puts expired by then are dropped, with their values.
+    pub now: u64,
     /// Hash layout: where handles naming segments that group GC merged away find their
     /// records (`compaction::refresh`). Not sent to a compaction worker: offload is not
     /// supported in the hash layout yet.
@@ -143,6 +146,8 @@ pub struct PartFigures {
     pub replaced_separated_bytes: u64,
     /// Stale handles re-pointed at their file's new epoch.
     pub handle_refreshes: u64,
+    /// Expired puts turned into tombstones or dropped, their values with them.
+    pub expired_entries: u64,
 }
 
 /// What a part that ran to its end produced. Nothing of it is installed yet.
@@ -205,6 +210,7 @@ mod tests {
             settings: PartSettings::from_options(&crate::Options::default()),
             manual: None,
             numbers: 10..12,
+            now: 0,
             hash_forward: None,
         }
     }

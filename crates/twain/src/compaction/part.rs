@@ -14,7 +14,8 @@ use crate::format::manifest::TableRecord;
 use crate::format::names::{FileType, file_path};
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{
-    EntryKind, LOOKUP_KIND, MAX_SEQNO, ParsedKey, compare_internal, internal_key, user_key,
+    EntryKind, LOOKUP_KIND, MAX_SEQNO, ParsedKey, compare_internal, internal_key, split_expiry,
+    user_key,
 };
 use crate::table::TableBuilder;
 use crate::vlog::DropWriter;
@@ -88,7 +89,8 @@ fn merge(
     let mut numbers = Numbers::new(job);
     let mut refresher = Refresher::new(job, env);
     let mut input = input_iterator(job, env)?;
-    let mut filter = DropFilter::new(job.snapshots.clone());
+    let mut filter = DropFilter::new(job.snapshots.clone()).expiring_at(job.now);
+    let mut tombstone = Vec::new();
     let mut drops = DropWriter::new();
     let mut outputs: Vec<TableRecord> = Vec::new();
     let mut builder: Option<(u64, TableBuilder)> = None;
@@ -108,8 +110,19 @@ fn merge(
         if entries.is_multiple_of(4096) && env.stopped() {
             return Ok(None);
         }
-        match filter.decide(key, |uk| !job.deeper_may_hold(uk)) {
-            Decision::Keep => {
+        let decision = filter.decide(key, input.value(), |uk| !job.deeper_may_hold(uk));
+        if decision == Decision::Expire {
+            // Its value goes; a tombstone at its sequence takes its place.
+            record_drop(&mut drops, key, input.value())?;
+            let p = ParsedKey::parse(key);
+            tombstone = internal_key(p.user_key, p.seq, EntryKind::Delete as u8);
+        }
+        let (key, value) = match decision {
+            Decision::Expire => (&tombstone[..], &[][..]),
+            _ => (key, input.value()),
+        };
+        match decision {
+            Decision::Keep | Decision::Expire => {
                 let uk = user_key(key);
                 // Cut output files only between user keys, never between versions of one.
                 let cut = builder.as_ref().is_some_and(|(_, b)| {
@@ -129,17 +142,16 @@ fn merge(
                     }
                 };
                 let last = || !job.deeper_may_hold(uk);
-                let placed =
-                    match placer.place(key, input.value(), out_level, last, &mut drops, figures)? {
-                        // Stale handles re-pointed at their file's new epoch
-                        // (`compaction::refresh`).
-                        Placed::Same => refresher
-                            .refresh(key, input.value(), figures)?
-                            .map_or(Placed::Same, |v| Placed::Changed(key.to_vec(), v)),
-                        changed => changed,
-                    };
+                let placed = match placer.place(key, value, out_level, last, &mut drops, figures)? {
+                    // Stale handles re-pointed at their file's new epoch
+                    // (`compaction::refresh`).
+                    Placed::Same => refresher
+                        .refresh(key, value, figures)?
+                        .map_or(Placed::Same, |v| Placed::Changed(key.to_vec(), v)),
+                    changed => changed,
+                };
                 match placed {
-                    Placed::Same => b.add(key, input.value())?,
+                    Placed::Same => b.add(key, value)?,
                     Placed::Changed(k, v) => b.add(&k, &v)?,
                 }
                 last_user_key.clear();
@@ -153,6 +165,7 @@ fn merge(
     if let Some((number, b)) = builder.take() {
         outputs.push(finish_table(b, number, out_level)?);
     }
+    figures.expired_entries = filter.expired();
     figures.table_bytes_written = outputs.iter().map(|t| t.file_size).sum();
     Ok(Some((outputs, drops)))
 }
@@ -188,7 +201,10 @@ pub(crate) fn input_iterator(job: &PartJob, env: &dyn PartEnv) -> Result<Merging
 pub(crate) fn record_drop(drops: &mut DropWriter, ikey: &[u8], value: &[u8]) -> Result<()> {
     let p = ParsedKey::parse(ikey);
     if p.entry_kind() == Some(EntryKind::Handle) {
-        let h = ValueHandle::decode(value).map_err(|e| {
+        let (_, encoded) = split_expiry(p.kind, value).map_err(|_| {
+            Error::InvalidArgument("an expiring entry too short for its expiry time".into())
+        })?;
+        let h = ValueHandle::decode(encoded).map_err(|e| {
             Error::InvalidArgument(format!(
                 "undecodable value handle while dropping: {}",
                 e.what

@@ -29,7 +29,9 @@ use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::{ValueFileOrigin, ValueFileRecord};
 use crate::format::names::value_file_path;
-use crate::key::{EntryKind, ParsedKey, internal_key};
+use crate::key::{
+    EXPIRY_LEN, EntryKind, ParsedKey, append_expiring_value, internal_key, put_kind, split_expiry,
+};
 use crate::placement::{Action, Placement, separated_value_len};
 use crate::vlog::{DropWriter, SvTableWriter};
 use crate::{Error, Result};
@@ -80,8 +82,15 @@ impl<'a> Placer<'a> {
         figures: &mut PartFigures,
     ) -> Result<Placed> {
         let p = ParsedKey::parse(ikey);
+        // Whatever moves keeps its expiry time; a damaged one stays where reads report it.
+        let Ok((expires_at, value)) = split_expiry(p.kind, value) else {
+            return Ok(Placed::Same);
+        };
         match p.entry_kind() {
-            Some(EntryKind::Handle) => self.place_handle(&p, value, level, last, drops, figures),
+            Some(EntryKind::Handle) => {
+                let to = (level, expires_at);
+                self.place_handle(&p, value, to, last, drops, figures)
+            }
             // The hash layout separates only at the flush, into the key's group: a value
             // file of this compaction's would be collected by nothing (no per-file GC runs
             // there), so an inline pair that became large stays inline.
@@ -95,7 +104,7 @@ impl<'a> Placer<'a> {
                 {
                     return Ok(Placed::Same);
                 }
-                self.separate(&p, value, figures)
+                self.separate(&p, value, expires_at, figures)
             }
             _ => Ok(Placed::Same),
         }
@@ -105,7 +114,7 @@ impl<'a> Placer<'a> {
         &mut self,
         p: &ParsedKey<'_>,
         value: &[u8],
-        level: usize,
+        (level, expires_at): (usize, Option<u64>),
         last: impl Fn() -> bool,
         drops: &mut DropWriter,
         figures: &mut PartFigures,
@@ -177,8 +186,13 @@ impl<'a> Placer<'a> {
         } else {
             figures.replaced_inline_bytes += bytes.len() as u64;
         }
-        let ikey = internal_key(p.user_key, p.seq, EntryKind::Inline as u8);
-        Ok(Placed::Changed(ikey, bytes))
+        let ikey = internal_key(p.user_key, p.seq, put_kind(EntryKind::Inline, expires_at));
+        if expires_at.is_none() {
+            return Ok(Placed::Changed(ikey, bytes));
+        }
+        let mut inline = Vec::with_capacity(EXPIRY_LEN + bytes.len());
+        append_expiring_value(&mut inline, expires_at, &bytes);
+        Ok(Placed::Changed(ikey, inline))
     }
 
     /// Writes an inline value that is now large into the compaction's value file.
@@ -186,6 +200,7 @@ impl<'a> Placer<'a> {
         &mut self,
         p: &ParsedKey<'_>,
         value: &[u8],
+        expires_at: Option<u64>,
         figures: &mut PartFigures,
     ) -> Result<Placed> {
         let epoch = ValueFileOrigin::Placed.birth_epoch();
@@ -217,8 +232,10 @@ impl<'a> Placer<'a> {
             len,
         };
         figures.replaced_separated_bytes += value.len() as u64;
-        let ikey = internal_key(p.user_key, p.seq, EntryKind::Handle as u8);
-        Ok(Placed::Changed(ikey, handle.encode()))
+        let ikey = internal_key(p.user_key, p.seq, put_kind(EntryKind::Handle, expires_at));
+        let mut encoded = Vec::with_capacity(32);
+        append_expiring_value(&mut encoded, expires_at, &handle.encode());
+        Ok(Placed::Changed(ikey, encoded))
     }
 
     /// The path of the value file this compaction writes, if any (removed if the

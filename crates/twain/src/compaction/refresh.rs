@@ -84,7 +84,10 @@ impl<'a> Refresher<'a> {
         if p.entry_kind() != Some(EntryKind::Handle) {
             return Ok(None);
         }
-        let Ok(h) = ValueHandle::decode(value) else {
+        let Ok((expires_at, encoded)) = crate::key::split_expiry(p.kind, value) else {
+            return Ok(None);
+        };
+        let Ok(h) = ValueHandle::decode(encoded) else {
             return Ok(None);
         };
         // Hash layout: a segment group GC merged away is read in its group's main segment or
@@ -118,7 +121,10 @@ impl<'a> Refresher<'a> {
                 return Ok(None);
             }
             figures.handle_refreshes += 1;
-            return Ok(Some(found.encode()));
+            // The refreshed entry keeps its expiry time (and its kind byte).
+            let mut refreshed = Vec::with_capacity(32);
+            crate::key::append_expiring_value(&mut refreshed, expires_at, &found.encode());
+            return Ok(Some(refreshed));
         }
         Ok(None)
     }

@@ -190,7 +190,13 @@ fn check_table(
             _ => {}
         }
         if p.entry_kind() == Some(EntryKind::Handle) {
-            let h = ValueHandle::decode(it.value()).map_err(|e| {
+            let (_, encoded) = crate::key::split_expiry(p.kind, it.value()).map_err(|_| {
+                format!(
+                    "output table {} holds an entry too short for its expiry time",
+                    record.number
+                )
+            })?;
+            let h = ValueHandle::decode(encoded).map_err(|e| {
                 format!(
                     "output table {} holds a bad handle: {}",
                     record.number, e.what
@@ -299,10 +305,12 @@ pub fn verify_merge(
     .map_err(err)?;
     let cache = Arc::new(BlockCache::new(CACHE_BYTES));
     let mut outputs = OutputEntries::new(outcome, env, &cache);
-    let mut filter = DropFilter::new(job.snapshots.clone());
+    let mut filter = DropFilter::new(job.snapshots.clone()).expiring_at(job.now);
     let mut expected: Vec<(u64, u64)> = Vec::new();
-    let handle_of = |value: &[u8]| {
-        ValueHandle::decode(value).map_err(|e| format!("an input handle: {}", e.what))
+    let handle_of = |kind: u8, value: &[u8]| {
+        let (_, encoded) = crate::key::split_expiry(kind, value)
+            .map_err(|_| "an input entry too short for its expiry time".to_string())?;
+        ValueHandle::decode(encoded).map_err(|e| format!("an input handle: {}", e.what))
     };
     while input.valid() {
         let key = input.key();
@@ -311,7 +319,7 @@ pub fn verify_merge(
             break;
         }
         let kind = p.entry_kind();
-        match filter.decide(key, |uk| !job.deeper_may_hold(uk)) {
+        match filter.decide(key, input.value(), |uk| !job.deeper_may_hold(uk)) {
             Decision::Keep => {
                 let Some((okey, ovalue)) = outputs.next()? else {
                     return Err("the outputs end before the merge does: entries are missing".into());
@@ -323,6 +331,11 @@ pub fn verify_merge(
                         o.seq, p.seq
                     ));
                 }
+                if o.expires() != p.expires()
+                    || (p.expires() && ovalue.get(..8) != input.value().get(..8))
+                {
+                    return Err(format!("an expiry time changed (sequence {})", p.seq));
+                }
                 match (kind, o.entry_kind()) {
                     (a, b) if a == b => {
                         if a == Some(EntryKind::Inline) && ovalue != input.value() {
@@ -331,7 +344,7 @@ pub fn verify_merge(
                     }
                     (Some(EntryKind::Handle), Some(EntryKind::Inline)) => {
                         // Merged into the tree: its record is dropped.
-                        expected.push((handle_of(input.value())?.file, p.seq));
+                        expected.push((handle_of(p.kind, input.value())?.file, p.seq));
                     }
                     (Some(EntryKind::Inline), Some(EntryKind::Handle)) => {}
                     (a, b) => {
@@ -344,7 +357,27 @@ pub fn verify_merge(
             }
             Decision::Drop => {
                 if kind == Some(EntryKind::Handle) {
-                    expected.push((handle_of(input.value())?.file, p.seq));
+                    expected.push((handle_of(p.kind, input.value())?.file, p.seq));
+                }
+            }
+            Decision::Expire => {
+                let Some((okey, _)) = outputs.next()? else {
+                    return Err(
+                        "the outputs end before the merge does: a tombstone is missing".into(),
+                    );
+                };
+                let o = ParsedKey::parse(&okey);
+                if o.user_key != p.user_key
+                    || o.seq != p.seq
+                    || o.entry_kind() != Some(EntryKind::Delete)
+                {
+                    return Err(format!(
+                        "an expired put (sequence {}) did not become a tombstone",
+                        p.seq
+                    ));
+                }
+                if kind == Some(EntryKind::Handle) {
+                    expected.push((handle_of(p.kind, input.value())?.file, p.seq));
                 }
             }
             Decision::Duplicate => {}

@@ -161,6 +161,7 @@ fn merge(
         sum(|f| f.replaced_separated_bytes),
     );
     Counters::add(&c.compaction_handle_refreshes, sum(|f| f.handle_refreshes));
+    Counters::add(&c.expired_entries, sum(|f| f.expired_entries));
     Counters::add(&c.compactions, 1);
     Counters::add(&c.compaction_parts, jobs.len() as u64);
     Counters::add(&c.parts_offloaded, tally.parts.load(Ordering::Relaxed));

@@ -30,6 +30,7 @@ pub struct Entry {
     inner: Arc<DbInner>,
     sv: Arc<SuperVersion>,
     seq: SeqNo,
+    now: u64,
 }
 
 impl std::fmt::Debug for Entry {
@@ -58,6 +59,7 @@ impl Entry {
             &self.inner,
             &self.sv,
             self.seq,
+            self.now,
             Path::new("iterator"),
             &self.found.ikey,
             self.found.value.clone(),
@@ -154,12 +156,13 @@ cursor_methods!(Keys, Vec<u8>, |_: &DbIterator, f: Found| f
     .to_vec());
 
 cursor_methods!(Entries, Entry, |it: &DbIterator, f: Found| {
-    let (inner, sv, seq) = it.view();
+    let (inner, sv, seq, now) = it.view();
     Entry {
         key: f.user_key().to_vec(),
         found: f,
         inner: Arc::clone(inner),
         sv: Arc::clone(sv),
         seq,
+        now,
     }
 });

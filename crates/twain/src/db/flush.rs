@@ -9,7 +9,9 @@ use crate::format::handle::ValueHandle;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::format::names::{FileType, file_path, value_file_path};
 use crate::iter::InternalIterator;
-use crate::key::{EntryKind, ParsedKey, internal_key};
+use crate::key::{
+    EntryKind, ParsedKey, append_expiring_value, internal_key, put_kind, split_expiry,
+};
 use crate::stats::Counters;
 use crate::table::{TableBuilder, TableOptions};
 use crate::vlog::{DropIndex, DropWriter, SvTableWriter};
@@ -43,7 +45,9 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let frozen_at = imm
         .frozen_at()
         .ok_or_else(|| Error::InvalidArgument("memtable queued for flush was not frozen".into()))?;
-    let mut filter = DropFilter::new(inner.snapshot_seqs());
+    let mut filter =
+        DropFilter::new(inner.snapshot_seqs()).expiring_at(inner.opts.clock.now_millis());
+    let mut tombstone = Vec::new();
     let mut drops = DropWriter::new();
     let number = lock(&inner.versions).new_file_number();
     let path = file_path(&inner.dir, FileType::Table, number);
@@ -57,8 +61,19 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let mut it = imm.iter();
     it.seek_to_first()?;
     while it.valid() {
-        match filter.decide(it.key(), |_| false) {
-            Decision::Keep => {
+        let decision = filter.decide(it.key(), it.value(), |_| false);
+        if decision == Decision::Expire {
+            // Its value goes; a tombstone at its sequence takes its place.
+            record_drop(&mut drops, it.key(), it.value())?;
+            let p = ParsedKey::parse(it.key());
+            tombstone = internal_key(p.user_key, p.seq, EntryKind::Delete as u8);
+        }
+        let (key, value) = match decision {
+            Decision::Expire => (&tombstone[..], &[][..]),
+            _ => (it.key(), it.value()),
+        };
+        match decision {
+            Decision::Keep | Decision::Expire => {
                 let b = match builder.as_mut() {
                     Some(b) => b,
                     None => {
@@ -66,7 +81,7 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                         builder.insert(TableBuilder::new(file, path.clone(), &table_options(inner)))
                     }
                 };
-                let p = ParsedKey::parse(it.key());
+                let p = ParsedKey::parse(key);
                 let kind = p.entry_kind();
                 if let Some(groups) = hash_groups
                     && matches!(kind, Some(EntryKind::Inline | EntryKind::Delete))
@@ -85,16 +100,17 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                         }
                     };
                     let large = kind == Some(EntryKind::Inline)
-                        && placement.class(p.user_key.len(), it.value().len()) == Class::Large;
+                        && placement.class(p.user_key.len(), payload_len(&p, value))
+                            == Class::Large;
                     if large {
-                        let (ikey, handle) = seg.add(&p, it.value())?;
+                        let (ikey, handle) = seg.add(&p, value)?;
                         b.add(&ikey, &handle)?;
                     } else {
                         seg.writer.add_tombstone(p.user_key, p.seq)?;
-                        b.add(it.key(), it.value())?;
+                        b.add(key, value)?;
                     }
                 } else if kind == Some(EntryKind::Inline)
-                    && placement.flush_moves(p.user_key.len(), it.value().len())
+                    && placement.flush_moves(p.user_key.len(), payload_len(&p, value))
                 {
                     // A medium pair: its value goes into the transient file, its handle
                     // into the table (Parallax).
@@ -106,10 +122,10 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                             TRANSIENT_CHUNK,
                         )?),
                     };
-                    let (ikey, handle) = t.add(&p, it.value())?;
+                    let (ikey, handle) = t.add(&p, value)?;
                     b.add(&ikey, &handle)?;
                 } else {
-                    b.add(it.key(), it.value())?;
+                    b.add(key, value)?;
                 }
             }
             Decision::Drop => record_drop(&mut drops, it.key(), it.value())?,
@@ -204,6 +220,7 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
          {segment_bytes} bytes of hash segments"
     );
     Counters::add(&inner.counters.flushes, 1);
+    Counters::add(&inner.counters.expired_entries, filter.expired());
     Counters::add(&inner.counters.flush_bytes, table_bytes);
     Counters::add(&inner.counters.transient_bytes_written, transient_bytes);
     Counters::add(&inner.counters.hash_segment_bytes_written, segment_bytes);
@@ -244,17 +261,26 @@ impl Sorted {
     }
 
     /// Writes `entry`'s value and returns the internal key and encoded handle the table
-    /// holds instead.
+    /// holds instead (with the entry's expiry time, if it has one).
     fn add(&mut self, entry: &ParsedKey<'_>, value: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
-        let (offset, len) = self.writer.add(entry.user_key, entry.seq, value)?;
+        let (expires_at, payload) = split_expiry(entry.kind, value).map_err(|_| {
+            Error::InvalidArgument("an expiring entry too short for its expiry time".into())
+        })?;
+        let (offset, len) = self.writer.add(entry.user_key, entry.seq, payload)?;
         let handle = ValueHandle {
             file: self.number,
             epoch: self.origin.birth_epoch(),
             offset,
             len,
         };
-        let ikey = internal_key(entry.user_key, entry.seq, EntryKind::Handle as u8);
-        Ok((ikey, handle.encode()))
+        let ikey = internal_key(
+            entry.user_key,
+            entry.seq,
+            put_kind(EntryKind::Handle, expires_at),
+        );
+        let mut encoded = Vec::with_capacity(32);
+        append_expiring_value(&mut encoded, expires_at, &handle.encode());
+        Ok((ikey, encoded))
     }
 
     /// Finishes and syncs the file (its directory entry is synced with the table's) and
@@ -269,6 +295,11 @@ impl Sorted {
             separated_count: s.entry_count,
         })
     }
+}
+
+/// The length of a put's value, its expiry time set aside.
+fn payload_len(p: &ParsedKey<'_>, value: &[u8]) -> usize {
+    split_expiry(p.kind, value).map_or(value.len(), |(_, v)| v.len())
 }
 
 /// Makes the drop records durable and adds their counts to `edit`. `false`, with nothing

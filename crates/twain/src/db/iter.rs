@@ -4,6 +4,7 @@
 
 use super::prefetch::Prefetcher;
 use super::{DbInner, SuperVersion, read};
+use crate::format::handle::ValueHandle;
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
 use crate::vlog::ScanHints;
@@ -29,6 +30,9 @@ pub struct DbIterator {
     inner: Arc<DbInner>,
     sv: Arc<SuperVersion>,
     seq: SeqNo,
+    /// The time expiry is judged at, read from the clock when the iterator was made: one
+    /// moment for the whole view, as one sequence number is.
+    now: u64,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     /// The cursor's merged sources, positioned as `dir` says.
@@ -102,6 +106,13 @@ impl Found {
     pub fn is_handle(&self) -> bool {
         ParsedKey::parse(&self.ikey).entry_kind() == Some(EntryKind::Handle)
     }
+
+    /// The handle of a handle entry (its expiry time set aside).
+    pub fn handle(&self) -> std::result::Result<ValueHandle, ()> {
+        let p = ParsedKey::parse(&self.ikey);
+        let (_, encoded) = crate::key::split_expiry(p.kind, &self.value).map_err(|_| ())?;
+        ValueHandle::decode(encoded).map_err(|_| ())
+    }
 }
 
 impl std::fmt::Debug for DbIterator {
@@ -136,6 +147,19 @@ pub(crate) fn merged_sources(sv: &SuperVersion, fill_cache: bool) -> MergingIter
     MergingIterator::new(children)
 }
 
+/// Whether a found put has expired at `now`; a flagged value too short for its expiry
+/// time is corruption.
+fn expired(p: &ParsedKey<'_>, value: &[u8], now: u64) -> Result<bool> {
+    match crate::key::split_expiry(p.kind, value) {
+        Ok((expires_at, _)) => Ok(crate::key::is_expired(expires_at, now)),
+        Err(_) => Err(Error::corruption(
+            Path::new("iterator"),
+            0,
+            "an expiring entry too short for its expiry time",
+        )),
+    }
+}
+
 /// A found entry that is neither a tombstone nor of a known kind is corruption.
 fn check_kind(p: &ParsedKey<'_>) -> Result<()> {
     match p.entry_kind() {
@@ -167,6 +191,7 @@ impl DbIterator {
         DbIterator {
             prefetch,
             fill_cache: opts.fill_cache,
+            now: inner.opts.clock.now_millis(),
             inner,
             sv,
             seq,
@@ -270,6 +295,7 @@ impl DbIterator {
             &self.inner,
             &self.sv,
             self.seq,
+            self.now,
             Path::new("iterator"),
             &f.ikey,
             f.value,
@@ -279,8 +305,8 @@ impl DbIterator {
     }
 
     /// The database, view and sequence the iterator reads (for lazy values).
-    pub(crate) fn view(&self) -> (&Arc<DbInner>, &Arc<SuperVersion>, SeqNo) {
-        (&self.inner, &self.sv, self.seq)
+    pub(crate) fn view(&self) -> (&Arc<DbInner>, &Arc<SuperVersion>, SeqNo, u64) {
+        (&self.inner, &self.sv, self.seq, self.now)
     }
 
     /// Makes the next step seek its sources from `pos`, forgetting the window read ahead.
@@ -380,7 +406,7 @@ impl DbIterator {
         };
         let stop =
             |k: &[u8]| self.above_upper(k) || self.back_key.as_deref().is_some_and(|b| k >= b);
-        let found = scan_forward(&mut c, self.seq, &mut skip, &stop);
+        let found = scan_forward(&mut c, (self.seq, self.now), &mut skip, &stop);
         self.cursor = Some(c);
         self.skip = skip;
         found
@@ -479,7 +505,12 @@ impl DbIterator {
         let Some(mut c) = self.cursor.take() else {
             return Ok(None);
         };
-        let found = scan_backward(&mut c, self.seq, &|k| self.below_lower(k), &self.upper);
+        let found = scan_backward(
+            &mut c,
+            (self.seq, self.now),
+            &|k| self.below_lower(k),
+            &self.upper,
+        );
         self.cursor = Some(c);
         match found? {
             Some(f) => {
@@ -509,7 +540,7 @@ impl DbIterator {
             }
         };
         let stop = |k: &[u8]| self.below_lower(k) || self.behind_cursor(k);
-        let found = scan_backward(&mut c, self.seq, &stop, &self.upper);
+        let found = scan_backward(&mut c, (self.seq, self.now), &stop, &self.upper);
         self.back = Some(c);
         let found = found?;
         if let Some(f) = &found {
@@ -556,7 +587,7 @@ impl DbIterator {
 /// first key `stop` says is out of reach.
 fn scan_forward(
     c: &mut MergingIterator,
-    seq: SeqNo,
+    (seq, now): (SeqNo, u64),
     skip: &mut Option<Vec<u8>>,
     stop: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Option<Found>> {
@@ -570,11 +601,11 @@ fn scan_forward(
             return Ok(None);
         }
         *skip = Some(p.user_key.to_vec());
-        if p.entry_kind() == Some(EntryKind::Delete) {
+        check_kind(&p)?;
+        if p.entry_kind() == Some(EntryKind::Delete) || expired(&p, c.value(), now)? {
             c.next()?;
             continue;
         }
-        check_kind(&p)?;
         let found = Found {
             ikey: c.key().to_vec(),
             value: c.value().to_vec(),
@@ -590,7 +621,7 @@ fn scan_forward(
 /// the first key `stop` says is out of reach.
 fn scan_backward(
     c: &mut MergingIterator,
-    seq: SeqNo,
+    (seq, now): (SeqNo, u64),
     stop: &dyn Fn(&[u8]) -> bool,
     upper: &Bound<Vec<u8>>,
 ) -> Result<Option<Found>> {
@@ -620,10 +651,10 @@ fn scan_backward(
             continue;
         };
         let p = ParsedKey::parse(&f.ikey);
-        if p.entry_kind() == Some(EntryKind::Delete) {
+        check_kind(&p)?;
+        if p.entry_kind() == Some(EntryKind::Delete) || expired(&p, &f.value, now)? {
             continue;
         }
-        check_kind(&p)?;
         return Ok(Some(f));
     }
     Ok(None)

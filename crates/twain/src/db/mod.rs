@@ -7,6 +7,7 @@ mod checkpoint;
 mod coalesce;
 mod compact;
 mod entries;
+mod expiry;
 mod flush;
 mod group_gc;
 mod iter;
@@ -22,6 +23,8 @@ mod snapshot;
 mod space;
 pub(crate) mod value_gc;
 pub(crate) mod write;
+
+pub use expiry::KeyExpiry;
 
 pub(crate) use crate::compaction::part::finish_table;
 pub use checkpoint::CheckpointInfo;

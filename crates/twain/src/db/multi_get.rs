@@ -11,7 +11,7 @@ use super::read::{Reader, find, resolve};
 use super::{DbInner, SuperVersion};
 use crate::Result;
 use crate::format::handle::ValueHandle;
-use crate::key::{EntryKind, ParsedKey, SeqNo};
+use crate::key::{EntryKind, ParsedKey, SeqNo, is_expired, split_expiry};
 use crate::stats::Counters;
 use std::sync::Arc;
 
@@ -33,6 +33,7 @@ pub(crate) fn multi_get(
     view: SeqNo,
     keys: &[&[u8]],
 ) -> Result<Vec<Option<Vec<u8>>>> {
+    let now = inner.opts.clock.now_millis();
     let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
     let mut batch = Vec::new();
     for (index, &key) in keys.iter().enumerate() {
@@ -42,7 +43,9 @@ pub(crate) fn multi_get(
         };
         let p = ParsedKey::parse(&found.ikey);
         if p.entry_kind() == Some(EntryKind::Handle)
-            && let Ok(h) = ValueHandle::decode(&found.value)
+            && let Ok((expires_at, encoded)) = split_expiry(p.kind, &found.value)
+            && !is_expired(expires_at, now)
+            && let Ok(h) = ValueHandle::decode(encoded)
             && let Some(file) = sv.version.value_files.get(&h.file)
             && file.epoch() == h.epoch
             && h.offset + u64::from(h.len) <= file.written_len()
@@ -60,6 +63,7 @@ pub(crate) fn multi_get(
             inner,
             sv,
             view,
+            now,
             found.source,
             &found.ikey,
             found.value,

@@ -30,7 +30,7 @@ use crate::format::names::{
 use crate::format::record::FRAME_HEADER_LEN;
 use crate::format::vlog::LogEntryKind;
 use crate::fs::{FileLock, Fs};
-use crate::key::{EntryKind, SeqNo, internal_key};
+use crate::key::{EntryKind, SeqNo, append_expiring_value, internal_key, put_kind};
 use crate::memtable::Memtable;
 use crate::options::{Options, ValueLayout};
 use crate::stats::Counters;
@@ -601,12 +601,12 @@ fn replay(
                             .insert(&internal_key(e.key, e.seq, EntryKind::Delete as u8), &[]);
                     }
                     LogEntryKind::Inline => {
-                        out.mem.insert(
-                            &internal_key(e.key, e.seq, EntryKind::Inline as u8),
-                            e.value,
-                        );
+                        append_expiring_value(&mut key_buf, e.expires_at, e.value);
+                        let kind = put_kind(EntryKind::Inline, e.expires_at);
+                        out.mem.insert(&internal_key(e.key, e.seq, kind), &key_buf);
                     }
                     LogEntryKind::Separated => {
+                        append_expiring_value(&mut key_buf, e.expires_at, &[]);
                         ValueHandle {
                             file: number,
                             epoch: 0,
@@ -614,10 +614,8 @@ fn replay(
                             len: e.len as u32,
                         }
                         .encode_to(&mut key_buf);
-                        out.mem.insert(
-                            &internal_key(e.key, e.seq, EntryKind::Handle as u8),
-                            &key_buf,
-                        );
+                        let kind = put_kind(EntryKind::Handle, e.expires_at);
+                        out.mem.insert(&internal_key(e.key, e.seq, kind), &key_buf);
                     }
                 }
             }

@@ -51,6 +51,7 @@ pub(crate) fn plan(
         chains: version.state.hash_chains(),
     });
     let snapshots = inner.snapshot_seqs();
+    let now = inner.opts.clock.now_millis();
     // Outputs of a part: about its share of the inputs in tables of the target size, one
     // more for the remainder, one for a placed value file (more are taken if needed).
     let share = task.input_bytes() / ranges.len() as u64;
@@ -93,6 +94,7 @@ pub(crate) fn plan(
                 settings: settings.clone(),
                 manual: manual.clone(),
                 numbers: first..first + reserve,
+                now,
                 hash_forward: hash_forward.clone(),
             }
         })

@@ -394,7 +394,7 @@ impl Prefetcher {
             bytes: 0,
         };
         if ahead.found.is_handle()
-            && let Ok(h) = ValueHandle::decode(&ahead.found.value)
+            && let Ok(h) = ahead.found.handle()
             && let Some(file) = sv.version.value_files.get(&h.file)
             && file.epoch() == h.epoch
             && h.offset + u64::from(h.len) <= file.written_len()

@@ -6,7 +6,10 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
-use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
+use crate::key::{
+    EXPIRY_LEN, EntryKind, ParsedKey, SeqNo, append_expiring_value, is_expired, lookup_key,
+    put_kind, split_expiry,
+};
 use crate::options::{GcMode, ReadOptions};
 use crate::stats::{Counters, LevelStats, Stats, ValueFileStats};
 use crate::vlog::{ScanHints, ValueFile};
@@ -41,6 +44,7 @@ pub(crate) fn get_in(
             inner,
             sv,
             seq,
+            inner.opts.clock.now_millis(),
             found.source,
             &found.ikey,
             found.value,
@@ -134,21 +138,39 @@ pub(crate) enum Reader<'a> {
 /// Turns a found entry into the user's value: nothing for a tombstone, the bytes for an
 /// inline value, the value file's bytes for a handle. The entry is the newest version of
 /// its key visible at `view`; `source` names where it came from, for errors.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn resolve(
     inner: &DbInner,
     sv: &SuperVersion,
     view: SeqNo,
+    now: u64,
     source: &Path,
     ikey: &[u8],
     value: Vec<u8>,
     by: Reader<'_>,
 ) -> Result<Option<Vec<u8>>> {
     let p = ParsedKey::parse(ikey);
-    match p.entry_kind() {
-        Some(EntryKind::Delete) => Ok(None),
-        Some(EntryKind::Inline) => Ok(Some(value)),
-        Some(EntryKind::Handle) => read_handle(inner, sv, view, source, &p, &value, by).map(Some),
-        None => Err(Error::corruption(
+    let kind = p.entry_kind();
+    if kind == Some(EntryKind::Delete) {
+        return Ok(None);
+    }
+    let Ok((expires_at, payload)) = split_expiry(p.kind, &value) else {
+        return Err(Error::corruption(
+            source,
+            0,
+            "an expiring entry too short for its expiry time",
+        ));
+    };
+    if is_expired(expires_at, now) {
+        return Ok(None);
+    }
+    match kind {
+        Some(EntryKind::Inline) if expires_at.is_none() => Ok(Some(value)),
+        Some(EntryKind::Inline) => Ok(Some(payload.to_vec())),
+        Some(EntryKind::Handle) => {
+            read_handle(inner, sv, view, source, &p, expires_at, payload, by).map(Some)
+        }
+        _ => Err(Error::corruption(
             source,
             0,
             format!("entry of unknown kind {}", p.kind),
@@ -165,12 +187,14 @@ pub(crate) fn resolve(
 /// epoch if that is newer than the handle's, else the current one's — and, if the file is
 /// the current one and the entry is still the key's newest version, the handle is fixed
 /// lazily.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read_handle(
     inner: &DbInner,
     sv: &SuperVersion,
     view: SeqNo,
     source: &Path,
     entry: &ParsedKey<'_>,
+    expires_at: Option<u64>,
     encoded: &[u8],
     by: Reader<'_>,
 ) -> Result<Vec<u8>> {
@@ -202,12 +226,12 @@ pub(crate) fn read_handle(
     // (a record of the main segment may have moved to a cold one).
     if let Some(f) = own.filter(|f| f.epoch() > h.epoch) {
         let files = with_chain(Arc::clone(f), sv.version.hash_chain(key));
-        return search(inner, view, key, seq, &current, files, by, &read);
+        return search(inner, view, entry, expires_at, &current, files, by, &read);
     }
     if own.is_none() {
         let chain = sv.version.hash_chain(key);
         if !chain.is_empty() {
-            return search(inner, view, key, seq, &current, chain, by, &read);
+            return search(inner, view, entry, expires_at, &current, chain, by, &read);
         }
     }
     let files = match current.value_files.get(&h.file) {
@@ -238,7 +262,7 @@ pub(crate) fn read_handle(
             chain
         }
     };
-    search(inner, view, key, seq, &current, files, by, &read)
+    search(inner, view, entry, expires_at, &current, files, by, &read)
 }
 
 /// `file` first, then the rest of a hash-layout group's `chain` (empty in the log layout).
@@ -257,13 +281,14 @@ fn with_chain(file: Arc<ValueFile>, chain: Vec<Arc<ValueFile>>) -> Vec<Arc<Value
 fn search(
     inner: &DbInner,
     view: SeqNo,
-    key: &[u8],
-    seq: SeqNo,
+    entry: &ParsedKey<'_>,
+    expires_at: Option<u64>,
     current: &crate::version::Version,
     files: Vec<Arc<ValueFile>>,
     by: Reader<'_>,
     read: &dyn Fn(&ValueFile, &ValueHandle) -> Result<Vec<u8>>,
 ) -> Result<Vec<u8>> {
+    let (key, seq) = (entry.user_key, entry.seq);
     Counters::add(&inner.counters.svtable_searches, 1);
     let mut hints = match by {
         Reader::Get => None,
@@ -295,7 +320,7 @@ fn search(
             .get(&file.number())
             .is_some_and(|f| Arc::ptr_eq(f, file));
         if is_current && inner.opts.gc_mode == GcMode::DropRecords {
-            fix_handle(inner, view, key, seq, &found, file)?;
+            fix_handle(inner, view, (key, seq, expires_at), &found, file)?;
         }
         return Ok(value);
     }
@@ -323,8 +348,7 @@ fn search(
 pub(crate) fn fix_handle(
     inner: &DbInner,
     view: SeqNo,
-    key: &[u8],
-    seq: SeqNo,
+    (key, seq, expires_at): (&[u8], SeqNo, Option<u64>),
     handle: &ValueHandle,
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
@@ -362,9 +386,12 @@ pub(crate) fn fix_handle(
             return Ok(false);
         }
     }
-    let ikey = crate::key::internal_key(key, seq, EntryKind::Handle as u8);
+    // The fixed entry keeps the expiry of the one it replaces (same sequence, same kind).
+    let ikey = crate::key::internal_key(key, seq, put_kind(EntryKind::Handle, expires_at));
+    let mut value = Vec::with_capacity(EXPIRY_LEN + 24);
+    append_expiring_value(&mut value, expires_at, &handle.encode());
     ws.mem.pin(file);
-    ws.mem.insert(&ikey, &handle.encode());
+    ws.mem.insert(&ikey, &value);
     Counters::add(&inner.counters.handle_fixups, 1);
     Ok(true)
 }
@@ -503,6 +530,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         scan_svtable_searches: Counters::get(&c.scan_svtable_searches),
         compaction_handle_refreshes: Counters::get(&c.compaction_handle_refreshes),
         handle_fixups: Counters::get(&c.handle_fixups),
+        expired_entries: Counters::get(&c.expired_entries),
         block_cache_hits: inner.cache.hits(),
         block_cache_misses: inner.cache.misses(),
         levels,
@@ -513,6 +541,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         referenced_bytes: referenced,
         live_bytes: live.as_ref().map_or(referenced, |l| l.bytes),
         live_keys: live.as_ref().map_or(entries_upper_bound, |l| l.keys),
+        expiring_keys: live.as_ref().map_or(0, |l| l.expiring_keys),
         live_bytes_age: live_pass.as_ref().map(|p| p.started.elapsed()),
         live_bytes_versions_behind: live_pass
             .as_ref()

@@ -17,7 +17,7 @@ use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{FileType, parse_file_name};
 use crate::iter::InternalIterator;
-use crate::key::{EntryKind, ParsedKey, SeqNo};
+use crate::key::{EntryKind, ParsedKey, SeqNo, is_expired, split_expiry};
 use crate::placement::separated_value_len;
 use crate::stats::DiskUsage;
 use crate::{Error, Result};
@@ -41,8 +41,13 @@ const STOP_CHECK_EVERY: u32 = 4096;
 pub(crate) struct LiveData {
     /// Key + value bytes of every key whose newest version is not a tombstone.
     pub bytes: u64,
-    /// Keys whose newest version is not a tombstone.
+    /// Keys whose newest version is not a tombstone (nor expired).
     pub keys: u64,
+    /// Of those, the keys whose newest version has an expiry time.
+    pub expiring_keys: u64,
+    /// The earliest expiry time among them: once the clock reaches it, the pass is out of
+    /// date even if nothing was written (`refresh_loop` makes another).
+    pub next_expiry: Option<u64>,
     /// Per value file: bytes of the separated entries those newest versions point at
     /// (whole entries, as the file stores them).
     pub separated: BTreeMap<u64, u64>,
@@ -53,13 +58,29 @@ pub(crate) struct LiveData {
     pub shadowed: u64,
 }
 
+impl LiveData {
+    fn count_expiry(&mut self, expires_at: Option<u64>) {
+        if let Some(at) = expires_at {
+            self.expiring_keys += 1;
+            self.next_expiry = Some(self.next_expiry.map_or(at, |n| n.min(at)));
+        }
+    }
+}
+
 /// Walks every entry of `sv` once, in key order, and counts the newest version of each
 /// key: a tombstone counts nothing, an inline value its key and value, a handle its key
 /// and the value length its entry holds. Older versions are skipped whether compaction
 /// has dropped them yet or not, so the figure is exact, not an estimate; the cost is a
 /// read of every table (without filling the block cache) — the key store only, since
 /// separated values are not read. `None` if `stop` said to stop before the end.
-pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Option<LiveData>> {
+///
+/// A newest version expired at `now` counts as a tombstone does: key-store garbage, and
+/// its separated value not live.
+pub(crate) fn live_data(
+    sv: &SuperVersion,
+    now: u64,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<LiveData>> {
     let source = Path::new("key store");
     let mut live = LiveData::default();
     let mut it = merged_sources(sv, false);
@@ -82,14 +103,22 @@ pub(crate) fn live_data(sv: &SuperVersion, stop: &dyn Fn() -> bool) -> Result<Op
             key.clear();
             key.extend_from_slice(p.user_key);
             let key_len = p.user_key.len() as u64;
+            let (expires_at, value) = split_expiry(p.kind, it.value()).map_err(|_| {
+                Error::corruption(source, 0, "an expiring entry too short for its expiry time")
+            })?;
             match p.entry_kind() {
                 Some(EntryKind::Delete) => live.shadowed += key_len,
+                Some(_) if is_expired(expires_at, now) => {
+                    live.shadowed += key_len + it.value().len() as u64;
+                }
                 Some(EntryKind::Inline) => {
-                    live.bytes += key_len + it.value().len() as u64;
+                    live.bytes += key_len + value.len() as u64;
                     live.keys += 1;
+                    live.count_expiry(expires_at);
                 }
                 Some(EntryKind::Handle) => {
-                    let h = ValueHandle::decode(it.value()).map_err(|e| {
+                    live.count_expiry(expires_at);
+                    let h = ValueHandle::decode(value).map_err(|e| {
                         Error::corruption(source, 0, format!("bad value handle: {}", e.what))
                     })?;
                     let value_len = separated_value_len(h.len, p.user_key.len())
@@ -207,13 +236,18 @@ impl LiveCache {
         }
     }
 
-    /// Whether a pass is due at `now`, with `seq` the visible sequence number.
-    fn due(&self, now: Instant, seq: SeqNo) -> Due {
+    /// Whether a pass is due at `now`, with `seq` the visible sequence number and
+    /// `clock` the expiry clock's time: a key the last pass counted live may have expired.
+    fn due(&self, now: Instant, seq: SeqNo, clock: u64) -> Due {
         let last = lock(&self.last);
         let Some(l) = last.as_ref() else {
             return Due::Now;
         };
-        if l.generation == self.generation() && l.seq >= seq {
+        let expired = l
+            .outcome
+            .as_ref()
+            .is_ok_and(|live| live.next_expiry.is_some_and(|at| at <= clock));
+        if l.generation == self.generation() && l.seq >= seq && !expired {
             return Due::No;
         }
         let allowed = l.started + l.took * PACING;
@@ -242,7 +276,8 @@ fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
     let user_bytes = inner.counters.user_bytes.load(Ordering::Relaxed);
     let started = Instant::now();
     let stop = || super::background::shutting_down(inner);
-    let (outcome, result) = match live_data(&sv, &stop) {
+    let now = inner.opts.clock.now_millis();
+    let (outcome, result) = match live_data(&sv, now, &stop) {
         Ok(Some(live)) => {
             let live = Arc::new(live);
             (Ok(Arc::clone(&live)), Ok(Some(live)))
@@ -269,7 +304,8 @@ pub(crate) fn refresh(inner: &DbInner) -> Result<Arc<LiveData>> {
 }
 
 /// The background thread: a pass whenever the version changed or writes came since the
-/// last one (writes that stay in the memtable change no version), paced
+/// last one (writes that stay in the memtable change no version), or a key it counted live
+/// has expired since, paced
 /// (see the module docs), until shutdown. A failed pass is cached like a good one (stats
 /// say why) and retried at the next version.
 pub(crate) fn refresh_loop(inner: &DbInner) {
@@ -280,7 +316,8 @@ pub(crate) fn refresh_loop(inner: &DbInner) {
                 return;
             }
             let seq = inner.visible_seq.load(Ordering::Acquire);
-            let wait = match inner.live_cache.due(Instant::now(), seq) {
+            let clock = inner.opts.clock.now_millis();
+            let wait = match inner.live_cache.due(Instant::now(), seq, clock) {
                 Due::Now => None,
                 Due::After(d) => Some(d.min(IDLE_WAIT)),
                 Due::No => Some(IDLE_WAIT),
@@ -334,25 +371,25 @@ mod tests {
     fn a_pass_is_due_once_per_version_and_paced_by_the_last_ones_cost() {
         let cache = LiveCache::default();
         let now = Instant::now();
-        assert!(matches!(cache.due(now, 0), Due::Now), "no pass yet");
+        assert!(matches!(cache.due(now, 0, 0), Due::Now), "no pass yet");
         cache.store(pass_at(0, now, Duration::from_secs(1)));
-        assert!(matches!(cache.due(now, 0), Due::No), "same version");
+        assert!(matches!(cache.due(now, 0, 0), Due::No), "same version");
         cache.version_changed();
         // A pass that took 1 s allows the next 10 s after its start.
-        match cache.due(now + Duration::from_secs(4), 0) {
+        match cache.due(now + Duration::from_secs(4), 0, 0) {
             Due::After(d) => assert_eq!(d, Duration::from_secs(6)),
             _ => panic!("the pass must wait"),
         }
         assert!(matches!(
-            cache.due(now + Duration::from_secs(10), 0),
+            cache.due(now + Duration::from_secs(10), 0, 0),
             Due::Now
         ));
         // An older state never replaces a newer one.
         cache.store(pass_at(1, now, Duration::ZERO));
         cache.store(pass_at(0, now, Duration::ZERO));
         assert_eq!(cache.last().map(|p| p.generation), Some(1));
-        assert!(matches!(cache.due(now, 0), Due::No));
+        assert!(matches!(cache.due(now, 0, 0), Due::No));
         // Writes since the pass (in the memtable: no new version) make one due too.
-        assert!(matches!(cache.due(now, 5), Due::Now));
+        assert!(matches!(cache.due(now, 5, 0), Due::Now));
     }
 }

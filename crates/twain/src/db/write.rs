@@ -9,7 +9,7 @@ use super::{DbInner, SuperVersion, lock};
 use crate::event_log::event;
 use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
-use crate::key::{EntryKind, SeqNo, append_internal_key};
+use crate::key::{EntryKind, SeqNo, append_expiring_value, append_internal_key, put_kind};
 use crate::memtable::Memtable;
 use crate::options::ValueLayout;
 use crate::stats::Counters;
@@ -168,14 +168,22 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     for w in group {
         let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
         for op in w.batch.iter() {
-            let (kind, key, value) = match op {
-                BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..]),
-                BatchOp::Put { key, value } if key.len() + value.len() >= threshold => {
-                    (LogEntryKind::Separated, key, value)
+            let (kind, key, value, expires_at) = match op {
+                BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..], None),
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at,
+                } if key.len() + value.len() >= threshold => {
+                    (LogEntryKind::Separated, key, value, expires_at)
                 }
-                BatchOp::Put { key, value } => (LogEntryKind::Inline, key, value),
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at,
+                } => (LogEntryKind::Inline, key, value, expires_at),
             };
-            let placed = rec.add(&mut ws.buf, kind, key, value);
+            let placed = rec.add_expiring(&mut ws.buf, kind, key, value, expires_at);
             if kind == LogEntryKind::Separated {
                 separated_bytes += placed.len as u64;
                 ws.handles.push(ValueHandle {
@@ -220,17 +228,40 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                     append_internal_key(&mut ikey, key, seq, EntryKind::Delete as u8);
                     ws.mem.insert(&ikey, &[]);
                 }
-                BatchOp::Put { key, value } if key.len() + value.len() >= threshold => {
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at,
+                } if key.len() + value.len() >= threshold => {
                     encoded.clear();
+                    if let Some(at) = expires_at {
+                        encoded.extend_from_slice(&at.to_le_bytes());
+                    }
                     if let Some(h) = handles.next() {
                         h.encode_to(&mut encoded);
                     }
-                    append_internal_key(&mut ikey, key, seq, EntryKind::Handle as u8);
+                    let kind = put_kind(EntryKind::Handle, expires_at);
+                    append_internal_key(&mut ikey, key, seq, kind);
                     ws.mem.insert(&ikey, &encoded);
                 }
-                BatchOp::Put { key, value } => {
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at: None,
+                } => {
                     append_internal_key(&mut ikey, key, seq, EntryKind::Inline as u8);
                     ws.mem.insert(&ikey, value);
+                }
+                BatchOp::Put {
+                    key,
+                    value,
+                    expires_at: Some(at),
+                } => {
+                    encoded.clear();
+                    append_expiring_value(&mut encoded, Some(at), value);
+                    let kind = put_kind(EntryKind::Inline, Some(at));
+                    append_internal_key(&mut ikey, key, seq, kind);
+                    ws.mem.insert(&ikey, &encoded);
                 }
             }
             seq += 1;
@@ -494,7 +525,8 @@ pub(crate) fn relocate(
     let mut separated = 0u64;
     for r in records {
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
-        if !crate::gc::newest_points_into(&sv, &r.key, r.seq, file)? {
+        let Some(expires_at) = crate::gc::newest_expiry_if_points_into(&sv, &r.key, r.seq, file)?
+        else {
             // Overwritten or deleted since GC looked it up. A snapshot taken in between
             // still sees it, and it cannot be written back above the newer version: the
             // file must stay.
@@ -505,11 +537,12 @@ pub(crate) fn relocate(
                 }
             }
             continue;
-        }
-        let placed = rec.add(&mut ws.buf, r.seq, &r.key, &r.value);
+        };
+        let placed = rec.add_expiring(&mut ws.buf, r.seq, &r.key, &r.value, expires_at);
         separated += placed.len as u64;
         kept.push((
             r,
+            expires_at,
             ValueHandle {
                 file: log_file,
                 epoch: 0,
@@ -530,10 +563,14 @@ pub(crate) fn relocate(
         .add_separated(kept.len() as u64, separated);
     ws.mem_log_bytes += ws.buf.len() as u64;
     let mut ikey = Vec::with_capacity(64);
-    for (r, h) in &kept {
+    let mut value = Vec::with_capacity(32);
+    for (r, expires_at, h) in &kept {
         ikey.clear();
-        append_internal_key(&mut ikey, &r.key, r.seq, EntryKind::Handle as u8);
-        ws.mem.insert(&ikey, &h.encode());
+        value.clear();
+        let kind = put_kind(EntryKind::Handle, *expires_at);
+        append_internal_key(&mut ikey, &r.key, r.seq, kind);
+        append_expiring_value(&mut value, *expires_at, &h.encode());
+        ws.mem.insert(&ikey, &value);
     }
     Counters::add(&inner.counters.gc_records_relocated, kept.len() as u64);
     Counters::add(&inner.counters.gc_bytes_written, ws.buf.len() as u64);

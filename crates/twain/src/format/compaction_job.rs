@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 /// The first bytes of every message.
 pub const MAGIC: [u8; 4] = *b"TWCJ";
 /// The version this code writes and the only one it reads.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Message kind: a job, host to worker.
 pub const KIND_JOB: u8 = 1;
 /// Message kind: an outcome, worker to host.
@@ -80,6 +80,7 @@ pub fn encode_job(job: &PartJob) -> Vec<u8> {
     }
     put_varint(&mut b, job.numbers.start);
     put_varint(&mut b, job.numbers.end);
+    put_varint(&mut b, job.now);
     finish(b)
 }
 
@@ -164,6 +165,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
     if end < start {
         return Err(d.error(format!("reserved numbers {start}..{end} run backwards")));
     }
+    let now = d.varint("time")?;
     close(&d)?;
     Ok(PartJob {
         level,
@@ -182,6 +184,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
         },
         manual,
         numbers: start..end,
+        now,
         hash_forward: None,
     })
 }
@@ -227,6 +230,7 @@ pub fn encode_outcome(outcome: &PartOutcome) -> Vec<u8> {
         f.replaced_inline_bytes,
         f.replaced_separated_bytes,
         f.handle_refreshes,
+        f.expired_entries,
     ] {
         put_varint(&mut b, v);
     }
@@ -271,6 +275,7 @@ pub fn decode_outcome(msg: &[u8]) -> Result<PartOutcome, DecodeError> {
         replaced_inline_bytes: d.varint("replaced inline bytes")?,
         replaced_separated_bytes: d.varint("replaced separated bytes")?,
         handle_refreshes: d.varint("handle refreshes")?,
+        expired_entries: d.varint("expired entries")?,
     };
     close(&d)?;
     Ok(PartOutcome {
@@ -476,6 +481,7 @@ mod tests {
                 end: Some(b"q".to_vec()),
             }),
             numbers: 100..104,
+            now: 1_700_000_000_000,
             hash_forward: None,
         }
     }
@@ -503,6 +509,7 @@ mod tests {
                 replaced_inline_bytes: 3,
                 replaced_separated_bytes: 4,
                 handle_refreshes: 5,
+                expired_entries: 6,
             },
         }
     }
@@ -597,6 +604,7 @@ mod tests {
             figures: PartFigures {
                 table_bytes_written: 4000,
                 handle_refreshes: 1,
+                expired_entries: 0,
                 ..PartFigures::default()
             },
         };

@@ -11,6 +11,7 @@
 //! entry := 0x00 key_len: varint key                                   -- delete
 //!        | 0x01 key_len: varint value_len: varint key value           -- inline put
 //!        | 0x02 key_len: varint value_len: varint key value entry_crc -- separated put
+//!        | 0x03 expires_at: u64 LE (inline put | separated put)        -- expiring put
 //! entry_crc := masked crc32c of (seq: u64 LE ++ the entry's bytes from its kind byte
 //!              through the value), as u32 LE
 //! ```
@@ -95,6 +96,22 @@ impl TryFrom<u8> for LogEntryKind {
     }
 }
 
+/// The byte that starts an expiring put: the expiry time follows, then the put itself
+/// (inline or separated), whose offset and length are those a handle names.
+///
+/// DO NOT CHANGE: embedded in value files.
+pub const EXPIRY_PREFIX: u8 = 3;
+
+/// Bytes of an expiring put's prefix: the prefix byte and the expiry time.
+pub const EXPIRY_PREFIX_LEN: usize = 9;
+
+fn put_expiry_prefix(buf: &mut Vec<u8>, expires_at: Option<u64>) {
+    if let Some(at) = expires_at {
+        buf.push(EXPIRY_PREFIX);
+        buf.extend_from_slice(&at.to_le_bytes());
+    }
+}
+
 /// Writes one batch record into a buffer: call [`BatchRecordWriter::begin`], then
 /// [`add`](BatchRecordWriter::add) each entry, then [`finish`](BatchRecordWriter::finish).
 #[derive(Debug)]
@@ -136,8 +153,24 @@ impl BatchRecordWriter {
         key: &[u8],
         value: &[u8],
     ) -> EntryPlacement {
+        self.add_expiring(buf, kind, key, value, None)
+    }
+
+    /// Like [`add`](Self::add), for a put that expires at `expires_at` (ignored for a
+    /// delete). The placement is the put's own, after the expiry prefix.
+    pub fn add_expiring(
+        &mut self,
+        buf: &mut Vec<u8>,
+        kind: LogEntryKind,
+        key: &[u8],
+        value: &[u8],
+        expires_at: Option<u64>,
+    ) -> EntryPlacement {
         let seq = self.first_seq + u64::from(self.count);
         self.count += 1;
+        if kind != LogEntryKind::Delete {
+            put_expiry_prefix(buf, expires_at);
+        }
         if kind == LogEntryKind::Separated {
             return put_separated(buf, seq, key, value);
         }
@@ -196,8 +229,21 @@ impl RelocationWriter {
         key: &[u8],
         value: &[u8],
     ) -> EntryPlacement {
+        self.add_expiring(buf, seq, key, value, None)
+    }
+
+    /// Like [`add`](Self::add), for a pair that expires at `expires_at`.
+    pub fn add_expiring(
+        &mut self,
+        buf: &mut Vec<u8>,
+        seq: SeqNo,
+        key: &[u8],
+        value: &[u8],
+        expires_at: Option<u64>,
+    ) -> EntryPlacement {
         self.count += 1;
         buf.extend_from_slice(&seq.to_le_bytes());
+        put_expiry_prefix(buf, expires_at);
         put_separated(buf, seq, key, value)
     }
 
@@ -270,7 +316,9 @@ pub struct LogEntry<'a> {
     pub key: &'a [u8],
     /// The value (empty for deletes).
     pub value: &'a [u8],
-    /// Offset of the entry's kind byte within the batch payload.
+    /// When the put expires (milliseconds since the Unix epoch), if it does.
+    pub expires_at: Option<u64>,
+    /// Offset of the entry's kind byte within the batch payload (after an expiry prefix).
     pub offset: usize,
     /// The entry's length.
     pub len: usize,
@@ -375,8 +423,20 @@ impl<'a> BatchReader<'a> {
             _ => self.header.first_seq + u64::from(self.index),
         };
         self.index += 1;
-        let offset = self.dec.pos();
-        let kind_byte = self.dec.u8("entry kind")?;
+        let mut offset = self.dec.pos();
+        let mut kind_byte = self.dec.u8("entry kind")?;
+        let mut expires_at = None;
+        if kind_byte == EXPIRY_PREFIX {
+            expires_at = Some(self.dec.u64("expiry time")?);
+            offset = self.dec.pos();
+            kind_byte = self.dec.u8("entry kind")?;
+            if kind_byte == LogEntryKind::Delete as u8 || kind_byte == EXPIRY_PREFIX {
+                return Err(DecodeError::new(
+                    offset,
+                    format!("an expiry prefix before entry kind {kind_byte}"),
+                ));
+            }
+        }
         let kind = LogEntryKind::try_from(kind_byte)
             .map_err(|b| DecodeError::new(offset, format!("unknown log entry kind {b}")))?;
         if self.header.record_type == RecordType::Relocation && kind != LogEntryKind::Separated {
@@ -407,6 +467,7 @@ impl<'a> BatchReader<'a> {
             seq,
             key,
             value,
+            expires_at,
             offset,
             len: self.dec.pos() - offset,
         };
@@ -571,6 +632,60 @@ mod tests {
             (LogEntryKind::Delete, 102, &b""[..])
         );
         assert_eq!(r.next_entry().unwrap(), None);
+    }
+
+    #[test]
+    fn expiring_puts_carry_their_time_and_handles_skip_the_prefix() {
+        let mut buf = Vec::new();
+        let mut w = BatchRecordWriter::begin(&mut buf, 7, 0);
+        let a = w.add_expiring(&mut buf, LogEntryKind::Inline, b"a", b"1", Some(99));
+        let b = w.add_expiring(
+            &mut buf,
+            LogEntryKind::Separated,
+            b"b",
+            b"22",
+            Some(u64::MAX),
+        );
+        let c = w.add_expiring(&mut buf, LogEntryKind::Delete, b"c", b"", Some(5));
+        w.finish(&mut buf);
+        assert_eq!(buf[a.offset - EXPIRY_PREFIX_LEN], EXPIRY_PREFIX);
+        assert_eq!(
+            buf[c.offset],
+            LogEntryKind::Delete as u8,
+            "deletes take no prefix"
+        );
+        let entry = &buf[b.offset..b.offset + b.len];
+        assert_eq!(&entry[decode_separated(entry, b"b", 8).unwrap()], b"22");
+        let Frame::Good { payload, .. } = decode_frame(&buf) else {
+            panic!("frame did not decode");
+        };
+        let mut r = BatchReader::new(payload).unwrap();
+        let times: Vec<_> = std::iter::from_fn(|| r.next_entry().unwrap())
+            .map(|e| (e.key.to_vec(), e.expires_at))
+            .collect();
+        assert_eq!(
+            times,
+            vec![
+                (b"a".to_vec(), Some(99)),
+                (b"b".to_vec(), Some(u64::MAX)),
+                (b"c".to_vec(), None)
+            ]
+        );
+        // A prefix before a delete or before another prefix is damage.
+        for bad in [LogEntryKind::Delete as u8, EXPIRY_PREFIX] {
+            let mut buf = Vec::new();
+            let w = BatchRecordWriter::begin(&mut buf, 7, 0);
+            buf.push(EXPIRY_PREFIX);
+            buf.extend_from_slice(&1u64.to_le_bytes());
+            buf.extend_from_slice(&[bad, 1, b'k']);
+            let mut w = w;
+            w.count = 1;
+            w.finish(&mut buf);
+            let Frame::Good { payload, .. } = decode_frame(&buf) else {
+                panic!("frame did not decode");
+            };
+            assert!(BatchReader::new(payload).unwrap().next_entry().is_err());
+        }
     }
 
     #[test]

@@ -287,7 +287,7 @@ impl GroupJob {
                     .take_while(|o| o.key == it.key)
                     .any(|o| self.in_place(o, merge))
             };
-            if filter.decide(&ikey, |_| no_older()) != Decision::Keep {
+            if filter.decide(&ikey, &[], |_| no_older()) != Decision::Keep {
                 routes.push(None);
                 continue;
             }

@@ -11,7 +11,7 @@ use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock, write};
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::VersionEdit;
-use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key};
+use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key, split_expiry};
 use crate::options::GcEvent;
 use crate::stats::Counters;
 use std::sync::Arc;
@@ -26,18 +26,36 @@ pub(crate) fn newest_points_into(
     seq: SeqNo,
     file: u64,
 ) -> Result<bool> {
+    Ok(newest_expiry_if_points_into(sv, key, seq, file)?.is_some())
+}
+
+/// `Some(expiry time)` when the newest version of `key` is the record `seq` of value file
+/// `file`: a relocated record keeps its expiry.
+pub(crate) fn newest_expiry_if_points_into(
+    sv: &SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+    file: u64,
+) -> Result<Option<Option<u64>>> {
     let Some((ikey, value)) = crate::db::read::newest_entry(sv, key)? else {
-        return Ok(false);
+        return Ok(None);
     };
-    points_into(&ikey, &value, seq, file)
+    Ok(handle_into(&ikey, &value, seq, file))
 }
 
 fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Result<bool> {
+    Ok(handle_into(ikey, value, seq, file).is_some())
+}
+
+fn handle_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Option<Option<u64>> {
     let p = ParsedKey::parse(ikey);
     if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
-        return Ok(false);
+        return None;
     }
-    Ok(ValueHandle::decode(value).is_ok_and(|h| h.file == file))
+    let (expires_at, encoded) = split_expiry(p.kind, value).ok()?;
+    ValueHandle::decode(encoded)
+        .is_ok_and(|h| h.file == file)
+        .then_some(expires_at)
 }
 
 /// Whether a live snapshot at `snap` sees record `seq` of `file` for `key`.

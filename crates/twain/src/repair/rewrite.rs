@@ -164,8 +164,10 @@ pub(super) fn rewrite_tables(
 fn counted_dead(dropped: &DropSets, ikey: &[u8], value: &[u8]) -> bool {
     let p = ParsedKey::parse(ikey);
     p.entry_kind() == Some(EntryKind::Handle)
-        && ValueHandle::decode(value)
-            .is_ok_and(|h| dropped.get(&h.file).is_some_and(|s| s.contains(&p.seq)))
+        && crate::key::split_expiry(p.kind, value)
+            .ok()
+            .and_then(|(_, encoded)| ValueHandle::decode(encoded).ok())
+            .is_some_and(|h| dropped.get(&h.file).is_some_and(|s| s.contains(&p.seq)))
 }
 
 /// Whether the entry's value can be read: always for tombstones and inline values; for a
@@ -173,6 +175,9 @@ fn counted_dead(dropped: &DropSets, ikey: &[u8], value: &[u8]) -> bool {
 /// key and sequence (through the SVTable's index if GC rewrote the file since).
 fn readable(values: &ValueFiles, ikey: &[u8], value: &[u8]) -> Result<bool> {
     let p = ParsedKey::parse(ikey);
+    let Ok((_, value)) = crate::key::split_expiry(p.kind, value) else {
+        return Ok(false);
+    };
     match p.entry_kind() {
         Some(EntryKind::Delete | EntryKind::Inline) => return Ok(true),
         Some(EntryKind::Handle) => {}

@@ -49,6 +49,7 @@ pub(crate) struct Counters {
     pub gc_records_relocated: AtomicU64,
     pub svtable_searches: AtomicU64,
     pub handle_fixups: AtomicU64,
+    pub expired_entries: AtomicU64,
     pub scan_svtable_searches: AtomicU64,
     pub compaction_handle_refreshes: AtomicU64,
     pub gc_corrupt_dead_records: AtomicU64,
@@ -286,6 +287,9 @@ pub struct Stats {
     pub scan_svtable_searches: u64,
     /// Stale handles fixed by reads re-inserting the entry with its new handle.
     pub handle_fixups: u64,
+    /// Expired puts that flushes and compactions turned into tombstones or dropped, with
+    /// their values, since this open.
+    pub expired_entries: u64,
     /// Stale handles compactions re-pointed at their record's current place (the new
     /// epoch of its value file) as they rewrote the table holding them.
     pub compaction_handle_refreshes: u64,
@@ -336,6 +340,9 @@ pub struct Stats {
     /// [`Stats::memtable_entries`] plus every table's entries: versions and tombstones
     /// count too.
     pub live_keys: u64,
+    /// Of [`Stats::live_keys`], the keys that have an expiry time, from the same pass (0
+    /// before a pass). Expired keys count in neither.
+    pub expiring_keys: u64,
     /// How long ago the pass behind [`Stats::live_bytes`] started; `None` when the figure
     /// comes from no pass (none made yet, or the last one failed): it is then
     /// [`Stats::referenced_bytes`].

@@ -66,6 +66,7 @@ impl Stats {
         o.num("svtable_searches", self.svtable_searches);
         o.num("scan_svtable_searches", self.scan_svtable_searches);
         o.num("handle_fixups", self.handle_fixups);
+        o.num("expired_entries", self.expired_entries);
         o.num(
             "compaction_handle_refreshes",
             self.compaction_handle_refreshes,
@@ -77,6 +78,7 @@ impl Stats {
         o.num("referenced_bytes", self.referenced_bytes);
         o.num("live_bytes", self.live_bytes);
         o.num("live_keys", self.live_keys);
+        o.num("expiring_keys", self.expiring_keys);
         match self.live_bytes_age {
             Some(age) => o.num("live_bytes_age_ms", age.as_millis() as u64),
             None => o.raw("live_bytes_age_ms", "null"),
@@ -471,9 +473,10 @@ impl Stats {
         line(
             "live data",
             format!(
-                "{} in {} keys; reclaimable {} ({} dropped, {} shadowed not yet dropped)",
+                "{} in {} keys ({} expiring); reclaimable {} ({} dropped, {} shadowed not yet dropped)",
                 z(s.live_bytes),
                 s.live_keys,
+                s.expiring_keys,
                 z(s.reclaimable_bytes()),
                 z(s.reclaimable_dropped_bytes),
                 z(s.reclaimable_shadowed_bytes)

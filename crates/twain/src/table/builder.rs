@@ -117,10 +117,13 @@ impl TableBuilder {
             self.properties.num_entries == 0 || compare_to_last(self, ikey) == Ordering::Greater,
             "table keys must strictly increase"
         );
+        let (_, payload) = key::split_expiry(parsed.kind, value).map_err(|_| {
+            Error::InvalidArgument("an expiring entry too short for its expiry time".to_string())
+        })?;
         let p = &mut self.properties;
         match kind {
             EntryKind::Delete => {
-                if !value.is_empty() {
+                if !payload.is_empty() {
                     return Err(Error::InvalidArgument(
                         "a tombstone carries no value".to_string(),
                     ));
@@ -129,10 +132,10 @@ impl TableBuilder {
             }
             EntryKind::Inline => {
                 p.num_inline += 1;
-                p.raw_value_bytes += value.len() as u64;
+                p.raw_value_bytes += payload.len() as u64;
             }
             EntryKind::Handle => {
-                let handle = ValueHandle::decode(value)
+                let handle = ValueHandle::decode(payload)
                     .map_err(|e| Error::InvalidArgument(format!("bad value handle: {}", e.what)))?;
                 p.num_handles += 1;
                 p.handle_value_bytes += u64::from(handle.len);

@@ -147,8 +147,16 @@ struct Value<'a>(&'a [u8], &'a [u8]);
 
 impl fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let value = self.1;
-        match ParsedKey::parse(self.0).entry_kind() {
+        let p = ParsedKey::parse(self.0);
+        let value = match crate::key::split_expiry(p.kind, self.1) {
+            Ok((Some(at), rest)) => {
+                write!(f, " expires {at}")?;
+                rest
+            }
+            Ok((None, rest)) => rest,
+            Err(_) => return write!(f, " (too short for its expiry time)"),
+        };
+        match p.entry_kind() {
             Some(EntryKind::Inline) => {
                 let shown = value.get(..VALUE_PREVIEW).unwrap_or(value);
                 let more = if shown.len() < value.len() { "..." } else { "" };

@@ -21,6 +21,12 @@
 //! then goes on working (writes, flush, compaction, reopen) and must hold the recovered
 //! state plus the new writes.
 //!
+//! One put in five expires (the clock is a `ManualClock` that stands still): half of them
+//! already expired when written, so they act as deletes in the model and flushes and
+//! compactions turn them into tombstones and drop their values; half expire far in the
+//! future, their values start with `E`, and every read-back checks that such a key still
+//! carries its expiry time (and that no other key has one).
+//!
 //! CI runs the default size (a few hundred crash points, several thousand states);
 //! `TWAIN_CRASH_WORKLOADS=N` runs N workloads instead (e.g. 200 for a long run).
 
@@ -33,6 +39,11 @@ use twain::fs::{CrashOptions, FaultFs, Fs, MemFs, OpEvent, OpKind, OpPhase};
 use twain::{Db, Options, WriteBatch, WriteOptions};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// The workloads' time: the clock never moves.
+const NOW: u64 = 1_800_000_000_000;
+/// When the puts that have not expired expire.
+const LATER: u64 = NOW + 1_000_000_000;
 
 const DIR: &str = "/db";
 const KEYS: u64 = 40;
@@ -53,10 +64,13 @@ impl Rng {
     }
 }
 
+/// A put `(key, Some(value), expiry)` or a delete `(key, None, None)`.
+type WriteOp = (Vec<u8>, Option<Vec<u8>>, Option<u64>);
+
 #[derive(Debug, Clone)]
 enum Step {
-    /// Write a batch: `(key, Some(value))` puts, `(key, None)` deletes.
-    Write(Vec<(Vec<u8>, Option<Vec<u8>>)>, bool),
+    /// Write a batch: `(key, Some(value), expiry)` puts, `(key, None, _)` deletes.
+    Write(Vec<WriteOp>, bool),
     Flush,
     Compact,
     /// Value GC on demand (crash states are taken at each of its file operations too).
@@ -91,18 +105,35 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
                     let k = key(rng.below(KEYS));
                     if rng.below(6) == 0 {
                         model.remove(&k);
-                        ops.push((k, None));
+                        ops.push((k, None, None));
                     } else {
                         let len = if rng.below(2) == 0 {
                             rng.below(40)
                         } else {
                             60 + rng.below(1500)
                         };
-                        let v: Vec<u8> = (0..len)
+                        let mut v: Vec<u8> = (0..len)
                             .map(|j| (seed as u8) ^ (i as u8).wrapping_mul(7) ^ (j as u8))
                             .collect();
-                        model.insert(k.clone(), v.clone());
-                        ops.push((k, Some(v)));
+                        // Only the values of puts that expire later start with `E`.
+                        if v.first() == Some(&b'E') {
+                            v[0] = b'e';
+                        }
+                        match rng.below(10) {
+                            0 => {
+                                model.remove(&k);
+                                ops.push((k, Some(v), Some(NOW - 1 - rng.below(1000))));
+                            }
+                            1 => {
+                                v.insert(0, b'E');
+                                model.insert(k.clone(), v.clone());
+                                ops.push((k, Some(v), Some(LATER)));
+                            }
+                            _ => {
+                                model.insert(k.clone(), v.clone());
+                                ops.push((k, Some(v), None));
+                            }
+                        }
                     }
                 }
                 models.push(model);
@@ -128,6 +159,7 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
     let hash = base % 4 == 3;
     Options {
         fs,
+        clock: Arc::new(twain::ManualClock::new(NOW)),
         log_buffer_size: if seed.is_multiple_of(2) { 0 } else { 4096 },
         value_file_size: 4096 + (seed % 3) * 4096,
         memtable_size: 4096,
@@ -185,6 +217,8 @@ struct Tally {
     /// Forced seals of the active log and garbage compactions the complete GCs made.
     seals: AtomicUsize,
     garbage_compactions: AtomicUsize,
+    /// Expired puts flushes and compactions turned into tombstones or dropped.
+    expired: AtomicUsize,
     /// Compactions the workloads ran as two or more parts.
     split_compactions: AtomicUsize,
     /// Hash-layout workloads whose group GCs made cold segments (hotness awareness).
@@ -303,6 +337,22 @@ fn check_state(
         tally.lost_unsynced.fetch_add(1, Ordering::Relaxed);
     }
     for k in (0..KEYS).map(key) {
+        let expected = match models[prefix].get(&k) {
+            None => twain::KeyExpiry::Missing,
+            Some(v) if v.first() == Some(&b'E') => twain::KeyExpiry::At(LATER),
+            Some(_) => twain::KeyExpiry::Never,
+        };
+        match db.expiry(&k) {
+            Ok(e) if e == expected => {}
+            Ok(e) => tally.fail(
+                &tally.corrupt_reads,
+                format!(
+                    "{ctx}: {} expires {e:?}, not {expected:?}",
+                    String::from_utf8_lossy(&k)
+                ),
+            ),
+            Err(e) => tally.fail(&tally.corrupt_reads, format!("{ctx}: expiry failed: {e}")),
+        }
         match db.get(&k) {
             Ok(v) if v.as_ref() == models[prefix].get(&k) => {}
             Ok(v) => tally.fail(
@@ -447,10 +497,11 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
         match step {
             Step::Write(ops, sync) => {
                 let mut b = WriteBatch::new();
-                for (k, v) in ops {
-                    match v {
-                        Some(v) => b.put(k, v),
-                        None => b.delete(k),
+                for (k, v, expiry) in ops {
+                    match (v, expiry) {
+                        (Some(v), Some(at)) => b.put_with_expiry(k, v, at),
+                        (Some(v), None) => b.put(k, v),
+                        (None, _) => b.delete(k),
                     };
                 }
                 progress.issued.store(written + 1, Ordering::SeqCst);
@@ -476,7 +527,10 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
                     .fetch_add(report.garbage_compactions as usize, Ordering::Relaxed);
             }
             Step::Reopen => {
-                db.take().unwrap().close().unwrap();
+                let d = db.take().unwrap();
+                let expired = d.stats().map_or(0, |s| s.expired_entries);
+                tally.expired.fetch_add(expired as usize, Ordering::Relaxed);
+                d.close().unwrap();
                 // A clean close syncs the log: every acknowledged write is durable.
                 progress.durable.store(written, Ordering::SeqCst);
                 db = Some(Db::open(DIR, options(Arc::clone(&fs), seed, seed)).unwrap());
@@ -486,6 +540,8 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
     let last = db.take().unwrap();
     let stats = last.stats().ok();
     let split = stats.as_ref().map_or(0, |s| s.totals.split_compactions);
+    let expired = stats.as_ref().map_or(0, |s| s.expired_entries);
+    tally.expired.fetch_add(expired as usize, Ordering::Relaxed);
     tally
         .split_compactions
         .fetch_add(split as usize, Ordering::Relaxed);
@@ -550,10 +606,11 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
         get(&tally.dangling),
     );
     println!(
-        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, split compactions {}, hash workloads with cold segments {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
+        "(workloads {workloads}, value GC runs {}, forced log seals {}, garbage compactions {}, expired puts dropped {}, split compactions {}, hash workloads with cold segments {}, open failures {}, states with a torn tail truncated {}, states that lost unsynced writes {})",
         get(&tally.gc_runs),
         get(&tally.seals),
         get(&tally.garbage_compactions),
+        get(&tally.expired),
         get(&tally.split_compactions),
         get(&tally.hot_and_cold),
         get(&tally.open_failures),
@@ -581,6 +638,7 @@ fn every_crash_state_at_every_fs_operation_keeps_the_promise() {
             get(&tally.split_compactions) > 0,
             "no compaction ran in parts in the workloads"
         );
+        assert!(get(&tally.expired) > 0, "no expired put was dropped");
         assert!(
             get(&tally.hot_and_cold) > 0,
             "no hash-layout workload made a cold segment"
