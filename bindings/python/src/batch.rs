@@ -51,9 +51,14 @@ impl PyWriteBatch {
         PyWriteBatch::default()
     }
 
-    /// Adds a put of `key` to `value`.
-    fn put(&mut self, key: Bytes<'_>, value: Bytes<'_>) {
-        self.batch.put(key, value);
+    /// Adds a put of `key` to `value`, which expires at `expires_at` (milliseconds since
+    /// the Unix epoch) if given.
+    #[pyo3(signature = (key, value, expires_at = None))]
+    fn put(&mut self, key: Bytes<'_>, value: Bytes<'_>, expires_at: Option<u64>) {
+        match expires_at {
+            Some(at) => self.batch.put_with_expiry(key, value, at),
+            None => self.batch.put(key, value),
+        };
     }
 
     /// Adds a delete of `key`.

@@ -6,6 +6,7 @@ use crate::errors::Failure;
 use crate::handle::Handle;
 use crate::reader::Reader;
 use crate::snapshot::PySnapshot;
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
@@ -44,13 +45,39 @@ impl PyDb {
         Ok(PyClassInitializer::from(reader).add_subclass(PyDb { handle, path }))
     }
 
-    /// Sets `key` to `value`; with `sync`, durable when it returns.
-    #[pyo3(signature = (key, value, sync = false))]
-    fn put(&self, py: Python<'_>, key: Bytes<'_>, value: Bytes<'_>, sync: bool) -> PyResult<()> {
+    /// Sets `key` to `value`; with `sync`, durable when it returns; with `expires_at`
+    /// (milliseconds since the Unix epoch, by `now_millis()`), the pair expires then: reads
+    /// no longer see the key from that moment on.
+    #[pyo3(signature = (key, value, sync = false, expires_at = None))]
+    fn put(
+        &self,
+        py: Python<'_>,
+        key: Bytes<'_>,
+        value: Bytes<'_>,
+        sync: bool,
+        expires_at: Option<u64>,
+    ) -> PyResult<()> {
         let opts = WriteOptions { sync };
-        self.handle
-            .db()
-            .call(py, |db| db.put_opt(&key, &value, &opts))
+        self.handle.db().call(py, |db| match expires_at {
+            Some(at) => db.put_with_expiry_opt(&key, &value, at, &opts),
+            None => db.put_opt(&key, &value, &opts),
+        })
+    }
+
+    /// When `key` expires, in milliseconds since the Unix epoch; `None` if it never does.
+    /// `KeyError` if the key has no value (missing or expired).
+    fn expiry(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+        let k: Bytes<'_> = key.extract()?;
+        match self.handle.db().call(py, |db| db.expiry(&k))? {
+            twain::KeyExpiry::Missing => Err(PyKeyError::new_err(key.clone().unbind())),
+            twain::KeyExpiry::Never => Ok(None),
+            twain::KeyExpiry::At(at) => Ok(Some(at)),
+        }
+    }
+
+    /// The database's clock, which expiry is judged by: milliseconds since the Unix epoch.
+    fn now_millis(&self, py: Python<'_>) -> PyResult<u64> {
+        self.handle.db().call(py, |db| Ok(db.now_millis()))
     }
 
     /// Deletes `key` (deleting a missing key is not an error).
@@ -70,7 +97,7 @@ impl PyDb {
 
     /// `db[key] = value`: sets `key` to `value` (not synced, as `put`).
     fn __setitem__(&self, py: Python<'_>, key: Bytes<'_>, value: Bytes<'_>) -> PyResult<()> {
-        self.put(py, key, value, false)
+        self.put(py, key, value, false, None)
     }
 
     /// `del db[key]`: deletes `key` (not synced, as `delete`). Like `delete`, and unlike

@@ -245,6 +245,57 @@ twain_status twain_put(const struct twain_db *db,
                        char **errmsg);
 
 /**
+ * Sets `key` to `value` until `expires_at`, in milliseconds since the Unix epoch by the
+ * database's clock (`twain_now_millis`): from that moment on, reads no longer see the key
+ * (nor any older value of it), and compaction drops the pair. A time already past makes
+ * the put act as a delete. A later `twain_put` of the key never expires. `sync` as in
+ * `twain_put`.
+ *
+ * Errors: as `twain_put`.
+ *
+ * # Safety
+ * As `twain_put`.
+ */
+twain_status twain_put_with_expiry(const struct twain_db *db,
+                                   const uint8_t *key,
+                                   size_t key_len,
+                                   const uint8_t *value,
+                                   size_t value_len,
+                                   uint64_t expires_at,
+                                   bool sync,
+                                   char **errmsg);
+
+/**
+ * When `key` expires: `*expires_at` is its expiry time in milliseconds since the Unix
+ * epoch, or 0 for a key that never expires (no key that exists can have expired at 0).
+ * A key that is missing or expired returns `TWAIN_NOT_FOUND`, with `*expires_at` 0.
+ * No separated value is read.
+ *
+ * Errors: `TWAIN_NOT_FOUND` (no such key), `TWAIN_INVALID_ARGUMENT` (NULL `db` or
+ * `expires_at`; a bad key), `TWAIN_IO`, `TWAIN_CORRUPTION`.
+ *
+ * # Safety
+ * `db` is NULL or a live `twain_db`; `key` is NULL or points to `key_len` readable bytes;
+ * `expires_at` and `errmsg` are NULL or writable.
+ */
+twain_status twain_expiry(const struct twain_db *db,
+                          const uint8_t *key,
+                          size_t key_len,
+                          uint64_t *expires_at,
+                          char **errmsg);
+
+/**
+ * The database's clock, which expiry is judged by: `*now` in milliseconds since the Unix
+ * epoch.
+ *
+ * Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db` or `now`).
+ *
+ * # Safety
+ * `db` is NULL or a live `twain_db`; `now` and `errmsg` are NULL or writable.
+ */
+twain_status twain_now_millis(const struct twain_db *db, uint64_t *now, char **errmsg);
+
+/**
  * Deletes `key` (deleting a missing key is not an error). `sync` as in `twain_put`.
  *
  * Errors: as `twain_put`.
@@ -312,6 +363,22 @@ twain_status twain_writebatch_put(struct twain_writebatch *batch,
                                   const uint8_t *value,
                                   size_t value_len,
                                   char **errmsg);
+
+/**
+ * Adds a put of `key` to `value` (both copied) that expires at `expires_at`
+ * (milliseconds since the Unix epoch; see `twain_put_with_expiry`). Limits and errors as
+ * `twain_writebatch_put`.
+ *
+ * # Safety
+ * As `twain_writebatch_put`.
+ */
+twain_status twain_writebatch_put_with_expiry(struct twain_writebatch *batch,
+                                              const uint8_t *key,
+                                              size_t key_len,
+                                              const uint8_t *value,
+                                              size_t value_len,
+                                              uint64_t expires_at,
+                                              char **errmsg);
 
 /**
  * Adds a delete of `key` (copied) to the batch. Limits and errors as

@@ -55,6 +55,49 @@ pub unsafe extern "C" fn twain_writebatch_put(
     value_len: usize,
     errmsg: *mut *mut c_char,
 ) -> twain_status {
+    // SAFETY: the caller's promises.
+    unsafe { put(batch, (key, key_len), (value, value_len), None, errmsg) }
+}
+
+/// Adds a put of `key` to `value` (both copied) that expires at `expires_at`
+/// (milliseconds since the Unix epoch; see `twain_put_with_expiry`). Limits and errors as
+/// `twain_writebatch_put`.
+///
+/// # Safety
+/// As `twain_writebatch_put`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_writebatch_put_with_expiry(
+    batch: *mut twain_writebatch,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    expires_at: u64,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises.
+    unsafe {
+        put(
+            batch,
+            (key, key_len),
+            (value, value_len),
+            Some(expires_at),
+            errmsg,
+        )
+    }
+}
+
+/// Adds a put to the batch, expiring or not, as `twain_writebatch_put` describes.
+///
+/// # Safety
+/// As `twain_writebatch_put`.
+unsafe fn put(
+    batch: *mut twain_writebatch,
+    (key, key_len): (*const u8, usize),
+    (value, value_len): (*const u8, usize),
+    expires_at: Option<u64>,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
@@ -62,7 +105,10 @@ pub unsafe extern "C" fn twain_writebatch_put(
             let key = args::key(key, key_len, "key")?;
             let value = args::value(value, value_len)?;
             batch.check_room(key.len() + value.len())?;
-            batch.batch.put(key, value);
+            match expires_at {
+                Some(at) => batch.batch.put_with_expiry(key, value, at),
+                None => batch.batch.put(key, value),
+            };
             Ok(())
         })
     }

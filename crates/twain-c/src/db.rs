@@ -133,13 +133,129 @@ pub unsafe extern "C" fn twain_put(
     sync: bool,
     errmsg: *mut *mut c_char,
 ) -> twain_status {
+    // SAFETY: the caller's promises.
+    unsafe { put(db, (key, key_len), (value, value_len), (None, sync), errmsg) }
+}
+
+/// A put, expiring or not, as `twain_put` describes.
+///
+/// # Safety
+/// As `twain_put`.
+unsafe fn put(
+    db: *const twain_db,
+    (key, key_len): (*const u8, usize),
+    (value, value_len): (*const u8, usize),
+    (expires_at, sync): (Option<u64>, bool),
+    errmsg: *mut *mut c_char,
+) -> twain_status {
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
             let db = args::object(db, "db")?;
             let key = args::key(key, key_len, "key")?;
             let value = args::value(value, value_len)?;
-            Ok(db.db.put_opt(key, value, &twain::WriteOptions { sync })?)
+            let opts = twain::WriteOptions { sync };
+            match expires_at {
+                Some(at) => db.db.put_with_expiry_opt(key, value, at, &opts)?,
+                None => db.db.put_opt(key, value, &opts)?,
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Sets `key` to `value` until `expires_at`, in milliseconds since the Unix epoch by the
+/// database's clock (`twain_now_millis`): from that moment on, reads no longer see the key
+/// (nor any older value of it), and compaction drops the pair. A time already past makes
+/// the put act as a delete. A later `twain_put` of the key never expires. `sync` as in
+/// `twain_put`.
+///
+/// Errors: as `twain_put`.
+///
+/// # Safety
+/// As `twain_put`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn twain_put_with_expiry(
+    db: *const twain_db,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    expires_at: u64,
+    sync: bool,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises.
+    unsafe {
+        put(
+            db,
+            (key, key_len),
+            (value, value_len),
+            (Some(expires_at), sync),
+            errmsg,
+        )
+    }
+}
+
+/// When `key` expires: `*expires_at` is its expiry time in milliseconds since the Unix
+/// epoch, or 0 for a key that never expires (no key that exists can have expired at 0).
+/// A key that is missing or expired returns `TWAIN_NOT_FOUND`, with `*expires_at` 0.
+/// No separated value is read.
+///
+/// Errors: `TWAIN_NOT_FOUND` (no such key), `TWAIN_INVALID_ARGUMENT` (NULL `db` or
+/// `expires_at`; a bad key), `TWAIN_IO`, `TWAIN_CORRUPTION`.
+///
+/// # Safety
+/// `db` is NULL or a live `twain_db`; `key` is NULL or points to `key_len` readable bytes;
+/// `expires_at` and `errmsg` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_expiry(
+    db: *const twain_db,
+    key: *const u8,
+    key_len: usize,
+    expires_at: *mut u64,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises, as the checks in `args` require.
+    unsafe {
+        guard(errmsg, || {
+            let out = args::output(expires_at, "expires_at")?;
+            out.set(0);
+            let db = args::object(db, "db")?;
+            let key = args::key(key, key_len, "key")?;
+            match db.db.expiry(key)? {
+                twain::KeyExpiry::Missing => Err(Failure::not_found("no such key")),
+                twain::KeyExpiry::Never => Ok(()),
+                twain::KeyExpiry::At(at) => {
+                    out.set(at);
+                    Ok(())
+                }
+            }
+        })
+    }
+}
+
+/// The database's clock, which expiry is judged by: `*now` in milliseconds since the Unix
+/// epoch.
+///
+/// Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db` or `now`).
+///
+/// # Safety
+/// `db` is NULL or a live `twain_db`; `now` and `errmsg` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_now_millis(
+    db: *const twain_db,
+    now: *mut u64,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises, as the checks in `args` require.
+    unsafe {
+        guard(errmsg, || {
+            let out = args::output(now, "now")?;
+            let db = args::object(db, "db")?;
+            out.set(db.db.now_millis());
+            Ok(())
         })
     }
 }

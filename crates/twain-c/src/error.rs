@@ -65,6 +65,14 @@ impl Failure {
         }
     }
 
+    /// What was asked for does not exist (`TWAIN_NOT_FOUND`).
+    pub fn not_found(message: impl Into<String>) -> Failure {
+        Failure {
+            code: TWAIN_NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
     /// No memory for a buffer handed to C.
     pub fn out_of_memory(what: &str) -> Failure {
         Failure {

@@ -4,7 +4,9 @@
 //! SIGKILL at a random moment, then — in this process — checks the database offline
 //! (`twain::check`), reopens it with new random options and verifies every key against the
 //! expected-state file: a settled key must hold exactly its acknowledged value, a key with
-//! a write in flight its old or its new value. A full scan must agree with the point reads.
+//! a write in flight its old or its new value, and a key whose value's id says it expires
+//! (one put in four, at a time far past the run) its expiry time. A full scan must agree
+//! with the point reads.
 //! Each key's slot is then settled to what was found, and the loop goes on.
 //!
 //! In half the runs (once the database exists) a compaction worker process serves the
@@ -17,7 +19,7 @@
 //! write must then survive the kill.
 
 use crate::say::{note, say};
-use crate::stress::{Expected, Rng, id_of, index_of, key_of, open_db};
+use crate::stress::{Expected, Rng, expiry_of, id_of, index_of, key_of, open_db};
 use clap::Args;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -385,6 +387,23 @@ fn verify(db_path: &Path, expected: &Expected, sets: &[String], t: &mut Tally) -
                 }
             },
         };
+        let expiry = match expiry_of(id) {
+            _ if id == 0 => twain::KeyExpiry::Missing,
+            Some(at) => twain::KeyExpiry::At(at),
+            None => twain::KeyExpiry::Never,
+        };
+        match db.expiry(key_of(i)) {
+            Ok(e) if e == expiry => {}
+            Ok(e) => {
+                t.wrong += 1;
+                t.failures
+                    .push(format!("k{i:08} (id {id}) expires {e:?}, not {expiry:?}"));
+            }
+            Err(e) => {
+                t.wrong += 1;
+                t.failures.push(format!("expiry of k{i:08} failed: {e}"));
+            }
+        }
         t.keys_verified += 1;
         found[i as usize] = id;
         if id == acked && acked == pending {

@@ -85,6 +85,15 @@ impl Rng {
     }
 }
 
+/// When the puts that expire do: 2100-01-01, never within a run, so they read as any put
+/// does while their expiry time travels through the log, recovery and compactions.
+pub const EXPIRES_AT: u64 = 4_102_444_800_000;
+
+/// The expiry time of the put of value id `id`: one in four expire (at [`EXPIRES_AT`]).
+pub fn expiry_of(id: u32) -> Option<u64> {
+    (id % 4 == 1).then_some(EXPIRES_AT)
+}
+
 /// The key with index `i`.
 pub fn key_of(i: u32) -> Vec<u8> {
     format!("k{i:08}").into_bytes()
@@ -263,7 +272,10 @@ impl Worker {
         for &(i, new) in changes {
             match new {
                 0 => batch.delete(key_of(i)),
-                id => batch.put(key_of(i), value_of(i, id)),
+                id => match expiry_of(id) {
+                    Some(at) => batch.put_with_expiry(key_of(i), value_of(i, id), at),
+                    None => batch.put(key_of(i), value_of(i, id)),
+                },
             };
         }
         let sync = self.rng.below(100) < self.sync_percent;

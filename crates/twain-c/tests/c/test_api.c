@@ -203,6 +203,38 @@ static void test_batch(twain_db *db) {
     twain_writebatch_free(NULL);
 }
 
+static void test_expiry(twain_db *db) {
+    uint64_t now = 0, at = 1;
+    EXPECT(TWAIN_OK, twain_now_millis(db, &now, &err));
+    CHECK(now > 1577836800000ull); /* after 2020 */
+    EXPECT(TWAIN_OK, twain_put_with_expiry(db, K("e1"), K("soon"), now + 3600000, false, &err));
+    EXPECT(TWAIN_OK, twain_expiry(db, K("e1"), &at, &err));
+    CHECK(at == now + 3600000);
+    CHECK(value_is(db, "e1", "soon"));
+    /* A time already past acts as a delete. */
+    EXPECT(TWAIN_OK, twain_put_with_expiry(db, K("e1"), K("gone"), now - 1, false, &err));
+    CHECK(value_is(db, "e1", NULL));
+    EXPECT(TWAIN_NOT_FOUND, twain_expiry(db, K("e1"), &at, &err));
+    CHECK(at == 0);
+    /* A plain put never expires: 0. */
+    EXPECT(TWAIN_OK, twain_put(db, K("e2"), K("plain"), false, &err));
+    at = 1;
+    EXPECT(TWAIN_OK, twain_expiry(db, K("e2"), &at, &err));
+    CHECK(at == 0);
+    twain_writebatch *b = twain_writebatch_create();
+    EXPECT(TWAIN_OK, twain_writebatch_put_with_expiry(b, K("e3"), K("batched"), now + 60000, &err));
+    EXPECT(TWAIN_OK, twain_write(db, b, false, &err));
+    EXPECT(TWAIN_OK, twain_expiry(db, K("e3"), &at, &err));
+    CHECK(at == now + 60000);
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_writebatch_put_with_expiry(NULL, K("k"), K("v"), 1, &err));
+    twain_writebatch_free(b);
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_put_with_expiry(NULL, K("k"), K("v"), 1, false, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_expiry(db, K("k"), NULL, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_expiry(NULL, K("k"), &at, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_now_millis(db, NULL, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_now_millis(NULL, &now, &err));
+}
+
 static void test_snapshot(twain_db *db) {
     EXPECT(TWAIN_OK, twain_put(db, K("s"), K("before"), false, &err));
     twain_snapshot *s = (twain_snapshot *)1;
@@ -393,6 +425,7 @@ int main(int argc, char **argv) {
 
     test_put_get_delete(db);
     test_batch(db);
+    test_expiry(db);
     test_snapshot(db);
     test_iterators(db);
     test_stats(db);

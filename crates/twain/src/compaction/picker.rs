@@ -243,6 +243,46 @@ pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<Compact
 /// The reason of garbage compactions.
 pub const GARBAGE: &str = "garbage";
 
+/// Picks a compaction that drops expired puts: the highest table in `expired` (the tables
+/// whose earliest expiry time has passed, by their properties) that is not busy, rewritten
+/// (never moved: a move drops nothing) into the next level with what it overlaps there, or
+/// into itself at the bottom level; all of L0 if it is in L0. A compaction drops every put
+/// expired at its time (`compaction::filter`), so its outputs hold none and the same
+/// tables are not picked again: repeated picks end.
+pub fn pick_expired(
+    state: &VersionState,
+    expired: &HashSet<u64>,
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
+    let last = state.levels.len().checked_sub(1)?;
+    for (level, files) in state.levels.iter().enumerate() {
+        for t in files.iter().filter(|t| expired.contains(&t.number)) {
+            let task = if level == last {
+                (!busy.contains(&t.number)).then(|| CompactionTask {
+                    level,
+                    output_level: level,
+                    inputs: vec![t.clone()],
+                    lower: Vec::new(),
+                    trivial_move: false,
+                    reason: EXPIRED,
+                })
+            } else if level == 0 {
+                finish(state, 0, files.clone(), busy, EXPIRED)
+            } else {
+                finish(state, level, vec![t.clone()], busy, EXPIRED)
+            };
+            if let Some(mut task) = task {
+                task.trivial_move = false;
+                return Some(task);
+            }
+        }
+    }
+    None
+}
+
+/// The reason of compactions that drop expired puts.
+pub const EXPIRED: &str = "expired";
+
 fn pick_level(
     state: &VersionState,
     level: usize,
@@ -410,6 +450,46 @@ mod tests {
         }
         // Table 12 ("x".."z") overlaps nothing below: it stays where it is.
         assert!(s.levels[1].iter().any(|t| t.number == 12));
+    }
+
+    #[test]
+    fn expired_picks_rewrite_the_table_never_move_it() {
+        let mut s = state(vec![
+            t(1, 1, "a", "c", 100),
+            t(2, 2, "d", "f", 100),
+            t(3, 6, "e", "g", 100),
+            t(3, 3, "x", "z", 100),
+        ]);
+        let none = HashSet::new();
+        assert_eq!(pick_expired(&s, &none, &none), None);
+        // In L1 with nothing below to overlap: rewritten into L2, not moved.
+        let task = pick_expired(&s, &HashSet::from([1]), &none).unwrap();
+        assert_eq!(
+            (task.level, task.output_level, task.trivial_move),
+            (1, 2, false)
+        );
+        assert_eq!(task.reason, EXPIRED);
+        // With its overlap below.
+        let task = pick_expired(&s, &HashSet::from([2]), &none).unwrap();
+        assert_eq!(
+            task.lower.iter().map(|t| t.number).collect::<Vec<_>>(),
+            vec![6]
+        );
+        // At the bottom level: into itself.
+        let task = pick_expired(&s, &HashSet::from([3]), &none).unwrap();
+        assert_eq!((task.level, task.output_level), (3, 3));
+        assert_eq!(
+            pick_expired(&s, &HashSet::from([3]), &HashSet::from([3])),
+            None
+        );
+        // L0 goes whole.
+        s.apply(&VersionEdit {
+            added_tables: vec![t(0, 4, "a", "b", 100), t(0, 5, "b", "c", 100)],
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        let task = pick_expired(&s, &HashSet::from([5]), &none).unwrap();
+        assert_eq!((task.level, task.inputs.len()), (0, 2));
     }
 
     #[test]

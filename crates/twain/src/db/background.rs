@@ -383,7 +383,9 @@ fn compaction_loop(inner: &DbInner) {
 /// garbage compaction per value file written (table bytes are small beside the value bytes
 /// of a file), so the foreground keeps the machine; once it is quiet, they run back to back
 /// until no table shadows another, within a bounded number of steps (each removes an
-/// overlap).
+/// overlap). When no table shadows another, a table whose earliest expiry time has passed
+/// is compacted (`picker::pick_expired`), so expired data in tables no other compaction
+/// reaches goes too.
 fn garbage_pick(
     inner: &DbInner,
     st: &mut BgState,
@@ -415,7 +417,10 @@ fn garbage_pick(
     if !plan.garbage_compactions {
         return None;
     }
-    let task = picker::pick_garbage(state, &st.busy_tables)?;
+    let task = picker::pick_garbage(state, &st.busy_tables).or_else(|| {
+        let expired = super::compact::expired_tables(&sv.version, inner.opts.clock.now_millis());
+        picker::pick_expired(state, &expired, &st.busy_tables)
+    })?;
     st.garbage_log = newest;
     Some(task)
 }

@@ -8,7 +8,9 @@ use super::{DbInner, SuperVersion, lock};
 use crate::Result;
 use crate::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome};
 use crate::compaction::part::{PartEnd, run_part};
-use crate::compaction::picker::{CompactionTask, pick_bottom, pick_garbage, pick_range};
+use crate::compaction::picker::{
+    CompactionTask, pick_bottom, pick_expired, pick_garbage, pick_range,
+};
 use crate::error::IoContext;
 use crate::event_log::event;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
@@ -40,7 +42,8 @@ pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
 /// Runs one compaction task; `manual` is the range of a manual compaction, inside which
 /// placement may merge any handle (fix-ups are paused, see `compaction::place`).
 fn run_placing(inner: &DbInner, task: &CompactionTask, manual: Option<ManualRange>) -> Result<()> {
-    if task.reason == crate::compaction::picker::GARBAGE {
+    use crate::compaction::picker::{EXPIRED, GARBAGE};
+    if task.reason == GARBAGE || task.reason == EXPIRED {
         Counters::add(&inner.counters.garbage_compactions, 1);
     }
     if task.trivial_move {
@@ -280,9 +283,27 @@ pub(crate) fn compact_range(
     result.map_err(|e| inner.set_bg_error(e))
 }
 
-/// Runs garbage compactions (`picker::pick_garbage`) until no table shadows another, with
-/// automatic compactions paused like a manual compaction. Returns how many ran. For a
-/// complete GC (`Db::gc_report`): afterwards every version that is dead is known dead.
+/// The tables of `version` whose earliest expiry time (a table property) is at or before
+/// `now`: those holding expired puts, for `picker::pick_expired`.
+pub(crate) fn expired_tables(version: &crate::version::Version, now: u64) -> HashSet<u64> {
+    version
+        .levels
+        .iter()
+        .flatten()
+        .filter(|t| {
+            t.table
+                .properties()
+                .earliest_expiry
+                .is_some_and(|at| at <= now)
+        })
+        .map(|t| t.number())
+        .collect()
+}
+
+/// Runs garbage compactions (`picker::pick_garbage`, then `picker::pick_expired`) until no
+/// table shadows another and none holds an expired put, with automatic compactions paused
+/// like a manual compaction. Returns how many ran. For a complete GC (`Db::gc_report`):
+/// afterwards every version that is dead is known dead.
 pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
     pause_automatic(inner);
     let result = (|| {
@@ -290,7 +311,12 @@ pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
         loop {
             inner.check_bg_error()?;
             let version = Arc::clone(&inner.super_version().version);
-            let Some(task) = pick_garbage(&version.state, &HashSet::new()) else {
+            let none = HashSet::new();
+            let task = pick_garbage(&version.state, &none).or_else(|| {
+                let expired = expired_tables(&version, inner.opts.clock.now_millis());
+                pick_expired(&version.state, &expired, &none)
+            });
+            let Some(task) = task else {
                 return Ok(runs);
             };
             run(inner, &task)?;

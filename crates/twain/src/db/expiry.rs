@@ -33,7 +33,7 @@ impl Db {
     /// assert_eq!(db.expiry("session")?, twain::KeyExpiry::At(31_000));
     /// clock.advance(30_000);
     /// assert_eq!(db.get("session")?, None);
-    /// # Ok::<(), twain::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors

@@ -230,7 +230,14 @@ pub struct TableProperties {
     pub largest_seq: u64,
     /// Data blocks.
     pub num_data_blocks: u64,
+    /// The earliest expiry time of the table's expiring puts (milliseconds since the Unix
+    /// epoch), `None` if it holds none. Optional tag 11: written only when present, so
+    /// tables without expiring puts are byte for byte as before.
+    pub earliest_expiry: Option<u64>,
 }
+
+/// The tag of the optional property [`TableProperties::earliest_expiry`].
+const EARLIEST_EXPIRY_TAG: u64 = 11;
 
 impl TableProperties {
     /// The property stored under `tag`.
@@ -256,6 +263,10 @@ impl TableProperties {
             put_varint(buf, tag as u64);
             put_varint(buf, *copy.field_mut(tag));
         }
+        if let Some(at) = self.earliest_expiry {
+            put_varint(buf, EARLIEST_EXPIRY_TAG);
+            put_varint(buf, at);
+        }
     }
 
     /// Decodes a properties block's contents. Tags must strictly ascend; unknown tags are
@@ -280,6 +291,8 @@ impl TableProperties {
             if let Some(known) = PropertyTag::from_u64(tag) {
                 *p.field_mut(known) = value;
                 seen |= 1 << (known as u8);
+            } else if tag == EARLIEST_EXPIRY_TAG {
+                p.earliest_expiry = Some(value);
             }
         }
         if let Some(missing) = PropertyTag::ALL
@@ -326,6 +339,7 @@ mod tests {
             smallest_seq: 7,
             largest_seq: 1 << 40,
             num_data_blocks: 1,
+            earliest_expiry: None,
         }
     }
 

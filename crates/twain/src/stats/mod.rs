@@ -375,7 +375,8 @@ pub struct Stats {
     /// `Options::space_amp_target`.
     pub space_amp_target: f64,
     /// Garbage compactions run since this open (compactions picked to turn shadowed
-    /// versions into drop records, not for the shape of the tree).
+    /// versions into drop records, or to drop expired puts from tables whose earliest
+    /// expiry has passed, not for the shape of the tree).
     pub garbage_compactions: u64,
     /// Active value files sealed early for value GC since this open (by `Db::gc` or the
     /// background under the space target).

@@ -117,10 +117,13 @@ impl TableBuilder {
             self.properties.num_entries == 0 || compare_to_last(self, ikey) == Ordering::Greater,
             "table keys must strictly increase"
         );
-        let (_, payload) = key::split_expiry(parsed.kind, value).map_err(|_| {
+        let (expires_at, payload) = key::split_expiry(parsed.kind, value).map_err(|_| {
             Error::InvalidArgument("an expiring entry too short for its expiry time".to_string())
         })?;
         let p = &mut self.properties;
+        if let Some(at) = expires_at {
+            p.earliest_expiry = Some(p.earliest_expiry.map_or(at, |e| e.min(at)));
+        }
         match kind {
             EntryKind::Delete => {
                 if !payload.is_empty() {
