@@ -99,7 +99,11 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                             e.insert(Sorted::create(inner, ValueFileOrigin::Hash, chunk)?)
                         }
                     };
+                    // An expiring put stays inline: the groups' segments hold no expiry
+                    // times, so a group's GC could not tell its record dead once it expires;
+                    // in the tree, the compaction that drops it takes its value along.
                     let large = kind == Some(EntryKind::Inline)
+                        && !p.expires()
                         && placement.class(p.user_key.len(), payload_len(&p, value))
                             == Class::Large;
                     if large {

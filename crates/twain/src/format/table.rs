@@ -406,9 +406,28 @@ mod tests {
         let p = sample_properties();
         let mut buf = Vec::new();
         p.encode_to(&mut buf);
-        put_varint(&mut buf, 11);
+        put_varint(&mut buf, 12);
         put_varint(&mut buf, 12345);
         assert_eq!(TableProperties::decode(&buf), Ok(p));
+    }
+
+    #[test]
+    fn the_earliest_expiry_is_optional_and_round_trips() {
+        let plain = sample_properties();
+        let mut without = Vec::new();
+        plain.encode_to(&mut without);
+        let p = TableProperties {
+            earliest_expiry: Some(1_900_000_000_000),
+            ..plain
+        };
+        let mut with = Vec::new();
+        p.encode_to(&mut with);
+        assert!(
+            with.starts_with(&without),
+            "tags 1 to 10 are written as before"
+        );
+        assert_eq!(TableProperties::decode(&with), Ok(p));
+        assert_eq!(TableProperties::decode(&without), Ok(plain));
     }
 
     #[test]

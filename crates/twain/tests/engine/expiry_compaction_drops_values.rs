@@ -2,7 +2,8 @@
 //! an expired put becomes a tombstone at its sequence, its separated value gets a drop
 //! record, and value GC reclaims the value file. A reopen with a clock that went back
 //! brings back what no compaction has dropped yet, never what one has. Expiry times
-//! survive every rewrite of their entry: placement, handle refresh and lazy fix-ups.
+//! survive every rewrite of their entry: placement, handle refresh and lazy fix-ups. In the
+//! hash layout expiring puts stay inline, so their values leave with the compaction.
 
 use std::sync::Arc;
 use twain::{Db, GcMode, KeyExpiry, ManualClock, Options};
@@ -160,6 +161,44 @@ fn expiry_survives_placement_refresh_and_fixups() {
     db.compact_range(None, None).unwrap();
     assert_eq!(db.iter().count(), 166);
     assert_eq!(db.stats().unwrap().expired_entries, 134);
+    drop(db);
+    let report = twain::check::check(dir.path(), &Default::default()).unwrap();
+    assert!(report.is_ok(), "{}", report.to_text());
+}
+
+#[test]
+fn in_the_hash_layout_expiring_puts_stay_inline_and_leave_with_their_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let opts = Options {
+        value_layout: twain::ValueLayout::Hash,
+        ..options(&clock, GcMode::DropRecords)
+    };
+    let db = Db::open(dir.path(), opts).unwrap();
+    for i in 0..300u32 {
+        let key = format!("k{i:04}");
+        if i % 3 == 0 {
+            db.put(&key, vec![5u8; 1000]).unwrap();
+        } else {
+            db.put_with_expiry(&key, vec![6u8; 1000], T0 + 1_000)
+                .unwrap();
+        }
+    }
+    db.flush().unwrap();
+    // Only the 100 plain values went into the groups' segments.
+    let written = db.stats().unwrap().hash_segment_bytes_written;
+    assert!(
+        (100_000..150_000).contains(&written),
+        "segments got {written} bytes"
+    );
+    assert_eq!(db.expiry("k0001").unwrap(), KeyExpiry::At(T0 + 1_000));
+    clock.advance(1_000);
+    db.compact_range(None, None).unwrap();
+    let stats = db.stats().unwrap();
+    assert_eq!(stats.expired_entries, 200, "{}", stats.to_text());
+    let left: Vec<_> = db.iter().map(Result::unwrap).collect();
+    assert_eq!(left.len(), 100);
+    assert!(left.iter().all(|(_, v)| v == &vec![5u8; 1000]));
     drop(db);
     let report = twain::check::check(dir.path(), &Default::default()).unwrap();
     assert!(report.is_ok(), "{}", report.to_text());
