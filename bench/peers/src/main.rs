@@ -214,35 +214,47 @@ fn run(cli: Cli) -> BenchResult<()> {
             // Parallax's baselines: medium pairs folded into small (MS: inline below
             // inline_threshold) or into large (ML: separated from medium_threshold on).
             "twain-ms" => {
-                let opts = twain::Options {
-                    medium_threshold: twain_opts.inline_threshold,
-                    ..twain_opts.clone()
-                };
-                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ms")?)
+                let opts = twain_opts
+                    .clone()
+                    .medium_threshold(twain_opts.inline_threshold);
+                Box::new(TwainEngine::open_named(
+                    &dir,
+                    opts,
+                    settings.sync,
+                    "twain-ms",
+                )?)
             }
             "twain-ml" => {
-                let opts = twain::Options {
-                    inline_threshold: twain_opts.medium_threshold,
-                    ..twain_opts.clone()
-                };
-                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-ml")?)
+                let opts = twain_opts
+                    .clone()
+                    .inline_threshold(twain_opts.medium_threshold);
+                Box::new(TwainEngine::open_named(
+                    &dir,
+                    opts,
+                    settings.sync,
+                    "twain-ml",
+                )?)
             }
             // Value GC that picks files by drop records and asks the tree which values
             // are live.
             "twain-lookup" => {
-                let opts = twain::Options {
-                    gc_mode: twain::GcMode::LsmLookup,
-                    ..twain_opts.clone()
-                };
-                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-lookup")?)
+                let opts = twain_opts.clone().gc_mode(twain::GcMode::LsmLookup);
+                Box::new(TwainEngine::open_named(
+                    &dir,
+                    opts,
+                    settings.sync,
+                    "twain-lookup",
+                )?)
             }
             // The WiscKey baseline: a circular log collected from its tail by lookups.
             "twain-vlog" => {
-                let opts = twain::Options {
-                    gc_mode: twain::GcMode::Vlog,
-                    ..twain_opts.clone()
-                };
-                Box::new(TwainEngine::open_named(&dir, opts, settings.sync, "twain-vlog")?)
+                let opts = twain_opts.clone().gc_mode(twain::GcMode::Vlog);
+                Box::new(TwainEngine::open_named(
+                    &dir,
+                    opts,
+                    settings.sync,
+                    "twain-vlog",
+                )?)
             }
             "rocksdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, false)?),
             "blobdb" => Box::new(rocks::RocksEngine::open(&dir, &settings, true)?),
@@ -330,8 +342,8 @@ fn report_all(cli: &Cli, all: &[PhaseResult], engines: &[String], title: &str) -
 fn replot(cli: &Cli, files: &str) -> BenchResult<()> {
     let mut all = Vec::new();
     for f in files.split(',').map(str::trim).filter(|f| !f.is_empty()) {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| BenchError::io(format!("reading {f}"), e))?;
+        let text =
+            std::fs::read_to_string(f).map_err(|e| BenchError::io(format!("reading {f}"), e))?;
         all.extend(report::parse_json_lines(&text));
     }
     let mut engines: Vec<String> = Vec::new();
@@ -345,7 +357,12 @@ fn replot(cli: &Cli, files: &str) -> BenchResult<()> {
             "--replot {files}: no results in these files"
         )));
     }
-    report_all(cli, &all, &engines, &format!("{} ({files})", engines.join(" vs ")))
+    report_all(
+        cli,
+        &all,
+        &engines,
+        &format!("{} ({files})", engines.join(" vs ")),
+    )
 }
 
 fn fmt(v: Option<f64>, digits: usize) -> String {

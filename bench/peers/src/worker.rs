@@ -28,12 +28,11 @@ pub fn open(
             "twain-worker needs --set max_subcompactions=2 or more".into(),
         ));
     }
-    let opts = twain::Options {
-        compaction_offload: Some(twain::compaction::remote::Address::Unix(
+    let opts = opts
+        .clone()
+        .compaction_offload(Some(twain::compaction::remote::Address::Unix(
             socket.to_path_buf(),
-        )),
-        ..opts.clone()
-    };
+        )));
     let engine = TwainEngine::open_named(dir, opts, sync, "twain-worker")?;
     let _ = std::fs::remove_file(socket);
     let mut child = Command::new(exe)

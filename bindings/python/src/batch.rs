@@ -96,7 +96,7 @@ impl PyWriteBatch {
         };
         match &self.target {
             Some(Target { handle, sync }) if !raised => {
-                let opts = WriteOptions { sync: *sync };
+                let opts = WriteOptions::default().sync(*sync);
                 handle.db().call(py, |db| db.write(batch, &opts))
             }
             _ => Ok(()),

@@ -57,7 +57,7 @@ impl PyDb {
         sync: bool,
         expires_at: Option<u64>,
     ) -> PyResult<()> {
-        let opts = WriteOptions { sync };
+        let opts = WriteOptions::default().sync(sync);
         self.handle.db().call(py, |db| match expires_at {
             Some(at) => db.put_with_expiry_opt(&key, &value, at, &opts),
             None => db.put_opt(&key, &value, &opts),
@@ -83,7 +83,7 @@ impl PyDb {
     /// Deletes `key` (deleting a missing key is not an error).
     #[pyo3(signature = (key, sync = false))]
     fn delete(&self, py: Python<'_>, key: Bytes<'_>, sync: bool) -> PyResult<()> {
-        let opts = WriteOptions { sync };
+        let opts = WriteOptions::default().sync(sync);
         self.handle.db().call(py, |db| db.delete_opt(&key, &opts))
     }
 
@@ -91,7 +91,7 @@ impl PyDb {
     #[pyo3(signature = (batch, sync = false))]
     fn write(&self, py: Python<'_>, batch: PyRef<'_, PyWriteBatch>, sync: bool) -> PyResult<()> {
         let batch = batch.to_engine();
-        let opts = WriteOptions { sync };
+        let opts = WriteOptions::default().sync(sync);
         self.handle.db().call(py, |db| db.write(batch, &opts))
     }
 

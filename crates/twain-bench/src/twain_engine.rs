@@ -13,6 +13,8 @@ pub struct TwainEngine {
     dir: PathBuf,
     write_opts: WriteOptions,
     block_size: u64,
+    /// Reads with `Db::get_pinned` and `Db::range_pinned` (values shared, not copied).
+    pinned: bool,
 }
 
 impl TwainEngine {
@@ -35,9 +37,17 @@ impl TwainEngine {
             name,
             db,
             dir: dir.to_path_buf(),
-            write_opts: WriteOptions { sync },
+            write_opts: WriteOptions::default().sync(sync),
             block_size,
+            pinned: false,
         })
+    }
+
+    /// Makes gets and scans read values shared with the block or read buffer they lie in
+    /// (`Db::get_pinned`, `Db::range_pinned`) instead of copied out.
+    pub fn with_pinned_reads(mut self, on: bool) -> TwainEngine {
+        self.pinned = on;
+        self
     }
 
     /// The database, e.g. for its full statistics.
@@ -79,6 +89,9 @@ impl Engine for TwainEngine {
     }
 
     fn get(&self, key: &[u8]) -> BenchResult<Option<usize>> {
+        if self.pinned {
+            return Ok(self.db.get_pinned(key).map_err(err)?.map(|v| v.len()));
+        }
         Ok(self.db.get(key).map_err(err)?.map(|v| v.len()))
     }
 
@@ -88,6 +101,14 @@ impl Engine for TwainEngine {
 
     fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)> {
         let (mut count, mut bytes) = (0, 0u64);
+        if self.pinned {
+            for kv in self.db.range_pinned(start..).take(n) {
+                let (k, v) = kv.map_err(err)?;
+                count += 1;
+                bytes += (k.len() + v.len()) as u64;
+            }
+            return Ok((count, bytes));
+        }
         for kv in self.db.range(start..).take(n) {
             let (k, v) = kv.map_err(err)?;
             count += 1;

@@ -163,7 +163,9 @@ pub unsafe extern "C" fn twain_write(
             let db = args::object(db, "db")?;
             let batch = args::object_mut(batch, "batch")?;
             let ops = std::mem::take(&mut batch.batch);
-            Ok(db.db.write(ops, &twain::WriteOptions { sync })?)
+            Ok(db
+                .db
+                .write(ops, &twain::WriteOptions::default().sync(sync))?)
         })
     }
 }

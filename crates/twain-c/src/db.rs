@@ -154,7 +154,7 @@ unsafe fn put(
             let db = args::object(db, "db")?;
             let key = args::key(key, key_len, "key")?;
             let value = args::value(value, value_len)?;
-            let opts = twain::WriteOptions { sync };
+            let opts = twain::WriteOptions::default().sync(sync);
             match expires_at {
                 Some(at) => db.db.put_with_expiry_opt(key, value, at, &opts)?,
                 None => db.db.put_opt(key, value, &opts)?,
@@ -280,7 +280,9 @@ pub unsafe extern "C" fn twain_delete(
         guard(errmsg, || {
             let db = args::object(db, "db")?;
             let key = args::key(key, key_len, "key")?;
-            Ok(db.db.delete_opt(key, &twain::WriteOptions { sync })?)
+            Ok(db
+                .db
+                .delete_opt(key, &twain::WriteOptions::default().sync(sync))?)
         })
     }
 }

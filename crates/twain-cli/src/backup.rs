@@ -45,10 +45,7 @@ pub struct RestoreArgs {
 }
 
 fn open(db: &Path, sets: &[String]) -> Result<twain::Db> {
-    let mut opts = Options {
-        create_if_missing: false,
-        ..Options::default()
-    };
+    let mut opts = Options::default().create_if_missing(false);
     crate::commands::apply_sets(&mut opts, sets)?;
     twain::Db::open(db, opts)
 }

@@ -34,6 +34,10 @@ pub struct BenchCmd {
     /// process's.
     #[arg(long)]
     compaction_worker: bool,
+    /// Read values shared with the table block or read buffer they lie in instead of
+    /// copied (`Db::get_pinned`, `Db::range_pinned`) in gets and scans.
+    #[arg(long)]
+    pinned_reads: bool,
 }
 
 /// Runs the benchmark, printing the configuration, then a table (or JSON lines); the
@@ -98,7 +102,7 @@ fn bench(
     };
 
     let header = format!(
-        "# {}\n# database: {}{}\n# {}\n# engine options: {}\n",
+        "# {}\n# database: {}{}\n# {}\n# engine options: {}\n{}",
         command_line(),
         dir.display(),
         if temp.is_some() && !cmd.keep {
@@ -108,6 +112,11 @@ fn bench(
         },
         plan.describe().replace('\n', "\n# "),
         engine_options(&opts),
+        if cmd.pinned_reads {
+            "# reads: pinned (Db::get_pinned, Db::range_pinned: values shared, not copied)\n"
+        } else {
+            ""
+        },
     );
     let w = |e: std::io::Error| BenchError::io("writing stdout", e);
     let w_err = w;
@@ -121,7 +130,7 @@ fn bench(
         true => Some(crate::bench_worker::prepare(&mut opts)?),
         false => None,
     };
-    let engine = TwainEngine::open(&dir, opts, cmd.args.sync)?;
+    let engine = TwainEngine::open(&dir, opts, cmd.args.sync)?.with_pinned_reads(cmd.pinned_reads);
     let worker = match &sockets {
         Some(s) => Some(crate::bench_worker::BenchWorker::start(&dir, s)?),
         None => None,

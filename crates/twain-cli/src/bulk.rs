@@ -199,7 +199,7 @@ pub fn load(db: &Db, spec: &LoadSpec, sizes: Sizes, out: &mut dyn Write) -> Resu
     let values = ValueSource::new(dist, spec.seed);
     let order = Permutation::new(spec.num, spec.seed);
     let mut rng = SmallRng::seed_from_u64(spec.seed);
-    let opts = WriteOptions { sync: spec.sync };
+    let opts = WriteOptions::default().sync(spec.sync);
     let batch = spec.batch.max(1) as u64;
     let bar = ProgressBar::new(spec.num).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} keys, {per_sec}, eta {eta}")

@@ -41,10 +41,7 @@ pub struct Cli {
 
 impl Cli {
     fn open(&self, create: bool) -> twain::Result<Db> {
-        let mut opts = Options {
-            create_if_missing: create,
-            ..Options::default()
-        };
+        let mut opts = Options::default().create_if_missing(create);
         apply_sets(&mut opts, &self.set)?;
         Db::open(&self.db, opts)
     }
@@ -263,7 +260,7 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
         Command::Put { key, value, sync } => {
             let (key, value) = (text.arg("key", key)?, text.arg("value", value)?);
             let db = cli.open(true)?;
-            db.put_opt(key, value, &WriteOptions { sync: *sync })?;
+            db.put_opt(key, value, &WriteOptions::default().sync(*sync))?;
             db.close()?;
         }
         Command::Get { key, raw } => {
@@ -288,7 +285,7 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
         Command::Delete { key, sync } => {
             let key = text.arg("key", key)?;
             let db = cli.open(false)?;
-            db.delete_opt(key, &WriteOptions { sync: *sync })?;
+            db.delete_opt(key, &WriteOptions::default().sync(*sync))?;
             db.close()?;
         }
         Command::Scan(args) => {
@@ -398,7 +395,7 @@ fn import(cli: &Cli, batch: usize, sync: bool, skip_bad: bool) -> twain::Result<
         &mut std::io::stdin().lock(),
         batch,
         bad_lines,
-        &WriteOptions { sync },
+        &WriteOptions::default().sync(sync),
         &mut imported,
     );
     let closed = db.close();

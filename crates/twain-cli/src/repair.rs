@@ -8,10 +8,7 @@ use twain::{Error, Options, Result};
 /// layout of rewritten tables) and writes the report to `out`. Succeeds whenever the
 /// repair completed, lossless or not: the report lists damaged, missing and lost items.
 pub fn run(db: &Path, sets: &[String], out: &mut dyn Write) -> Result<()> {
-    let mut opts = Options {
-        create_if_missing: false,
-        ..Options::default()
-    };
+    let mut opts = Options::default().create_if_missing(false);
     crate::commands::apply_sets(&mut opts, sets)?;
     let report = twain::repair(db, &opts)?;
     writeln!(out, "{}", report.to_text()).map_err(|source| Error::Io {

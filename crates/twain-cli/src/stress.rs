@@ -279,7 +279,7 @@ impl Worker {
             };
         }
         let sync = self.rng.below(100) < self.sync_percent;
-        self.db.write(batch, &WriteOptions { sync })?;
+        self.db.write(batch, &WriteOptions::default().sync(sync))?;
         for &(i, new) in changes {
             self.ids[i as usize] = new;
             self.expected.set(i, new, new)?;

@@ -11,7 +11,7 @@ use twain::Options;
 /// When writes are made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SyncMode {
-    /// Every write is synced before it is acknowledged (`WriteOptions { sync: true }`);
+    /// Every write is synced before it is acknowledged (`WriteOptions::synced()`);
     /// concurrent writers share syncs through the engine's group commit.
     Always,
     /// The value log is synced every `sync_interval` (1 s) when anything was written, like
@@ -263,10 +263,7 @@ impl ServeArgs {
         };
         // The server keeps a LOG file in the database directory unless told otherwise
         // (`--set info_log=false`).
-        let mut engine = Options {
-            info_log: true,
-            ..Options::default()
-        };
+        let mut engine = Options::default().info_log(true);
         for s in &self.set {
             let (k, v) = s.split_once('=').ok_or_else(|| {
                 ServerError::InvalidOption(format!("--set {s:?}: expected KEY=VALUE"))

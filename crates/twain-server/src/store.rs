@@ -24,9 +24,7 @@ impl Store {
         Store {
             db,
             locks: KeyLocks::default(),
-            write_options: WriteOptions {
-                sync: sync == SyncMode::Always,
-            },
+            write_options: WriteOptions::default().sync(sync == SyncMode::Always),
             dirty: AtomicBool::new(false),
         }
     }

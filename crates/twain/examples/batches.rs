@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     // `sync: true`: durable when `write` returns (concurrent writers share the fsync).
     // Without it, a crash may lose the newest writes, never a part of a batch.
-    db.write(batch, &WriteOptions { sync: true })?;
+    db.write(batch, &WriteOptions::default().sync(true))?;
 
     assert_eq!(db.get("account:alice")?.as_deref(), Some(&b"70"[..]));
     assert_eq!(db.get("account:bob")?.as_deref(), Some(&b"80"[..]));

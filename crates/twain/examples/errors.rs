@@ -8,10 +8,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
 
     // No database there, and not allowed to create one.
-    let no_create = Options {
-        create_if_missing: false,
-        ..Options::default()
-    };
+    let no_create = Options::default().create_if_missing(false);
     match Db::open(dir.path().join("missing"), no_create) {
         Err(Error::NotFound(path)) => println!("errors: no database at {}", path.display()),
         other => panic!("expected NotFound, got {other:?}"),

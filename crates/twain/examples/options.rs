@@ -1,4 +1,4 @@
-//! Choosing options: as fields, or by name as the CLI's `--set key=value` does.
+//! Choosing options: with setters, as fields, or by name as the CLI's `--set key=value` does.
 //!
 //! Run: `cargo run -p twain --example options`.
 
@@ -7,13 +7,15 @@ use twain::{Compression, Db, Options};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
 
-    let mut opts = Options {
+    // As chained setters named like the fields.
+    let mut opts = Options::default()
         // Values of at least 512 bytes (with their key) go to the value log; smaller ones
         // stay in the tree.
-        inline_threshold: 512,
-        compression: Compression::Lz4, // table blocks
-        ..Options::default()
-    };
+        .inline_threshold(512)
+        // table blocks
+        .compression(Compression::Lz4);
+    // Or as fields.
+    opts.bloom_bits_per_key = 12;
     // By name, with size suffixes; a wrong name or value is an error, not ignored.
     opts.set("memtable_size", "16M")?;
     opts.set("compression_per_level", "none,none,lz4,zstd")?;

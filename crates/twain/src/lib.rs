@@ -11,7 +11,7 @@
 //! db.put("apple", "red")?;
 //! let mut batch = WriteBatch::new();
 //! batch.put("banana", "yellow").delete("apple");
-//! db.write(batch, &WriteOptions { sync: true })?; // durable when it returns
+//! db.write(batch, &WriteOptions::synced())?; // durable when it returns
 //! assert_eq!(db.get("banana")?, Some(b"yellow".to_vec()));
 //!
 //! let snapshot = db.snapshot();
@@ -82,8 +82,12 @@ pub mod version;
 pub mod vlog;
 
 pub use batch::{BatchOp, WriteBatch};
+pub use bytes::Bytes;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use db::{CheckpointInfo, Db, DbIterator, Entries, Entry, KeyExpiry, Keys, KvPair, Snapshot};
+pub use db::{
+    CheckpointInfo, Db, DbIterator, Entries, Entry, KeyExpiry, Keys, KvPair, Pinned, PinnedPair,
+    Snapshot,
+};
 pub use error::{Error, Result};
 pub use format::compression::Compression;
 pub use gc::{FileVerdict, GcReport, StayReason};

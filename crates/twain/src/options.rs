@@ -1,5 +1,6 @@
 //! Options of a database, of writes and of reads.
 
+mod builder;
 mod ranges;
 
 use ranges::range_of;
@@ -117,8 +118,28 @@ pub enum GcEvent {
 /// Called at every step of a value GC run; the run waits until it returns.
 pub type GcListener = Arc<dyn Fn(GcEvent) + Send + Sync>;
 
-/// How a database is opened and run. `Options::default()` is a good start.
+/// How a database is opened and run. `Options::default()` is a good start; change it with
+/// the chained setters named like the fields, by assigning a field, or by name with
+/// [`Options::set`]:
+///
+/// ```
+/// use twain::Options;
+///
+/// let mut opts = Options::default().memtable_size(8 << 20).gc_threshold(0.4);
+/// opts.bloom_bits_per_key = 12;
+/// opts.set("block_cache_size", "256M")?;
+/// opts.validate()?;
+/// # Ok::<(), twain::Error>(())
+/// ```
+///
+/// It is `#[non_exhaustive]`: new options are added without breaking code built this way,
+/// and a struct literal does not compile outside this crate:
+///
+/// ```compile_fail
+/// let opts = twain::Options { memtable_size: 8 << 20, ..Default::default() };
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Create the database if the directory holds none. Default: true.
     pub create_if_missing: bool,
@@ -703,8 +724,14 @@ impl ReadOptions {
     }
 }
 
-/// Options of one write.
+/// Options of one write: `WriteOptions::default()` (not synced), [`WriteOptions::synced`],
+/// or `WriteOptions::default().sync(on)`. `#[non_exhaustive]`, like [`Options`]:
+///
+/// ```compile_fail
+/// let opts = twain::WriteOptions { sync: true };
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct WriteOptions {
     /// Make the write durable (fdatasync of the value log) before it is acknowledged.
     pub sync: bool,
@@ -714,6 +741,13 @@ impl WriteOptions {
     /// A write that is synced before it returns.
     pub fn synced() -> WriteOptions {
         WriteOptions { sync: true }
+    }
+
+    /// Sets [`WriteOptions::sync`].
+    #[must_use]
+    pub fn sync(mut self, on: bool) -> WriteOptions {
+        self.sync = on;
+        self
     }
 }
 

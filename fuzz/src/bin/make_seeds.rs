@@ -4,25 +4,23 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use twain::format::compression::compress;
 use twain::format::file_header::FILE_HEADER_LEN;
 use twain::format::record::{Frame, decode_frame};
 use twain::fs::{Fs, MemFs};
-use twain::format::compression::compress;
 use twain::{Compression, Db, Options, WriteBatch, WriteOptions};
 
 fn main() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
         // Three classes: 8-byte values small, 30-byte medium (transient files), 60 large.
-        medium_threshold: 16,
-        inline_threshold: 48,
-        block_size: 256,
-        value_file_size: 4096,
+        .medium_threshold(16)
+        .inline_threshold(48)
+        .block_size(256)
+        .value_file_size(4096)
         // Keep the value log as written: its files are the seeds of the log targets.
-        gc_enabled: false,
-        ..Options::default()
-    };
+        .gc_enabled(false);
     let db = Db::open("/db", opts).expect("open");
     for round in 0..6u8 {
         let mut b = WriteBatch::new();
@@ -97,7 +95,11 @@ fn main() {
                         if !stored.is_empty() {
                             let mut seed = vec![byte];
                             seed.extend_from_slice(&stored);
-                            save("table_blocks", &format!("{name}.index.{}", codec.name()), &seed);
+                            save(
+                                "table_blocks",
+                                &format!("{name}.index.{}", codec.name()),
+                                &seed,
+                            );
                         }
                     }
                 }
@@ -154,14 +156,12 @@ fn main() {
 /// SVTables: a small database whose overwritten value files value GC rewrites.
 fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 24,
-        value_file_size: 4096,
-        gc_enabled: false,
-        gc_threshold: 1.0,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(24)
+        .value_file_size(4096)
+        .gc_enabled(false)
+        .gc_threshold(1.0);
     let db = Db::open("/db", opts).expect("open");
     for round in 0..3u8 {
         for i in 0..40u32 {
@@ -183,15 +183,13 @@ fn svtable_seeds(save: &dyn Fn(&str, &str, &[u8])) {
     // Hash-layout segments: a flush's (records and tombstones, epoch 1), a group GC's main
     // segment (epoch 2 and later) and cold segment.
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 24,
-        medium_threshold: 24,
-        value_layout: twain::ValueLayout::Hash,
-        hash_groups: 2,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(24)
+        .medium_threshold(24)
+        .value_layout(twain::ValueLayout::Hash)
+        .hash_groups(2)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).expect("open");
     for round in 0..2u8 {
         for i in 0..30u32 {

@@ -24,11 +24,9 @@ fn space_series_idle_cpu_and_plot() {
     .unwrap();
     let plan = args.plan(Scale::Small).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let options = twain::Options {
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        ..twain::Options::default()
-    };
+    let options = twain::Options::default()
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10);
     let engine = TwainEngine::open(&dir.path().join("db"), options, false).unwrap();
     let results: Vec<PhaseResult> = Runner::new(plan.run.clone(), &plan.phases)
         .unwrap()

@@ -176,3 +176,60 @@ fn use_existing_runs_on_a_filled_database_and_only_then() {
         .unwrap();
     assert!(!no_dir.status.success());
 }
+
+/// `--pinned-reads` reads with `Db::get_pinned` and `Db::range_pinned`: the same seed finds
+/// the same keys and reads the same bytes as the copying reads, and the header says so.
+#[test]
+fn pinned_reads_find_what_copying_reads_find() {
+    let run = |pinned: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = twain();
+        cmd.args([
+            "bench",
+            "--num",
+            "3000",
+            "--json",
+            "--reads",
+            "800",
+            "--scans",
+            "40",
+            "--workloads",
+            "fillrandom,readrandom,scan",
+            "--set",
+            "inline_threshold=600",
+            "--value-size",
+            "uniform:100..1200",
+            "--dir",
+        ])
+        .arg(dir.path().join("db"));
+        if pinned {
+            cmd.arg("--pinned-reads");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(stderr.contains("reads: pinned"), pinned, "{stderr}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["phase"].clone(),
+                    v["found"].clone(),
+                    v["user_read_bytes"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (copying, pinned) = (run(false), run(true));
+    assert_eq!(copying.len(), 2);
+    assert!(copying[0].1.as_u64().unwrap() > 0, "{copying:?}");
+    assert!(copying[1].2.as_u64().unwrap() > 0, "{copying:?}");
+    assert_eq!(copying, pinned);
+}

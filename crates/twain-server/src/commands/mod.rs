@@ -261,10 +261,7 @@ pub(crate) mod testing {
 
     /// A server's shared state over a fresh in-memory database.
     pub fn shared_with(config: Config) -> Shared {
-        let engine = twain::Options {
-            fs: Arc::new(twain::fs::MemFs::new()),
-            ..config.engine.clone()
-        };
+        let engine = config.engine.clone().fs(Arc::new(twain::fs::MemFs::new()));
         let db = twain::Db::open("/db", engine).unwrap();
         Shared {
             store: Store::new(db, SyncMode::Never),

@@ -13,10 +13,7 @@ use twain::{Db, Options};
 fn a_read_only_database_serves_reads_refuses_writes_and_shuts_down_cleanly() {
     let mem = MemFs::new();
     let faults = FaultFs::over_mem(&mem);
-    let opts = Options {
-        fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-        ..Options::default()
-    };
+    let opts = Options::default().fs(Arc::new(faults.clone()) as Arc<dyn Fs>);
     let dir = Path::new("/served");
     {
         let db = Db::open(dir, opts.clone()).unwrap();

@@ -65,7 +65,7 @@ impl Entry {
             self.found.value.clone(),
             read::Reader::Scan(None),
         )?;
-        Ok(v.unwrap_or_default())
+        Ok(v.map(Vec::from).unwrap_or_default())
     }
 
     /// The key, dropping the rest.
@@ -88,18 +88,19 @@ impl DbIterator {
     }
 }
 
-/// The cursor methods, shared by both shapes: `$item` turns a found entry into an item.
-macro_rules! cursor_methods {
-    ($ty:ty, $item:ty, $make:expr) => {
+/// The seeks of an iterator shape wrapping a [`DbIterator`] (`Keys`, `Entries`,
+/// `Pinned`).
+macro_rules! seek_methods {
+    ($ty:ty) => {
         impl $ty {
             /// Positions the cursor so that `next` yields the first key `>= key` in the
-            /// range (see [`DbIterator::seek`]).
+            /// range (see [`DbIterator::seek`](crate::DbIterator::seek)).
             pub fn seek(&mut self, key: impl AsRef<[u8]>) {
                 self.0.seek(key);
             }
 
             /// Positions the cursor so that `prev` yields the last key `<= key` in the
-            /// range (see [`DbIterator::seek_for_prev`]).
+            /// range (see [`DbIterator::seek_for_prev`](crate::DbIterator::seek_for_prev)).
             pub fn seek_for_prev(&mut self, key: impl AsRef<[u8]>) {
                 self.0.seek_for_prev(key);
             }
@@ -113,7 +114,17 @@ macro_rules! cursor_methods {
             pub fn seek_to_last(&mut self) {
                 self.0.seek_to_last();
             }
+        }
+    };
+}
+pub(super) use seek_methods;
 
+/// The cursor methods, shared by both shapes: `$item` turns a found entry into an item.
+macro_rules! cursor_methods {
+    ($ty:ty, $item:ty, $make:expr) => {
+        seek_methods!($ty);
+
+        impl $ty {
             /// Steps the cursor back (see [`DbIterator::prev`]).
             pub fn prev(&mut self) -> Option<Result<$item>> {
                 let r = self.0.prev_found_resumed();

@@ -27,7 +27,7 @@ impl Db {
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let clock = twain::ManualClock::new(1_000);
-    /// let opts = twain::Options { clock: std::sync::Arc::new(clock.clone()), ..Default::default() };
+    /// let opts = twain::Options::default().clock(std::sync::Arc::new(clock.clone()));
     /// let db = twain::Db::open(dir.path(), opts)?;
     /// db.put_with_expiry("session", "abc", 31_000)?;
     /// assert_eq!(db.expiry("session")?, twain::KeyExpiry::At(31_000));
@@ -77,7 +77,7 @@ impl Db {
         crate::stats::Counters::add(&self.inner.counters.gets, 1);
         let now = self.inner.opts.clock.now_millis();
         let fill_cache = ReadOptions::default().fill_cache;
-        let Some(found) = read::find(&sv, key, seq, fill_cache)? else {
+        let Some(found) = read::find(&sv, key, seq, fill_cache, false)? else {
             return Ok(None);
         };
         let expires_at = expiry_of(found.source, &found.ikey, &found.value)?;
@@ -91,7 +91,7 @@ impl Db {
             found.value,
             Reader::Get,
         )?;
-        Ok(value.map(|v| (v, expires_at)))
+        Ok(value.map(|v| (Vec::from(v), expires_at)))
     }
 
     /// Whether `key` exists and when it expires, without reading a separated value.
@@ -103,7 +103,7 @@ impl Db {
         let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
         let now = self.inner.opts.clock.now_millis();
-        let Some(found) = read::find(&sv, key, seq, true)? else {
+        let Some(found) = read::find(&sv, key, seq, true, false)? else {
             return Ok(KeyExpiry::Missing);
         };
         if ParsedKey::parse(&found.ikey).entry_kind() == Some(EntryKind::Delete) {

@@ -2,6 +2,7 @@
 //! the range, and reads separated values. A seekable cursor: `seek`, `seek_for_prev`,
 //! `next` and `prev` on one iterator, which keeps its snapshot across seeks.
 
+use super::pinned::Pinned;
 use super::prefetch::Prefetcher;
 use super::{DbInner, SuperVersion, read};
 use crate::format::handle::ValueHandle;
@@ -9,12 +10,16 @@ use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
 use crate::vlog::ScanHints;
 use crate::{Error, ReadOptions, Result};
+use bytes::Bytes;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 
 /// A key-value pair yielded by iterators.
 pub type KvPair = (Vec<u8>, Vec<u8>);
+
+/// A key and its value shared, not copied (see [`DbIterator::into_pinned`]).
+pub type PinnedPair = (Vec<u8>, Bytes);
 
 /// Iterates over a range of keys at one sequence number, in key order; `.rev()` (or
 /// `next_back`) walks from the end. Both ends can be used at once and meet in the middle.
@@ -56,6 +61,11 @@ pub struct DbIterator {
     prefetch: Option<Prefetcher>,
     /// Whether table blocks the iterator reads enter the block cache.
     fill_cache: bool,
+    /// Whether values found in table blocks share the block ([`Block::pin`]) rather than
+    /// being copied out: set for [`Pinned`], whose items keep them as [`Bytes`].
+    ///
+    /// [`Block::pin`]: crate::format::block::Block::pin
+    pin: bool,
 }
 
 /// Where the cursor stands between user keys.
@@ -93,7 +103,7 @@ pub(crate) struct Found {
     /// The internal key.
     pub ikey: Vec<u8>,
     /// Inline value bytes or an encoded handle, as the key's kind says.
-    pub value: Vec<u8>,
+    pub value: Bytes,
 }
 
 impl Found {
@@ -191,6 +201,7 @@ impl DbIterator {
         DbIterator {
             prefetch,
             fill_cache: opts.fill_cache,
+            pin: false,
             now: inner.opts.clock.now_millis(),
             inner,
             sv,
@@ -246,6 +257,11 @@ impl DbIterator {
     /// `k`, that is the key before `k`). `None` at the start of the range; the cursor
     /// stays there, so a `next` then yields the first key.
     pub fn prev(&mut self) -> Option<Result<KvPair>> {
+        self.prev_pair().map(|r| r.map(owned))
+    }
+
+    /// `prev`, the value as read.
+    pub(crate) fn prev_pair(&mut self) -> Option<Result<PinnedPair>> {
         let r = self.prev_found_resumed().and_then(|f| match f {
             Some(f) => self.value_of(f, false).map(Some),
             None => Ok(None),
@@ -289,7 +305,7 @@ impl DbIterator {
     }
 
     /// Reads the value of a found entry.
-    pub(crate) fn value_of(&mut self, f: Found, forward: bool) -> Result<KvPair> {
+    pub(crate) fn value_of(&mut self, f: Found, forward: bool) -> Result<PinnedPair> {
         let user_key = f.user_key().to_vec();
         let value = read::resolve(
             &self.inner,
@@ -406,7 +422,7 @@ impl DbIterator {
         };
         let stop =
             |k: &[u8]| self.above_upper(k) || self.back_key.as_deref().is_some_and(|b| k >= b);
-        let found = scan_forward(&mut c, (self.seq, self.now), &mut skip, &stop);
+        let found = scan_forward(&mut c, (self.seq, self.now, self.pin), &mut skip, &stop);
         self.cursor = Some(c);
         self.skip = skip;
         found
@@ -414,7 +430,7 @@ impl DbIterator {
 
     /// The next pair forward, reading values ahead of the cursor when the database
     /// prefetches.
-    fn next_pair(&mut self) -> Result<Option<KvPair>> {
+    pub(crate) fn next_pair(&mut self) -> Result<Option<PinnedPair>> {
         let Some(mut p) = self.prefetch.take() else {
             return match self.next_found()? {
                 Some(f) => self.value_of(f, true).map(Some),
@@ -426,7 +442,7 @@ impl DbIterator {
         r
     }
 
-    fn next_pair_ahead(&mut self, p: &mut Prefetcher) -> Result<Option<KvPair>> {
+    fn next_pair_ahead(&mut self, p: &mut Prefetcher) -> Result<Option<PinnedPair>> {
         if self.pos == Pos::End {
             return Ok(None);
         }
@@ -485,7 +501,7 @@ impl DbIterator {
     }
 
     /// Reads a value forward, telling the prefetcher how long a separated one took.
-    fn timed_value_of(&mut self, f: Found, p: &Prefetcher) -> Result<KvPair> {
+    fn timed_value_of(&mut self, f: Found, p: &Prefetcher) -> Result<PinnedPair> {
         if !f.is_handle() {
             return self.value_of(f, true);
         }
@@ -507,7 +523,7 @@ impl DbIterator {
         };
         let found = scan_backward(
             &mut c,
-            (self.seq, self.now),
+            (self.seq, self.now, self.pin),
             &|k| self.below_lower(k),
             &self.upper,
         );
@@ -540,7 +556,7 @@ impl DbIterator {
             }
         };
         let stop = |k: &[u8]| self.below_lower(k) || self.behind_cursor(k);
-        let found = scan_backward(&mut c, (self.seq, self.now), &stop, &self.upper);
+        let found = scan_backward(&mut c, (self.seq, self.now, self.pin), &stop, &self.upper);
         self.back = Some(c);
         let found = found?;
         if let Some(f) = &found {
@@ -587,7 +603,7 @@ impl DbIterator {
 /// first key `stop` says is out of reach.
 fn scan_forward(
     c: &mut MergingIterator,
-    (seq, now): (SeqNo, u64),
+    (seq, now, pin): (SeqNo, u64, bool),
     skip: &mut Option<Vec<u8>>,
     stop: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Option<Found>> {
@@ -606,10 +622,7 @@ fn scan_forward(
             c.next()?;
             continue;
         }
-        let found = Found {
-            ikey: c.key().to_vec(),
-            value: c.value().to_vec(),
-        };
+        let found = found_at(c, pin);
         c.next()?;
         return Ok(Some(found));
     }
@@ -621,7 +634,7 @@ fn scan_forward(
 /// the first key `stop` says is out of reach.
 fn scan_backward(
     c: &mut MergingIterator,
-    (seq, now): (SeqNo, u64),
+    (seq, now, pin): (SeqNo, u64, bool),
     stop: &dyn Fn(&[u8]) -> bool,
     upper: &Bound<Vec<u8>>,
 ) -> Result<Option<Found>> {
@@ -635,10 +648,7 @@ fn scan_backward(
         let mut newest: Option<Found> = None;
         while c.valid() && ParsedKey::parse(c.key()).user_key == user_key.as_slice() {
             if ParsedKey::parse(c.key()).seq <= seq {
-                newest = Some(Found {
-                    ikey: c.key().to_vec(),
-                    value: c.value().to_vec(),
-                });
+                newest = Some(found_at(c, pin));
             }
             c.prev()?;
         }
@@ -668,7 +678,7 @@ impl Iterator for DbIterator {
             return None;
         }
         let r = self.next_pair();
-        self.finish_cursor(r)
+        self.finish_cursor(r).map(|r| r.map(owned))
     }
 }
 
@@ -677,10 +687,46 @@ impl DoubleEndedIterator for DbIterator {
         if self.done {
             return None;
         }
+        self.next_back_pair().map(|r| r.map(owned))
+    }
+}
+
+impl DbIterator {
+    /// `next_back`, the value as read.
+    pub(crate) fn next_back_pair(&mut self) -> Option<Result<PinnedPair>> {
+        if self.done {
+            return None;
+        }
         let r = self.next_back_found().and_then(|f| match f {
             Some(f) => self.value_of(f, false).map(Some),
             None => Ok(None),
         });
         self.finish(r)
+    }
+
+    /// This iterator's cursor and range, yielding values shared with the table blocks and
+    /// read buffers they were found in instead of copied (see [`Pinned`]).
+    pub fn into_pinned(mut self) -> Pinned {
+        self.unalign();
+        self.pin = true;
+        Pinned(self)
+    }
+}
+
+/// The pair with its value in a `Vec` of its own (no copy when the value owns its buffer
+/// from the start, as a memtable's or an unshared read's does).
+fn owned((key, value): PinnedPair) -> KvPair {
+    (key, Vec::from(value))
+}
+
+/// The entry `c` stands at; with `pin`, its value shares a table's block.
+fn found_at(c: &MergingIterator, pin: bool) -> Found {
+    Found {
+        ikey: c.key().to_vec(),
+        value: if pin {
+            c.value_bytes()
+        } else {
+            Bytes::copy_from_slice(c.value())
+        },
     }
 }

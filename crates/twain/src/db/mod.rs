@@ -17,6 +17,7 @@ mod offload;
 mod open;
 mod pacing;
 mod parts;
+mod pinned;
 mod prefetch;
 pub(crate) mod read;
 mod snapshot;
@@ -29,7 +30,8 @@ pub use expiry::KeyExpiry;
 pub(crate) use crate::compaction::part::finish_table;
 pub use checkpoint::CheckpointInfo;
 pub use entries::{Entries, Entry, Keys};
-pub use iter::{DbIterator, KvPair};
+pub use iter::{DbIterator, KvPair, PinnedPair};
+pub use pinned::Pinned;
 pub use snapshot::Snapshot;
 
 use crate::cache::BlockCache;
@@ -312,7 +314,7 @@ impl Db {
     /// # let dir = tempfile::tempdir()?;
     /// let db = twain::Db::open(dir.path(), twain::Options::default())?;
     /// db.put("k", "v")?;
-    /// db.put_opt("k", "w", &twain::WriteOptions { sync: true })?; // durable on return
+    /// db.put_opt("k", "w", &twain::WriteOptions::synced())?; // durable on return
     /// assert!(db.put(vec![0u8; 70_000], "too long a key").is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -428,7 +430,43 @@ impl Db {
     pub fn get_opt(&self, key: impl AsRef<[u8]>, opts: &ReadOptions) -> Result<Option<Vec<u8>>> {
         let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
-        read::get_in(&self.inner, &sv, key, seq, opts)
+        Ok(read::get_in(&self.inner, &sv, key, seq, opts, false)?.map(Vec::from))
+    }
+
+    /// The newest value of `key`, or `None`, shared rather than copied: an inline value
+    /// shares the table block it lies in (from the block cache, or read for this call), a
+    /// separated value the buffer it was read into; a memtable's value is copied once.
+    /// The [`Bytes`](bytes::Bytes) keep what they share alive while held.
+    ///
+    /// # Errors
+    ///
+    /// As [`Db::get`].
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let db = twain::Db::open(dir.path(), twain::Options::default())?;
+    /// db.put("k", vec![7u8; 100_000])?;
+    /// db.flush()?;
+    /// let value: twain::Bytes = db.get_pinned("k")?.unwrap();
+    /// assert_eq!(value.len(), 100_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn get_pinned(&self, key: impl AsRef<[u8]>) -> Result<Option<bytes::Bytes>> {
+        self.get_pinned_opt(key, &ReadOptions::default())
+    }
+
+    /// As [`Db::get_pinned`], read with `opts` (see [`ReadOptions`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Db::get`].
+    pub fn get_pinned_opt(
+        &self,
+        key: impl AsRef<[u8]>,
+        opts: &ReadOptions,
+    ) -> Result<Option<bytes::Bytes>> {
+        let (sv, seq) = self.inner.read_view();
+        read::get_in(&self.inner, &sv, key.as_ref(), seq, opts, true)
     }
 
     /// The values of `keys`, in order, all read at one view (as `get` of each would see
@@ -480,6 +518,12 @@ impl Db {
         let bounds = bounds(&range);
         let (sv, seq) = self.inner.read_view();
         DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds, opts)
+    }
+
+    /// Iterates over the pairs in `range` with values shared, not copied (see [`Pinned`]);
+    /// `db.range(r).into_pinned()`.
+    pub fn range_pinned<K: AsRef<[u8]>, R: RangeBounds<K>>(&self, range: R) -> Pinned {
+        self.range(range).into_pinned()
     }
 
     /// Iterates over the keys in `range` without reading any value file (see

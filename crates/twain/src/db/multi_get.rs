@@ -38,7 +38,7 @@ pub(crate) fn multi_get(
     let mut batch = Vec::new();
     for (index, &key) in keys.iter().enumerate() {
         Counters::add(&inner.counters.gets, 1);
-        let Some(found) = find(sv, key, view, true)? else {
+        let Some(found) = find(sv, key, view, true, false)? else {
             continue;
         };
         let p = ParsedKey::parse(&found.ikey);
@@ -68,7 +68,8 @@ pub(crate) fn multi_get(
             &found.ikey,
             found.value,
             Reader::Get,
-        )?;
+        )?
+        .map(Vec::from);
     }
     let c = &inner.counters;
     for run in runs(batch, |w: &Wanted| &w.handle) {

@@ -26,6 +26,7 @@ use crate::format::handle::ValueHandle;
 use crate::key::{ParsedKey, SeqNo};
 use crate::stats::Counters;
 use crate::vlog::ValueFile;
+use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -129,7 +130,7 @@ struct BatchState {
 
 enum Outcome {
     Pending,
-    Read(Vec<u8>),
+    Read(Bytes),
     /// The read or its check failed: the cursor reads the value itself.
     Failed,
 }
@@ -275,6 +276,8 @@ fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
     let c = &batch.counters;
     let mut buf = vec![0u8; run.len as usize];
     let ok = run.file.read_span(run.offset, &mut buf).is_ok();
+    // The run's values share its buffer rather than each being copied out of it.
+    let buf = Bytes::from(buf);
     if ok {
         Counters::add(&c.prefetch_reads, 1);
         Counters::add(&c.prefetch_bytes, run.len);
@@ -287,11 +290,12 @@ fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
             let entry = buf.get(start..start + h.len as usize).filter(|_| ok);
             let outcome = match entry {
                 Some(entry) => match run.file.value_range(h, entry, &item.key, item.seq) {
-                    Ok(range) => {
+                    Ok(range) if range.end <= entry.len() => {
                         Counters::add(&c.value_reads, 1);
                         Counters::add(&c.value_bytes_read, u64::from(h.len));
-                        Outcome::Read(entry.get(range).unwrap_or_default().to_vec())
+                        Outcome::Read(buf.slice(start + range.start..start + range.end))
                     }
+                    Ok(_) => Outcome::Failed,
                     Err(_) => Outcome::Failed,
                 },
                 None => Outcome::Failed,
@@ -462,7 +466,7 @@ impl Prefetcher {
 
     /// The next entry of the window, and its value if it was prefetched (waiting for the
     /// read if it is under way). `None` when the window is empty.
-    pub(crate) fn pop(&mut self) -> Option<(Found, Option<Vec<u8>>)> {
+    pub(crate) fn pop(&mut self) -> Option<(Found, Option<Bytes>)> {
         let ahead = self.ahead.pop_front()?;
         let Some(id) = ahead.id else {
             return Some((ahead.found, None));

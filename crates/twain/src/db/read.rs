@@ -14,6 +14,7 @@ use crate::options::{GcMode, ReadOptions};
 use crate::stats::{Counters, LevelStats, Stats, ValueFileStats};
 use crate::vlog::{ScanHints, ValueFile};
 use crate::{Error, Result};
+use bytes::Bytes;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -26,20 +27,34 @@ pub(crate) fn get(
     opts: &ReadOptions,
 ) -> Result<Option<Vec<u8>>> {
     let sv = inner.super_version();
-    get_in(inner, &sv, key, seq, opts)
+    Ok(get_in(inner, &sv, key, seq, opts, false)?.map(Vec::from))
+}
+
+/// As [`get`], the value shared with the table block or read buffer it lies in, not
+/// copied out of it.
+pub(crate) fn get_pinned(
+    inner: &DbInner,
+    key: &[u8],
+    seq: SeqNo,
+    opts: &ReadOptions,
+) -> Result<Option<Bytes>> {
+    let sv = inner.super_version();
+    get_in(inner, &sv, key, seq, opts, true)
 }
 
 /// The value of `key` visible at `seq` in `sv`. REQUIRES: `sv` holds every version
-/// visible at `seq` (see the module docs).
+/// visible at `seq` (see the module docs). With `pin`, a value found in a table shares its
+/// data block (else it is copied out: the caller wants a `Vec`).
 pub(crate) fn get_in(
     inner: &DbInner,
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
     opts: &ReadOptions,
-) -> Result<Option<Vec<u8>>> {
+    pin: bool,
+) -> Result<Option<Bytes>> {
     Counters::add(&inner.counters.gets, 1);
-    match find(sv, key, seq, opts.fill_cache)? {
+    match find(sv, key, seq, opts.fill_cache, pin)? {
         Some(found) => resolve(
             inner,
             sv,
@@ -59,26 +74,40 @@ pub(crate) struct FoundEntry<'a> {
     /// Where it was found, for errors: `memtable` or a table's path.
     pub source: &'a Path,
     pub ikey: Vec<u8>,
-    pub value: Vec<u8>,
+    pub value: Bytes,
 }
 
 /// The newest entry of `key` visible at `seq` in `sv`, if any (a tombstone included);
-/// table blocks read enter the block cache if `fill_cache`. REQUIRES: as [`get_in`].
+/// table blocks read enter the block cache if `fill_cache`; with `pin` a value found in a
+/// table shares its block instead of being copied. REQUIRES: as [`get_in`].
 pub(crate) fn find<'a>(
     sv: &'a SuperVersion,
     key: &[u8],
     seq: SeqNo,
     fill_cache: bool,
+    pin: bool,
 ) -> Result<Option<FoundEntry<'a>>> {
     let lookup = lookup_key(key, seq);
-    let found = |source: &'a Path, (ikey, value): (Vec<u8>, Vec<u8>)| FoundEntry {
+    let found = |source: &'a Path, (ikey, value): (Vec<u8>, Bytes)| FoundEntry {
         source,
         ikey,
         value,
     };
+    let in_table = |table: &crate::table::Table| -> Result<Option<(Vec<u8>, Bytes)>> {
+        if pin {
+            table.get_pinned(&lookup, fill_cache)
+        } else {
+            Ok(table
+                .get_with(&lookup, fill_cache)?
+                .map(|(k, v)| (k, Bytes::from(v))))
+        }
+    };
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
-        if let Some(entry) = mem.get(&lookup) {
-            return Ok(Some(found(Path::new("memtable"), entry)));
+        if let Some((ikey, value)) = mem.get(&lookup) {
+            return Ok(Some(found(
+                Path::new("memtable"),
+                (ikey, Bytes::from(value)),
+            )));
         }
     }
     let version = &sv.version;
@@ -86,13 +115,13 @@ pub(crate) fn find<'a>(
         if key < t.smallest_user_key() || key > t.largest_user_key() {
             continue;
         }
-        if let Some(entry) = t.table.get_with(&lookup, fill_cache)? {
+        if let Some(entry) = in_table(&t.table)? {
             return Ok(Some(found(t.table.path(), entry)));
         }
     }
     for level in 1..version.levels.len() {
         if let Some(t) = version.table_for_key(level, key)
-            && let Some(entry) = t.table.get_with(&lookup, fill_cache)?
+            && let Some(entry) = in_table(&t.table)?
         {
             return Ok(Some(found(t.table.path(), entry)));
         }
@@ -146,9 +175,9 @@ pub(crate) fn resolve(
     now: u64,
     source: &Path,
     ikey: &[u8],
-    value: Vec<u8>,
+    value: Bytes,
     by: Reader<'_>,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<Bytes>> {
     let p = ParsedKey::parse(ikey);
     let kind = p.entry_kind();
     if kind == Some(EntryKind::Delete) {
@@ -166,7 +195,8 @@ pub(crate) fn resolve(
     }
     match kind {
         Some(EntryKind::Inline) if expires_at.is_none() => Ok(Some(value)),
-        Some(EntryKind::Inline) => Ok(Some(payload.to_vec())),
+        // The payload follows the expiry time: share it rather than copy.
+        Some(EntryKind::Inline) => Ok(Some(value.slice(value.len() - payload.len()..))),
         Some(EntryKind::Handle) => {
             read_handle(inner, sv, view, source, &p, expires_at, payload, by).map(Some)
         }
@@ -197,12 +227,12 @@ pub(crate) fn read_handle(
     expires_at: Option<u64>,
     encoded: &[u8],
     by: Reader<'_>,
-) -> Result<Vec<u8>> {
+) -> Result<Bytes> {
     let (key, seq) = (entry.user_key, entry.seq);
     let h = ValueHandle::decode(encoded)
         .map_err(|e| Error::corruption(source, 0, format!("bad value handle: {}", e.what)))?;
     let read = |file: &ValueFile, h: &ValueHandle| {
-        let v = file.read_value(h, key, seq)?;
+        let v = file.read_value_bytes(h, key, seq)?;
         Counters::add(&inner.counters.value_reads, 1);
         Counters::add(&inner.counters.value_bytes_read, u64::from(h.len));
         Ok(v)
@@ -286,8 +316,8 @@ fn search(
     current: &crate::version::Version,
     files: Vec<Arc<ValueFile>>,
     by: Reader<'_>,
-    read: &dyn Fn(&ValueFile, &ValueHandle) -> Result<Vec<u8>>,
-) -> Result<Vec<u8>> {
+    read: &dyn Fn(&ValueFile, &ValueHandle) -> Result<Bytes>,
+) -> Result<Bytes> {
     let (key, seq) = (entry.user_key, entry.seq);
     Counters::add(&inner.counters.svtable_searches, 1);
     let mut hints = match by {

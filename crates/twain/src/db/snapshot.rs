@@ -44,6 +44,21 @@ impl Snapshot {
         read::get(&self.inner, key.as_ref(), self.seq, opts)
     }
 
+    /// The value of `key` as of the snapshot, shared rather than copied
+    /// ([`Db::get_pinned`](super::Db::get_pinned)).
+    pub fn get_pinned(&self, key: impl AsRef<[u8]>) -> Result<Option<bytes::Bytes>> {
+        self.get_pinned_opt(key, &ReadOptions::default())
+    }
+
+    /// As [`Snapshot::get_pinned`], read with `opts` (see [`ReadOptions`]).
+    pub fn get_pinned_opt(
+        &self,
+        key: impl AsRef<[u8]>,
+        opts: &ReadOptions,
+    ) -> Result<Option<bytes::Bytes>> {
+        read::get_pinned(&self.inner, key.as_ref(), self.seq, opts)
+    }
+
     /// The values of `keys` as of the snapshot, in order ([`Db::multi_get`](super::Db::multi_get)).
     pub fn multi_get<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<Vec<Option<Vec<u8>>>> {
         let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();

@@ -14,8 +14,10 @@
 //! search the restart points and then scan at most one interval. Keys are internal keys and
 //! strictly increase in [`compare_internal`] order.
 
+use bytes::Bytes;
 use std::cmp::Ordering;
 use std::ops::Deref;
+use std::sync::Arc;
 
 use super::coding::{DecodeError, Decoder, mask_crc, put_varint};
 use crate::key::compare_internal;
@@ -224,6 +226,15 @@ pub struct Block {
     num_restarts: usize,
 }
 
+/// A shared block as the owner of [`Bytes`] (see [`Block::pin`]).
+struct SharedBlock(Arc<Block>);
+
+impl AsRef<[u8]> for SharedBlock {
+    fn as_ref(&self) -> &[u8] {
+        &self.0.data
+    }
+}
+
 impl Block {
     /// Parses block contents (trailer already removed and verified).
     ///
@@ -291,6 +302,19 @@ impl Block {
     /// The raw contents.
     pub fn contents(&self) -> &[u8] {
         &self.data
+    }
+
+    /// `part`, a slice of this block's contents (such as a [`BlockIter::value`]), as
+    /// [`Bytes`] that share the block instead of copying it: the block stays alive, in the
+    /// cache or not, as long as the bytes do. A slice from anywhere else is copied.
+    pub fn pin(self: &Arc<Block>, part: &[u8]) -> Bytes {
+        let start = (part.as_ptr() as usize).wrapping_sub(self.data.as_ptr() as usize);
+        match start.checked_add(part.len()) {
+            Some(end) if !part.is_empty() && end <= self.data.len() => {
+                Bytes::from_owner(SharedBlock(Arc::clone(self))).slice(start..end)
+            }
+            _ => Bytes::copy_from_slice(part),
+        }
     }
 
     /// The number of restart points (0 for an empty block).
@@ -398,6 +422,13 @@ pub struct BlockIter<B> {
     value_start: usize,
     value_end: usize,
     valid: bool,
+}
+
+impl BlockIter<Arc<Block>> {
+    /// The shared block the cursor walks (to [`pin`](Block::pin) its values).
+    pub fn block_arc(&self) -> &Arc<Block> {
+        &self.block
+    }
 }
 
 impl<B: Deref<Target = Block>> BlockIter<B> {

@@ -145,4 +145,11 @@ impl InternalIterator for LevelIterator {
     fn value(&self) -> &[u8] {
         self.iter.as_ref().map(|i| i.value()).unwrap_or_default()
     }
+
+    fn value_bytes(&self) -> bytes::Bytes {
+        self.iter
+            .as_ref()
+            .map(|i| i.value_bytes())
+            .unwrap_or_default()
+    }
 }

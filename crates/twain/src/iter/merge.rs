@@ -175,6 +175,13 @@ impl InternalIterator for MergingIterator {
             .map(|c| c.value())
             .unwrap_or_default()
     }
+
+    fn value_bytes(&self) -> bytes::Bytes {
+        self.current
+            .and_then(|i| self.children.get(i))
+            .map(|c| c.value_bytes())
+            .unwrap_or_default()
+    }
 }
 
 /// A cursor over a sorted vector, for tests of the layers above.

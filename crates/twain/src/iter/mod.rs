@@ -2,6 +2,7 @@
 //! the user's view.
 
 use crate::Result;
+use bytes::Bytes;
 
 /// A cursor over internal entries (`internal key -> encoded value`) in internal-key order.
 ///
@@ -28,6 +29,11 @@ pub trait InternalIterator: Send {
     /// The current value: inline value bytes, an encoded handle, or empty for a tombstone,
     /// as the key's kind says. REQUIRES: `valid()`.
     fn value(&self) -> &[u8];
+    /// The current value as [`Bytes`]: shared with the table block it lies in where the
+    /// source can (a table's iterator), else copied. REQUIRES: `valid()`.
+    fn value_bytes(&self) -> Bytes {
+        Bytes::copy_from_slice(self.value())
+    }
 }
 
 mod level;

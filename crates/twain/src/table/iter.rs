@@ -230,4 +230,10 @@ impl InternalIterator for TableIter {
     fn value(&self) -> &[u8] {
         self.data.as_ref().map_or(&[], |d| d.value())
     }
+
+    fn value_bytes(&self) -> bytes::Bytes {
+        self.data
+            .as_ref()
+            .map_or_else(bytes::Bytes::new, |d| d.block_arc().pin(d.value()))
+    }
 }

@@ -1,5 +1,6 @@
 //! Reading a table: open (footer, index, filter, properties), point lookups, block loading.
 
+use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -172,6 +173,23 @@ impl Table {
 
     /// As [`Table::get`]; the data block read enters the block cache if `fill_cache`.
     pub fn get_with(&self, lookup: &[u8], fill_cache: bool) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        self.find(lookup, fill_cache, |_, it| it.value().to_vec())
+    }
+
+    /// As [`Table::get_with`], the value shared with the data block (see [`Block::pin`])
+    /// instead of copied.
+    pub fn get_pinned(&self, lookup: &[u8], fill_cache: bool) -> Result<Option<(Vec<u8>, Bytes)>> {
+        self.find(lookup, fill_cache, |block, it| block.pin(it.value()))
+    }
+
+    /// The entry [`Table::get`] describes: its internal key, and its value as `value` makes
+    /// it from the data block and the block iterator standing at the entry.
+    fn find<V>(
+        &self,
+        lookup: &[u8],
+        fill_cache: bool,
+        value: impl FnOnce(&Arc<Block>, &BlockIter<&Block>) -> V,
+    ) -> Result<Option<(Vec<u8>, V)>> {
         let user_key = key::user_key(lookup);
         if !self.may_contain(user_key) {
             return Ok(None);
@@ -187,7 +205,7 @@ impl Table {
         it.seek(lookup)
             .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
         if it.valid() && key::user_key(it.key()) == user_key {
-            Ok(Some((it.key().to_vec(), it.value().to_vec())))
+            Ok(Some((it.key().to_vec(), value(&block, &it))))
         } else {
             Ok(None)
         }

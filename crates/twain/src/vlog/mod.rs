@@ -26,6 +26,7 @@ use crate::format::vlog::decode_separated;
 use crate::fs::{Fs, ReadableFile};
 use crate::key::SeqNo;
 use crate::{Error, Result};
+use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -274,14 +275,32 @@ impl ValueFile {
     /// Reads the value a handle points at, verifying the entry's checksum, that it holds
     /// `key`, and that it is the version `seq`.
     pub fn read_value(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Vec<u8>> {
+        let (mut buf, range) = self.read_entry(handle, key, seq)?;
+        buf.truncate(range.end);
+        buf.drain(..range.start);
+        Ok(buf)
+    }
+
+    /// As [`read_value`](Self::read_value), the value shared with the buffer the entry was
+    /// read into instead of moved to its start.
+    pub fn read_value_bytes(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Bytes> {
+        let (buf, range) = self.read_entry(handle, key, seq)?;
+        Ok(Bytes::from(buf).slice(range))
+    }
+
+    /// The verified entry `handle` points at, and where its value lies in it.
+    fn read_entry(
+        &self,
+        handle: &ValueHandle,
+        key: &[u8],
+        seq: SeqNo,
+    ) -> Result<(Vec<u8>, std::ops::Range<usize>)> {
         let mut buf = vec![0u8; handle.len as usize];
         if !self.read_tail(handle.offset, &mut buf) {
             self.read_span(handle.offset, &mut buf)?;
         }
         let range = self.value_range(handle, &buf, key, seq)?;
-        buf.truncate(range.end);
-        buf.drain(..range.start);
-        Ok(buf)
+        Ok((buf, range))
     }
 
     /// Where the value lies in `entry` (the bytes `handle` points at), verifying the

@@ -13,13 +13,11 @@ use twain::{Db, Options, backup};
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 16 << 10,
-        value_file_size: 32 << 10,
-        inline_threshold: 48,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(16 << 10)
+        .value_file_size(32 << 10)
+        .inline_threshold(48)
 }
 
 fn write(db: &Db, model: &mut Model, range: std::ops::Range<u32>) {

@@ -12,13 +12,11 @@ use twain::{Db, Error, Options, backup};
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 32,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(32)
 }
 
 fn write(db: &Db, model: &mut Model, range: std::ops::Range<u32>, round: u32) {

@@ -13,13 +13,11 @@ use twain::{Db, Options};
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 16 << 10,
-        value_file_size: 32 << 10,
-        inline_threshold: 48,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(16 << 10)
+        .value_file_size(32 << 10)
+        .inline_threshold(48)
 }
 
 fn contents(db: &Db) -> Model {
@@ -86,10 +84,7 @@ fn every_crash_state_of_a_checkpoint_is_whole_or_not_a_database() {
         );
         drop(db);
         let before = image.file_names(Path::new("/cp"));
-        let no_create = Options {
-            create_if_missing: false,
-            ..options(Arc::clone(&fs))
-        };
+        let no_create = options(Arc::clone(&fs)).create_if_missing(false);
         match Db::open("/cp", no_create) {
             Ok(cp) => {
                 assert!(contents(&cp) == model, "{label}: the checkpoint differs");

@@ -13,13 +13,11 @@ use twain::{Db, Options};
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 32,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(32)
 }
 
 fn value(k: u32, round: u32) -> Vec<u8> {

@@ -7,10 +7,7 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Error, Options};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        ..Options::default()
-    }
+    Options::default().fs(fs)
 }
 
 #[test]

@@ -8,14 +8,12 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 16 << 10,
-        value_file_size: 32 << 10,
-        inline_threshold: 48,
-        l0_compaction_trigger: 2,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(16 << 10)
+        .value_file_size(32 << 10)
+        .inline_threshold(48)
+        .l0_compaction_trigger(2)
 }
 
 fn value(i: u32) -> Vec<u8> {

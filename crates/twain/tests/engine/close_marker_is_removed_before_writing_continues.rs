@@ -14,13 +14,11 @@ use twain::{Db, Options, WriteOptions};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 1 << 20,
-        value_file_size: 1 << 20,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(1 << 20)
+        .value_file_size(1 << 20)
+        .inline_threshold(64)
 }
 
 fn logs(fs: &MemFs) -> Vec<PathBuf> {

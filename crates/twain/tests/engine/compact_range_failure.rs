@@ -19,11 +19,9 @@ use twain::fs::{FaultFs, FaultKind, FaultRule, Fs, MemFs, OpKind};
 use twain::{Db, Error, Options};
 
 fn options(fs: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 32,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(32)
 }
 
 fn two_tables(db: &Db) {

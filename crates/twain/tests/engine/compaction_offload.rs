@@ -29,23 +29,21 @@ use twain::{Db, Options, Stats};
 const DIR: &str = "/db";
 
 fn opts(fs: &Arc<dyn Fs>, socket: &Path, token: &[u8]) -> Options {
-    Options {
-        fs: Arc::clone(fs),
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 32 << 10,
-        target_file_size: 8 << 10,
-        block_size: 1024,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        l0_compaction_trigger: 2,
-        max_subcompactions: 2,
-        gc_enabled: false,
-        compaction_offload: Some(Address::Unix(socket.to_path_buf())),
-        compaction_offload_token: token.to_vec(),
-        compaction_offload_timeout_ms: 1000,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::clone(fs))
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(32 << 10)
+        .target_file_size(8 << 10)
+        .block_size(1024)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .l0_compaction_trigger(2)
+        .max_subcompactions(2)
+        .gc_enabled(false)
+        .compaction_offload(Some(Address::Unix(socket.to_path_buf())))
+        .compaction_offload_token(token.to_vec())
+        .compaction_offload_timeout_ms(1000)
 }
 
 /// Writes rounds of overwrites and deletes over 600 keys, flushing each, then compacts
@@ -120,16 +118,7 @@ fn start_worker(fs: &Arc<dyn Fs>, dir: &str, socket: &Path, token: Option<&[u8]>
 
 /// Opens the database once without offload, so that it has its identity.
 fn create(fs: &Arc<dyn Fs>) {
-    drop(
-        Db::open(
-            DIR,
-            Options {
-                fs: Arc::clone(fs),
-                ..Options::default()
-            },
-        )
-        .unwrap(),
-    );
+    drop(Db::open(DIR, Options::default().fs(Arc::clone(fs))).unwrap());
 }
 
 fn totals(db: &Db) -> Stats {
@@ -177,14 +166,7 @@ fn parts_go_to_the_worker_and_are_installed_after_the_check() {
     drop(db);
     assert_clean(&fs, "good worker");
     // The counts persist, and the data reads back without the worker.
-    let db = Db::open(
-        DIR,
-        Options {
-            fs: Arc::clone(&fs),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let db = Db::open(DIR, Options::default().fs(Arc::clone(&fs))).unwrap();
     assert_reads(&db, &model, "reopened without the worker");
     assert_eq!(
         db.stats().unwrap().totals.parts_offloaded,
@@ -224,10 +206,7 @@ fn taken_back_leaving(
     assert!(db.health().is_ok(), "{reason}: the host turned read-only");
     drop(db);
     if strays {
-        let plain = Options {
-            fs: Arc::clone(&fs),
-            ..Options::default()
-        };
+        let plain = Options::default().fs(Arc::clone(&fs));
         let db = Db::open(DIR, plain).unwrap();
         assert_reads(&db, &model, reason);
     }
@@ -243,16 +222,7 @@ fn an_unreachable_worker_leaves_the_parts_to_the_host() {
 fn a_worker_for_another_database_is_refused() {
     taken_back(b"", "WrongDatabase", |fs, socket| {
         let other = "/other";
-        drop(
-            Db::open(
-                other,
-                Options {
-                    fs: Arc::clone(fs),
-                    ..Options::default()
-                },
-            )
-            .unwrap(),
-        );
+        drop(Db::open(other, Options::default().fs(Arc::clone(fs))).unwrap());
         start_worker(fs, other, socket, None);
     });
 }
@@ -456,10 +426,7 @@ fn a_worker_needs_an_identity_and_a_token_over_tcp() {
     let worker = Worker::new(config(DIR, Some(b"k"))).unwrap();
     assert!(worker.bind(&tcp).is_ok());
     // The host refuses TCP without a token too.
-    let o = Options {
-        compaction_offload: Some(tcp),
-        ..Options::default()
-    };
+    let o = Options::default().compaction_offload(Some(tcp));
     assert!(o.validate().unwrap_err().to_string().contains("token"));
 }
 

@@ -9,16 +9,14 @@ use twain::fs::{FaultFs, FaultRule, Fs, MemFs, OpKind};
 use twain::{Db, Error, Options};
 
 fn options(faults: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-        target_file_size: 4 << 10,
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 200,
-        l0_stop_trigger: 300,
-        max_subcompactions: 4,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(faults.clone()) as Arc<dyn Fs>)
+        .target_file_size(4 << 10)
+        .l0_compaction_trigger(100)
+        .l0_slowdown_trigger(200)
+        .l0_stop_trigger(300)
+        .max_subcompactions(4)
+        .gc_enabled(false)
 }
 
 fn tables(faults: &FaultFs) -> BTreeSet<String> {

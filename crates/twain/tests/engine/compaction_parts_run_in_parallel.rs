@@ -60,16 +60,14 @@ fn two_parts_of_one_compaction_run_at_once() {
             g.pass();
         }
     })));
-    let opts = Options {
-        fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-        target_file_size: 4 << 10,
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 200,
-        l0_stop_trigger: 300,
-        max_subcompactions: 2,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(faults.clone()) as Arc<dyn Fs>)
+        .target_file_size(4 << 10)
+        .l0_compaction_trigger(100)
+        .l0_slowdown_trigger(200)
+        .l0_stop_trigger(300)
+        .max_subcompactions(2)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).unwrap();
     // Three L0 tables over disjoint key ranges: the compaction can cut between them.
     let mut expect = Vec::new();
@@ -98,10 +96,7 @@ fn two_parts_of_one_compaction_run_at_once() {
     // Persisted across opens, like every cumulative counter.
     let reopened = Db::open(
         "/db",
-        Options {
-            fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-            ..Options::default()
-        },
+        Options::default().fs(Arc::new(faults.clone()) as Arc<dyn Fs>),
     )
     .unwrap();
     let totals = reopened.stats().unwrap().totals;

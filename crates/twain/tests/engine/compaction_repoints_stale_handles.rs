@@ -88,10 +88,7 @@ fn a_manual_compaction_repoints_every_stale_handle() {
 #[test]
 fn an_automatic_compaction_repoints_the_stale_handles_of_its_inputs() {
     let fs = MemFs::new();
-    let opts = twain::Options {
-        l0_compaction_trigger: 2,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).l0_compaction_trigger(2);
     let db = Db::open("/db", opts).unwrap();
     let first = first_file_collected_once(&db);
     let (stale, all) = handles_into(&db, &fs, first, 1);

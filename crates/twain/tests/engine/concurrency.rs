@@ -22,10 +22,7 @@ const _: () = {
 };
 
 fn opts() -> Options {
-    Options {
-        compaction_threads: 2,
-        ..small_opts()
-    }
+    small_opts().compaction_threads(2)
 }
 
 fn wkey(writer: u64, i: u64) -> Vec<u8> {

@@ -19,14 +19,12 @@ use twain::{Db, Options};
 #[test]
 fn concurrent_manual_compactions_all_succeed() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs) as Arc<dyn Fs>,
-        memtable_size: 4096,
-        inline_threshold: 32,
-        l0_compaction_trigger: 2,
-        compaction_threads: 2,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs) as Arc<dyn Fs>)
+        .memtable_size(4096)
+        .inline_threshold(32)
+        .l0_compaction_trigger(2)
+        .compaction_threads(2);
     let db = Arc::new(Db::open("/db", opts).unwrap());
     let threads: Vec<_> = (0..4)
         .map(|t| {

@@ -10,13 +10,11 @@ use twain::{Db, Error, Options, WriteOptions};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
 }
 
 fn big(i: u32) -> Vec<u8> {

@@ -35,10 +35,7 @@ fn damage_occurrence(dir: &Path, ext: &str, needle: &[u8]) -> PathBuf {
 }
 
 fn opts() -> Options {
-    Options {
-        value_file_size: 64 << 10,
-        ..small_opts()
-    }
+    small_opts().value_file_size(64 << 10)
 }
 
 #[test]

@@ -31,28 +31,26 @@ impl Rng {
 /// (so crashes tear records), even seeds buffer 4 KiB of the log in memory; every third
 /// seed uses value files large enough never to roll (a roll syncs the log).
 fn options(fs: Arc<dyn Fs>, seed: u64) -> Options {
-    Options {
-        fs,
-        log_buffer_size: if seed % 2 == 1 { 0 } else { 4096 },
-        value_file_size: if seed.is_multiple_of(3) {
+    Options::default()
+        .fs(fs)
+        .log_buffer_size(if seed % 2 == 1 { 0 } else { 4096 })
+        .value_file_size(if seed.is_multiple_of(3) {
             4 << 20
         } else {
             96 << 10
-        },
-        memtable_size: 8 << 10,
-        inline_threshold: 48,
-        l0_compaction_trigger: 2,
-        l1_target_size: 96 << 10,
-        target_file_size: 64 << 10,
-        block_size: 512,
-        gc_threshold: 0.8,
-        gc_mode: if seed % 4 == 3 {
+        })
+        .memtable_size(8 << 10)
+        .inline_threshold(48)
+        .l0_compaction_trigger(2)
+        .l1_target_size(96 << 10)
+        .target_file_size(64 << 10)
+        .block_size(512)
+        .gc_threshold(0.8)
+        .gc_mode(if seed % 4 == 3 {
             twain::GcMode::LsmLookup
         } else {
             twain::GcMode::DropRecords
-        },
-        ..Options::default()
-    }
+        })
 }
 
 /// A crash image with the range of write counts its state may reflect.
@@ -95,7 +93,8 @@ fn run_workload(seed: u64, writes: usize) -> (Vec<Model>, Vec<Image>, (u64, u64)
         // Seeds differ in how often they sync: long unsynced stretches let flushes
         // overtake the durable end of the log.
         let sync = rng.below([4, 40, 200][(seed as usize / 2) % 3]) == 0;
-        db.write(batch, &WriteOptions { sync }).unwrap();
+        db.write(batch, &WriteOptions::default().sync(sync))
+            .unwrap();
         if rng.below(60) == 0 {
             db.gc().unwrap();
         }

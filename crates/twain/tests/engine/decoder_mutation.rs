@@ -34,13 +34,11 @@ fn corpus() -> &'static Corpus {
     static C: OnceLock<Corpus> = OnceLock::new();
     C.get_or_init(|| {
         let fs = MemFs::new();
-        let opts = Options {
-            fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-            inline_threshold: 24,
-            block_size: 256,
-            value_file_size: 1 << 20,
-            ..Options::default()
-        };
+        let opts = Options::default()
+            .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+            .inline_threshold(24)
+            .block_size(256)
+            .value_file_size(1 << 20);
         let db = Db::open("/db", opts).unwrap();
         for round in 0..4u8 {
             let mut b = WriteBatch::new();

@@ -10,12 +10,10 @@ use twain::fs::{Fs, MemFs, RealFs};
 use twain::{Db, Options, WriteOptions};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 32 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(32 << 10)
+        .inline_threshold(64)
 }
 
 fn fill(dir: &Path, fs: &Arc<dyn Fs>) {

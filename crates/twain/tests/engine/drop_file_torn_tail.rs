@@ -21,12 +21,10 @@ use twain::{Db, Options};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 16,
-        value_file_size: 1 << 20,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(16)
+        .value_file_size(1 << 20)
 }
 
 /// Writes every key twice with separated values, flushing each round, then compacts: the

@@ -49,13 +49,11 @@ fn records_of(dir: &str) -> Vec<String> {
 }
 
 fn opts(fs: Arc<dyn Fs>, info_log: bool) -> Options {
-    Options {
-        fs,
-        memtable_size: 64 << 10,
-        inline_threshold: 64,
-        info_log,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(64 << 10)
+        .inline_threshold(64)
+        .info_log(info_log)
 }
 
 /// Writes, flushes, compacts and collects.

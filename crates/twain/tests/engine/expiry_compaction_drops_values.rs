@@ -11,15 +11,13 @@ use twain::{Db, GcMode, KeyExpiry, ManualClock, Options};
 const T0: u64 = 1_900_000_000_000;
 
 fn options(clock: &ManualClock, mode: GcMode) -> Options {
-    Options {
-        clock: Arc::new(clock.clone()),
-        gc_mode: mode,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_file_size: 64 << 10,
-        memtable_size: 256 << 10,
-        ..Options::default()
-    }
+    Options::default()
+        .clock(Arc::new(clock.clone()))
+        .gc_mode(mode)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_file_size(64 << 10)
+        .memtable_size(256 << 10)
 }
 
 fn expired_values_are_reclaimed(mode: GcMode) {
@@ -112,13 +110,11 @@ fn a_clock_set_back_brings_back_only_what_no_compaction_dropped() {
 fn expiry_survives_placement_refresh_and_fixups() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
-    let opts = Options {
+    let opts = (options(&clock, GcMode::DropRecords))
         // Medium pairs go to transient files at the flush and merge inline at the last
         // level: both moves must keep the expiry.
-        medium_threshold: 32,
-        inline_threshold: 2048,
-        ..options(&clock, GcMode::DropRecords)
-    };
+        .medium_threshold(32)
+        .inline_threshold(2048);
     let db = Db::open(dir.path(), opts.clone()).unwrap();
     for i in 0..300u32 {
         let key = format!("k{i:04}");
@@ -170,10 +166,7 @@ fn expiry_survives_placement_refresh_and_fixups() {
 fn in_the_hash_layout_expiring_puts_stay_inline_and_leave_with_their_compaction() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
-    let opts = Options {
-        value_layout: twain::ValueLayout::Hash,
-        ..options(&clock, GcMode::DropRecords)
-    };
+    let opts = (options(&clock, GcMode::DropRecords)).value_layout(twain::ValueLayout::Hash);
     let db = Db::open(dir.path(), opts).unwrap();
     for i in 0..300u32 {
         let key = format!("k{i:04}");

@@ -11,7 +11,7 @@ use crate::spaceutil;
 use spaceutil::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use twain::{Db, GcMode, ManualClock, Options};
+use twain::{Db, GcMode, ManualClock};
 
 const FILE: u64 = 256 << 10;
 const T0: u64 = 1_900_000_000_000;
@@ -19,10 +19,7 @@ const T0: u64 = 1_900_000_000_000;
 fn expired_data_is_reclaimed(mode: GcMode, on_demand: bool) {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
-    let opts = Options {
-        clock: Arc::new(clock.clone()),
-        ..options(mode, FILE)
-    };
+    let opts = (options(mode, FILE)).clock(Arc::new(clock.clone()));
     let db = Db::open(dir.path(), opts).unwrap();
     let mut model = Model::new();
     // A third of the keys never expire; the rest expire in a minute.

@@ -9,13 +9,11 @@ use twain::{Db, KeyExpiry, ManualClock, Options, WriteBatch};
 const T0: u64 = 1_900_000_000_000;
 
 fn options(clock: &ManualClock) -> Options {
-    Options {
-        clock: Arc::new(clock.clone()),
+    Options::default()
+        .clock(Arc::new(clock.clone()))
         // Small and large values: inline in the tables and separated in the log.
-        inline_threshold: 64,
-        medium_threshold: 64,
-        ..Options::default()
-    }
+        .inline_threshold(64)
+        .medium_threshold(64)
 }
 
 fn keys(db: &Db) -> Vec<Vec<u8>> {

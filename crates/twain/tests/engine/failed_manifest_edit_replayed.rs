@@ -19,12 +19,10 @@ use twain::fs::{FaultFs, FaultRule, Fs, MemFs, OpKind};
 use twain::{Db, Error, Options};
 
 fn options(fs: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 32,
-        l0_compaction_trigger: 2,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(32)
+        .l0_compaction_trigger(2)
 }
 
 #[test]

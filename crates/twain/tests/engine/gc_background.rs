@@ -11,15 +11,13 @@ use twain::{Db, Options};
 #[test]
 fn the_background_worker_collects_without_being_asked() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_threshold: 0.6,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_threshold(0.6);
     let db = Db::open("/db", opts).unwrap();
     for round in 0..5u32 {
         for k in 0..300u32 {

@@ -9,15 +9,13 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        value_file_size: 64 << 10,
-        memtable_size: 32 << 10,
-        inline_threshold: 256,
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .value_file_size(64 << 10)
+        .memtable_size(32 << 10)
+        .inline_threshold(256)
         // The test drives GC itself.
-        gc_enabled: false,
-        ..Options::default()
-    }
+        .gc_enabled(false)
 }
 
 fn value_file_bytes(db: &Db) -> u64 {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use twain::fs::MemFs;
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcMode};
 
 use crate::gcutil;
 use gcutil::{file_of, manual_gc_options, sealed_file_with_drops, value};
@@ -15,10 +15,7 @@ const DIR: &str = "/db";
 #[test]
 fn a_damaged_table_met_by_gc_lookups_sets_the_value_file_aside() {
     let fs = MemFs::new();
-    let opts = Options {
-        gc_mode: GcMode::LsmLookup,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).gc_mode(GcMode::LsmLookup);
     let db = Db::open(DIR, opts).unwrap();
     let first = sealed_file_with_drops(&db, 10..20);
     let tables: Vec<_> = fs

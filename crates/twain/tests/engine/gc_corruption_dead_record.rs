@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use twain::check::{CheckOptions, check};
 use twain::fs::MemFs;
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcMode};
 
 use crate::gcutil;
 use gcutil::{
@@ -18,10 +18,7 @@ const DIR: &str = "/db";
 
 fn dead_record_damage_is_skipped(mode: GcMode) {
     let fs = MemFs::new();
-    let opts = Options {
-        gc_mode: mode,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).gc_mode(mode);
     let db = Db::open(DIR, opts.clone()).unwrap();
     let first = sealed_file_with_drops(&db, 10..20);
     // k0012's first version was overwritten and compacted away: its record is dead.

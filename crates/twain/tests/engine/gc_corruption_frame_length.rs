@@ -4,7 +4,7 @@
 //! damaged frame's own record is dead, and the database stays writable.
 
 use twain::fs::MemFs;
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcMode};
 
 use crate::gcutil;
 use gcutil::{
@@ -16,10 +16,7 @@ const DIR: &str = "/db";
 
 fn damaged_length_makes_the_rest_unreadable(mode: GcMode) {
     let fs = MemFs::new();
-    let opts = Options {
-        gc_mode: mode,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).gc_mode(mode);
     let db = Db::open(DIR, opts).unwrap();
     let first = sealed_file_with_drops(&db, 10..20);
     let path = value_file_path(DIR, first, 0);

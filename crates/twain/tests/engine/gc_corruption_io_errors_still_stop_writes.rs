@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use twain::fs::{FaultFs, FaultRule, Fs, MemFs, OpKind};
-use twain::{Db, Error, GcMode, Options};
+use twain::{Db, Error, GcMode};
 
 use crate::gcutil;
 use gcutil::{manual_gc_options, sealed_file_with_drops, value};
@@ -14,11 +14,9 @@ const DIR: &str = "/db";
 fn gc_failing_with(mode: GcMode, rule: FaultRule) {
     let mem = MemFs::new();
     let faults = FaultFs::over_mem(&mem);
-    let opts = Options {
-        fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-        gc_mode: mode,
-        ..manual_gc_options(&mem)
-    };
+    let opts = manual_gc_options(&mem)
+        .fs(Arc::new(faults.clone()) as Arc<dyn Fs>)
+        .gc_mode(mode);
     let db = Db::open(DIR, opts).unwrap();
     sealed_file_with_drops(&db, 10..20);
     faults.add_rule(rule);

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use twain::check::{CheckOptions, check};
 use twain::fs::MemFs;
-use twain::{Db, Error, GcMode, Options};
+use twain::{Db, Error, GcMode};
 
 use crate::gcutil;
 use gcutil::{
@@ -50,10 +50,7 @@ fn assert_set_aside(db: &Db, first: u64, path: &Path, entry_at: u64) {
 
 fn live_record_damage_sets_the_file_aside(mode: GcMode) {
     let fs = MemFs::new();
-    let opts = Options {
-        gc_mode: mode,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).gc_mode(mode);
     let db = Db::open(DIR, opts.clone()).unwrap();
     let first = sealed_file_with_drops(&db, 10..20);
     let path = value_file_path(DIR, first, 0);

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 use twain::fs::MemFs;
-use twain::{Db, Options, Stats};
+use twain::{Db, Stats};
 
 use crate::gcutil;
 use gcutil::{
@@ -24,14 +24,7 @@ fn background_gc_meets_damage(damaged: u32, done: impl Fn(&Db, &Stats) -> bool) 
     let first = sealed_file_with_drops(&db, 10..20);
     db.close().unwrap();
     damage_value(&fs, &value_file_path(DIR, first, 0), &value("a", damaged));
-    let db = Db::open(
-        DIR,
-        Options {
-            gc_enabled: true,
-            ..manual_gc_options(&fs)
-        },
-    )
-    .unwrap();
+    let db = Db::open(DIR, manual_gc_options(&fs).gc_enabled(true)).unwrap();
     // A bound on waiting for the GC thread (it wakes at least once a second), not a
     // performance assertion.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -51,10 +51,7 @@ fn build(mode: GcMode, svtable: bool) -> (MemFs, u64, Expected) {
 }
 
 fn options(fs: &MemFs, mode: GcMode) -> Options {
-    Options {
-        gc_mode: mode,
-        ..manual_gc_options(fs)
-    }
+    manual_gc_options(fs).gc_mode(mode)
 }
 
 fn sweep(mode: GcMode, svtable: bool) {

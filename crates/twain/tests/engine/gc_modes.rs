@@ -16,10 +16,7 @@ use gcutil::small_files_options;
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs, mode: GcMode) -> Options {
-    Options {
-        l1_target_size: 64 << 10,
-        ..small_files_options(fs, mode, 0.6)
-    }
+    (small_files_options(fs, mode, 0.6)).l1_target_size(64 << 10)
 }
 
 fn value(key: u32, round: u32) -> Vec<u8> {
@@ -150,14 +147,11 @@ fn vlog_mode_collects_the_tail_first_and_records_no_drops() {
     let started = Arc::new(Mutex::new(Vec::new()));
     let opts = || {
         let started = Arc::clone(&started);
-        Options {
-            gc_listener: Some(Arc::new(move |e: GcEvent| {
-                if let GcEvent::Started { file } = e {
-                    started.lock().unwrap().push(file);
-                }
-            })),
-            ..options(&fs, GcMode::Vlog)
-        }
+        (options(&fs, GcMode::Vlog)).gc_listener(Some(Arc::new(move |e: GcEvent| {
+            if let GcEvent::Started { file } = e {
+                started.lock().unwrap().push(file);
+            }
+        })))
     };
     let db = Db::open(DIR, opts()).unwrap();
     let model = workload(&db);

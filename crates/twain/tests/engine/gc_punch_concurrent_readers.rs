@@ -27,11 +27,7 @@ fn key_index(k: &[u8]) -> u32 {
 fn readers_never_meet_a_punched_hole() {
     let mem = MemFs::new();
     let fs: Arc<dyn Fs> = Arc::new(mem.clone());
-    let opts = twain::Options {
-        gc_enabled: true,
-        gc_threshold: 0.9,
-        ..options(Arc::clone(&fs))
-    };
+    let opts = options(Arc::clone(&fs)).gc_enabled(true).gc_threshold(0.9);
     let db = Arc::new(Db::open(DIR, opts).unwrap());
     for k in 0..KEYS {
         db.put(key(k), value(k, 0)).unwrap();

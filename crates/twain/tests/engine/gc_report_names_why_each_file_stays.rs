@@ -21,19 +21,17 @@ fn reasons(report: &twain::GcReport) -> BTreeSet<&'static str> {
 #[test]
 fn the_report_names_why_each_value_file_stays() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 1 << 20,
-        value_file_size: 16 << 10,
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(1 << 20)
+        .value_file_size(16 << 10)
         // The 1000-byte values are large (separated in the log), not medium.
-        inline_threshold: 256,
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 100,
-        l0_stop_trigger: 100,
-        gc_enabled: false,
-        gc_mode: GcMode::LsmLookup,
-        ..Options::default()
-    };
+        .inline_threshold(256)
+        .l0_compaction_trigger(100)
+        .l0_slowdown_trigger(100)
+        .l0_stop_trigger(100)
+        .gc_enabled(false)
+        .gc_mode(GcMode::LsmLookup);
     let db = Db::open("/db", opts).unwrap();
     let (live, sliver, pinned) = (
         |i| format!("l{i:03}"),

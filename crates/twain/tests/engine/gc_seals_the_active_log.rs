@@ -14,11 +14,9 @@ use twain::{Db, GcMode, Options, StayReason};
 const FILE: u64 = 64 << 20;
 
 fn opts(mode: GcMode) -> Options {
-    Options {
+    (options(mode, FILE))
         // Nothing in the background: the complete GC does all of it.
-        gc_enabled: false,
-        ..options(mode, FILE)
-    }
+        .gc_enabled(false)
 }
 
 fn one_log_file_comes_back(mode: GcMode) {

@@ -9,16 +9,14 @@ use twain::{Db, Options, ValueLayout};
 #[test]
 fn compaction_repoints_handles_at_the_main_segments() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 4,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(4)
+        .gc_enabled(false);
     let db = Db::open("/db", opts.clone()).unwrap();
     let value = |k: u32, r: u32| format!("k{k:03} round {r} ").repeat(10).into_bytes();
     for round in 0..3 {

@@ -10,16 +10,14 @@ use twain::{Db, Error, Options, ValueLayout};
 #[test]
 fn a_damaged_live_record_sets_its_group_aside() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 2,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(2)
+        .gc_enabled(false);
     let db = Db::open("/db", opts.clone()).unwrap();
     let value = |k: u32| format!("value of k{k:03} ").repeat(20).into_bytes();
     for k in 0..100u32 {
@@ -77,15 +75,13 @@ fn a_damaged_live_record_sets_its_group_aside() {
 #[test]
 fn a_damaged_record_reads_as_corruption_naming_its_file() {
     let fs = MemFs::new();
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 2,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(2)
+        .gc_enabled(false);
     let db = Db::open("/db", opts.clone()).unwrap();
     let value = b"a value long enough to be separated into a segment".repeat(4);
     db.put("k", &value).unwrap();

@@ -10,18 +10,16 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options, ValueLayout};
 
 fn opts(fs: &MemFs, hotness: bool) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 2,
-        hash_hotness: hotness,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(2)
+        .hash_hotness(hotness)
+        .gc_enabled(false)
 }
 
 fn value(key: u32, round: u32) -> Vec<u8> {
@@ -158,10 +156,7 @@ fn cold_garbage_is_merged_away() {
 #[test]
 fn a_group_of_cold_segments_alone_survives_hotness_turned_off() {
     let fs = MemFs::new();
-    let one_group = |hotness| Options {
-        hash_groups: 1,
-        ..opts(&fs, hotness)
-    };
+    let one_group = |hotness| (opts(&fs, hotness)).hash_groups(1);
     let db = Db::open("/db", one_group(true)).unwrap();
     for k in 0..200u32 {
         db.put(format!("k{k:04}"), value(k, 0)).unwrap();

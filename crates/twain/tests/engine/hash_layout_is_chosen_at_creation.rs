@@ -7,13 +7,11 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Error, GcMode, Options, ValueLayout};
 
 fn opts(fs: &MemFs, layout: ValueLayout) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_layout: layout,
-        hash_groups: 8,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_layout(layout)
+        .hash_groups(8)
 }
 
 #[test]
@@ -44,18 +42,9 @@ fn an_existing_database_keeps_its_layout() {
 fn what_the_hash_layout_does_not_support_is_refused() {
     let fs = MemFs::new();
     let cases = [
-        Options {
-            medium_threshold: 32,
-            ..opts(&fs, ValueLayout::Hash)
-        },
-        Options {
-            gc_mode: GcMode::LsmLookup,
-            ..opts(&fs, ValueLayout::Hash)
-        },
-        Options {
-            gc_mode: GcMode::Vlog,
-            ..opts(&fs, ValueLayout::Hash)
-        },
+        (opts(&fs, ValueLayout::Hash)).medium_threshold(32),
+        (opts(&fs, ValueLayout::Hash)).gc_mode(GcMode::LsmLookup),
+        (opts(&fs, ValueLayout::Hash)).gc_mode(GcMode::Vlog),
     ];
     for o in cases {
         match Db::open("/db", o) {
@@ -75,10 +64,7 @@ fn what_the_hash_layout_does_not_support_is_refused() {
     // by a log-layout database, which would have kept its own layout.
     let db = Db::open("/log", opts(&fs, ValueLayout::Log)).unwrap();
     db.close().unwrap();
-    let o = Options {
-        gc_mode: GcMode::LsmLookup,
-        ..opts(&fs, ValueLayout::Hash)
-    };
+    let o = (opts(&fs, ValueLayout::Hash)).gc_mode(GcMode::LsmLookup);
     assert!(matches!(
         Db::open("/log", o),
         Err(Error::InvalidArgument(_))

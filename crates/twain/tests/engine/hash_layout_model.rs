@@ -19,20 +19,18 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, KvPair, Options, ValueLayout};
 
 fn opts(fs: &MemFs, background: bool) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 64 << 10,
-        target_file_size: 32 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: background,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 4,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(64 << 10)
+        .target_file_size(32 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_enabled(background)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(4)
 }
 
 fn run(seed: u64, steps: u64, background: bool) {

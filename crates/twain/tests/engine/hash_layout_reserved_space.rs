@@ -10,18 +10,16 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options, ValueLayout};
 
 fn opts(fs: &MemFs, gc: bool) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 4,
-        gc_enabled: gc,
-        space_amp_target: 1.3,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(4)
+        .gc_enabled(gc)
+        .space_amp_target(1.3)
 }
 
 fn value(key: u32, round: u32) -> Vec<u8> {

@@ -7,13 +7,11 @@ use twain::fs::{FaultFs, FaultKind, FaultRule, Fs, MemFs, OpKind};
 use twain::{Db, Error, Options, WriteOptions};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 64 << 10,
-        value_file_size: 128 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(64 << 10)
+        .value_file_size(128 << 10)
+        .inline_threshold(64)
 }
 
 const DIR: &str = "/db";

@@ -12,7 +12,7 @@ use dbutil::{
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::path::Path;
-use twain::{Db, KvPair, Options};
+use twain::{Db, KvPair};
 
 const N: u64 = 1500;
 
@@ -137,11 +137,7 @@ fn obsolete_tables_stay_readable_until_the_last_iterator_lets_go() {
     let dir = tempfile::tempdir().unwrap();
     // No automatic compaction (garbage compactions run with background GC): the tables on
     // disk are exactly those of the version the iterators pin.
-    let opts = Options {
-        l0_compaction_trigger: 20,
-        gc_enabled: false,
-        ..small_opts()
-    };
+    let opts = small_opts().l0_compaction_trigger(20).gc_enabled(false);
     let db = Db::open(dir.path(), opts).unwrap();
     let mut rng = Rng::new(33);
     let mut model = Model::new();

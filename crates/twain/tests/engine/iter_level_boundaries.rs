@@ -15,15 +15,13 @@ fn key(i: u64) -> Vec<u8> {
 /// A database whose bottom level holds many tables, with a second, sparser set of
 /// overwrites and deletes in L0 and the memtable.
 fn many_tables(dir: &std::path::Path) -> (Db, Model, u64) {
-    let opts = Options {
-        memtable_size: 256 << 10,
-        value_file_size: 1 << 20,
-        target_file_size: 64 << 10,
-        l1_target_size: 64 << 20,
-        inline_threshold: 64,
-        block_size: 1024,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .memtable_size(256 << 10)
+        .value_file_size(1 << 20)
+        .target_file_size(64 << 10)
+        .l1_target_size(64 << 20)
+        .inline_threshold(64)
+        .block_size(1024);
     let db = Db::open(dir, opts).unwrap();
     let n = 12_000u64;
     let mut model = Model::new();

@@ -13,10 +13,7 @@ use gcutil::{file_of, first_file_collected_once, manual_gc_options, value};
 #[test]
 fn an_iterator_searches_the_epoch_its_view_holds() {
     let fs = MemFs::new();
-    let opts = twain::Options {
-        prefetch_threads: 0,
-        ..manual_gc_options(&fs)
-    };
+    let opts = manual_gc_options(&fs).prefetch_threads(0);
     let db = Db::open("/db", opts).unwrap();
     // The tables hold handles to epoch 0 of the first file, which is at epoch 1.
     let first = first_file_collected_once(&db);

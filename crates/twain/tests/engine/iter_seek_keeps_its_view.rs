@@ -4,19 +4,12 @@
 use crate::dbutil;
 
 use dbutil::{collect, key, small_opts, value};
-use twain::{Db, Options};
+use twain::Db;
 
 #[test]
 fn seeks_after_writes_flushes_and_compactions_see_the_old_state() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(
-        dir.path(),
-        Options {
-            gc_enabled: false,
-            ..small_opts()
-        },
-    )
-    .unwrap();
+    let db = Db::open(dir.path(), small_opts().gc_enabled(false)).unwrap();
     for i in 0..400 {
         db.put(key(i), value(&key(i), 1, 7)).unwrap();
     }

@@ -1,7 +1,8 @@
 //! A seekable cursor against a `BTreeMap` model: random mixes of `seek`,
 //! `seek_for_prev`, `seek_to_first`, `seek_to_last`, `next` and `prev` on one iterator
 //! over a database spread over the memtable, L0, deeper levels and value files, within
-//! many ranges, yield exactly what the model says, with the value prefetcher on and off.
+//! many ranges, yield exactly what the model says, with the value prefetcher on and off,
+//! for the plain iterator and the one with pinned (shared) values alike.
 
 use crate::dbutil;
 
@@ -9,7 +10,45 @@ use dbutil::{
     Model, Rng, all_bounds, assert_layered, bound_keys, key, layered_db, layered_opts, model_range,
 };
 use std::ops::Bound;
-use twain::{Db, DbIterator, KvPair, Options};
+use twain::{Db, DbIterator, KvPair, Pinned};
+
+/// The cursor calls, on a plain or a pinned iterator (its values copied for comparing).
+trait Cursor {
+    fn seek(&mut self, key: &[u8]);
+    fn seek_for_prev(&mut self, key: &[u8]);
+    fn seek_to_first(&mut self);
+    fn seek_to_last(&mut self);
+    fn step(&mut self) -> Option<KvPair>;
+    fn step_back(&mut self) -> Option<KvPair>;
+}
+
+macro_rules! cursor {
+    ($ty:ty, $own:expr) => {
+        impl Cursor for $ty {
+            fn seek(&mut self, key: &[u8]) {
+                <$ty>::seek(self, key)
+            }
+            fn seek_for_prev(&mut self, key: &[u8]) {
+                <$ty>::seek_for_prev(self, key)
+            }
+            fn seek_to_first(&mut self) {
+                <$ty>::seek_to_first(self)
+            }
+            fn seek_to_last(&mut self) {
+                <$ty>::seek_to_last(self)
+            }
+            fn step(&mut self) -> Option<KvPair> {
+                self.next().map(|r| $own(r.expect("next")))
+            }
+            fn step_back(&mut self) -> Option<KvPair> {
+                self.prev().map(|r| $own(r.expect("prev")))
+            }
+        }
+    };
+}
+
+cursor!(DbIterator, |kv: KvPair| kv);
+cursor!(Pinned, |(k, v): twain::PinnedPair| (k, v.to_vec()));
 
 const N: u64 = 1200;
 
@@ -77,7 +116,7 @@ fn target(rng: &mut Rng, model: &Model, bounds: &[Vec<u8>]) -> Vec<u8> {
 }
 
 fn run_ops(
-    it: &mut DbIterator,
+    it: &mut dyn Cursor,
     model: &Model,
     (lo, hi): (&Bound<Vec<u8>>, &Bound<Vec<u8>>),
     rng: &mut Rng,
@@ -135,14 +174,14 @@ fn run_ops(
             }
             2..=5 => {
                 log.push("prev".into());
-                (it.prev().map(|r| r.expect("prev")), m.prev())
+                (it.step_back(), m.prev())
             }
             6 => {
                 // A run of steps forward: long enough for the prefetcher to start and grow.
                 let n = rng.below(80);
                 log.push(format!("next x{n}"));
                 for _ in 0..n {
-                    let (got, want) = (it.next().map(|r| r.expect("next")), m.next());
+                    let (got, want) = (it.step(), m.next());
                     assert!(
                         got == want,
                         "after {:?}",
@@ -154,7 +193,7 @@ fn run_ops(
             }
             _ => {
                 log.push("next".into());
-                (it.next().map(|r| r.expect("next")), m.next())
+                (it.step(), m.next())
             }
         };
         let show = |kv: &Option<KvPair>| {
@@ -182,20 +221,29 @@ fn check(db: &Db, model: &Model, seed: u64) {
         let hi = bounds[rng.below(bounds.len() as u64) as usize].clone();
         ranges.push((lo, hi));
     }
-    for (lo, hi) in &ranges {
-        let mut it = db.range((lo.clone(), hi.clone()));
-        run_ops(&mut it, model, (lo, hi), &mut rng, 300);
+    for (i, (lo, hi)) in ranges.iter().enumerate() {
+        let it = db.range((lo.clone(), hi.clone()));
+        if i % 2 == 0 {
+            run_ops(&mut { it }, model, (lo, hi), &mut rng, 300);
+        } else {
+            run_ops(&mut it.into_pinned(), model, (lo, hi), &mut rng, 300);
+        }
     }
-    // A long mix on the whole database.
-    let mut it = db.iter();
+    // A long mix on the whole database, plain and pinned.
+    let whole = (&Bound::Unbounded, &Bound::Unbounded);
+    let yielded = run_ops(&mut db.iter(), model, whole, &mut rng, 4000);
+    assert!(yielded > 2000, "the mix yielded only {yielded} entries");
     let yielded = run_ops(
-        &mut it,
+        &mut db.range_pinned::<&[u8], _>(..),
         model,
-        (&Bound::Unbounded, &Bound::Unbounded),
+        whole,
         &mut rng,
         4000,
     );
-    assert!(yielded > 2000, "the mix yielded only {yielded} entries");
+    assert!(
+        yielded > 2000,
+        "the pinned mix yielded only {yielded} entries"
+    );
 }
 
 #[test]
@@ -207,11 +255,9 @@ fn random_seeks_and_steps_match_the_model() {
     assert!(!s.value_files.is_empty(), "no separated values");
     // Prefetching whatever reads cost (files in the page cache read too fast otherwise).
     drop(db);
-    let opts = Options {
-        prefetch_threads: 3,
-        prefetch_min_read_micros: 0,
-        ..layered_opts()
-    };
+    let opts = layered_opts()
+        .prefetch_threads(3)
+        .prefetch_min_read_micros(0);
     let db = Db::open(dir.path(), opts).unwrap();
     check(&db, &model, 7);
     let s = db.stats().unwrap();
@@ -219,10 +265,7 @@ fn random_seeks_and_steps_match_the_model() {
 
     // The same without prefetching.
     drop(db);
-    let opts = Options {
-        prefetch_threads: 0,
-        ..layered_opts()
-    };
+    let opts = layered_opts().prefetch_threads(0);
     let db = Db::open(dir.path(), opts).unwrap();
     check(&db, &model, 8);
     assert_eq!(db.stats().unwrap().prefetch_reads, 0);

@@ -16,14 +16,12 @@ fn is_value_file(p: &Path) -> bool {
 #[test]
 fn keys_only_scans_read_no_value_file() {
     let faults = FaultFs::over_mem(&MemFs::new());
-    let opts = Options {
-        fs: Arc::new(faults.clone()),
-        memtable_size: 64 << 10,
-        value_file_size: 128 << 10,
-        inline_threshold: 16,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(faults.clone()))
+        .memtable_size(64 << 10)
+        .value_file_size(128 << 10)
+        .inline_threshold(16)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).unwrap();
     let mut want = Vec::new();
     for i in 0..600u32 {

@@ -6,14 +6,10 @@
 use crate::dbutil;
 
 use dbutil::{key, small_opts};
-use twain::{Db, Entry, Options};
+use twain::{Db, Entry};
 
 fn open(dir: &std::path::Path) -> Db {
-    let opts = Options {
-        inline_threshold: 32,
-        gc_enabled: false,
-        ..small_opts()
-    };
+    let opts = small_opts().inline_threshold(32).gc_enabled(false);
     Db::open(dir, opts).unwrap()
 }
 

@@ -220,10 +220,7 @@ fn values_on_both_sides_of_the_inline_threshold_read_back() {
 #[test]
 fn every_value_separated_when_the_threshold_is_zero() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        inline_threshold: 0,
-        ..small_opts()
-    };
+    let opts = small_opts().inline_threshold(0);
     let db = reopen(dir.path(), &opts);
     db.put(b"", b"").unwrap();
     db.put("a", "1").unwrap();

@@ -10,11 +10,7 @@ use twain::fs::{Fs, MemFs, RealFs};
 use twain::{Db, Error, Options, WriteOptions};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 64 << 10,
-        ..Options::default()
-    }
+    Options::default().fs(fs).memtable_size(64 << 10)
 }
 
 fn fill(db: &Db, prefix: &str) {

@@ -14,14 +14,12 @@ use twain::{Db, Options};
 const DIR: &str = "/db";
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 256 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(256 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .gc_enabled(false)
 }
 
 fn value(i: u32) -> Vec<u8> {

@@ -19,12 +19,12 @@ use twain::{Db, Error, Options, WriteOptions};
 #[test]
 fn truncated_middle_log_file_is_corruption_not_a_hole() {
     let fs = MemFs::new();
-    let opts = || Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 4 << 20,
-        value_file_size: 4096,
-        inline_threshold: 64,
-        ..Options::default()
+    let opts = || {
+        Options::default()
+            .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+            .memtable_size(4 << 20)
+            .value_file_size(4096)
+            .inline_threshold(64)
     };
     let db = Db::open("/db", opts()).unwrap();
     for i in 0..60u32 {

@@ -123,6 +123,7 @@ mod old_manifest_without_counters_opens;
 mod open_options;
 mod options_ranges;
 mod persistence;
+mod pinned_reads_share_their_buffers;
 mod placement_medium_values_merge_in_place;
 mod placement_replaces_existing_data;
 mod prefetch_dropped_iterator_leaves_no_work;

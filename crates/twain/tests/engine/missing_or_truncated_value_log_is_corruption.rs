@@ -13,15 +13,13 @@ use twain::{Db, Error, Options, WriteOptions};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
         // No flush: the whole history stays in the log after the flushed point.
-        memtable_size: 64 << 20,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        gc_enabled: false,
-        ..Options::default()
-    }
+        .memtable_size(64 << 20)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .gc_enabled(false)
 }
 
 fn value(i: u32) -> Vec<u8> {

@@ -20,31 +20,29 @@ const KEYS: u64 = 120;
 type Model = BTreeMap<Vec<u8>, (Vec<u8>, Option<u64>)>;
 
 fn opts(seed: u64, clock: &ManualClock) -> Options {
-    Options {
-        clock: Arc::new(clock.clone()),
+    Options::default()
+        .clock(Arc::new(clock.clone()))
         // The hash layout collects its groups in drop-records mode only.
-        gc_mode: match seed % 3 {
+        .gc_mode(match seed % 3 {
             _ if seed % 4 == 3 => twain::GcMode::DropRecords,
             1 => twain::GcMode::LsmLookup,
             2 => twain::GcMode::Vlog,
             _ => twain::GcMode::DropRecords,
-        },
-        value_layout: if seed % 4 == 3 {
+        })
+        .value_layout(if seed % 4 == 3 {
             twain::ValueLayout::Hash
         } else {
             twain::ValueLayout::Log
-        },
-        gc_enabled: seed.is_multiple_of(2),
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 32 << 10,
-        target_file_size: 32 << 10,
+        })
+        .gc_enabled(seed.is_multiple_of(2))
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(32 << 10)
+        .target_file_size(32 << 10)
         // The hash layout has no medium class.
-        medium_threshold: if seed % 4 == 3 { 400 } else { 24 },
-        inline_threshold: 400,
-        l0_compaction_trigger: 2,
-        ..Options::default()
-    }
+        .medium_threshold(if seed % 4 == 3 { 400 } else { 24 })
+        .inline_threshold(400)
+        .l0_compaction_trigger(2)
 }
 
 fn key(rng: &mut Rng) -> Vec<u8> {

@@ -21,18 +21,16 @@ impl Rng {
 }
 
 fn options(fs: &MemFs, mode: GcMode) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 16 << 10,
-        value_file_size: 16 << 10,
-        inline_threshold: 32,
-        l0_compaction_trigger: 3,
-        l1_target_size: 64 << 10,
-        target_file_size: 16 << 10,
-        gc_threshold: 0.7,
-        gc_mode: mode,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(16 << 10)
+        .value_file_size(16 << 10)
+        .inline_threshold(32)
+        .l0_compaction_trigger(3)
+        .l1_target_size(64 << 10)
+        .target_file_size(16 << 10)
+        .gc_threshold(0.7)
+        .gc_mode(mode)
 }
 
 fn check(db: &Db, model: &BTreeMap<Vec<u8>, Vec<u8>>, at: &str) {

@@ -20,19 +20,17 @@ use twain::{Db, GcMode, KvPair, Options, Snapshot};
 const KEYS: u64 = 200;
 
 fn opts(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 64 << 10,
-        target_file_size: 32 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        gc_mode: GcMode::DropRecords,
-        gc_threshold: 1.0,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(64 << 10)
+        .target_file_size(32 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_enabled(false)
+        .gc_mode(GcMode::DropRecords)
+        .gc_threshold(1.0)
 }
 
 pub(crate) fn key(rng: &mut Rng) -> Vec<u8> {

@@ -69,20 +69,18 @@ fn options(fs: &Arc<dyn Fs>) -> Options {
 }
 
 fn options_in(fs: &Arc<dyn Fs>, gc_mode: twain::GcMode) -> Options {
-    Options {
-        gc_mode,
-        fs: Arc::clone(fs),
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        l1_target_size: 64 << 10,
-        target_file_size: 64 << 10,
-        block_size: 512,
+    Options::default()
+        .gc_mode(gc_mode)
+        .fs(Arc::clone(fs))
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .l1_target_size(64 << 10)
+        .target_file_size(64 << 10)
+        .block_size(512)
         // Value GC runs in the background and on demand (Op::Gc), in both modes.
-        gc_threshold: 0.8,
-        ..Options::default()
-    }
+        .gc_threshold(0.8)
 }
 
 fn scan_model(m: &Model, lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> Vec<(Vec<u8>, Vec<u8>)> {

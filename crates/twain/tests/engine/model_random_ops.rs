@@ -28,24 +28,22 @@ fn opts(seed: u64, placement: u64) -> Options {
         _ => (512, 0),
     };
     let inline_threshold = if placement >= 3 { 128 } else { 512 };
-    Options {
-        gc_mode: match seed % 3 {
+    Options::default()
+        .gc_mode(match seed % 3 {
             1 => twain::GcMode::LsmLookup,
             2 => twain::GcMode::Vlog,
             _ => twain::GcMode::DropRecords,
-        },
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 32 << 10,
-        target_file_size: 64 << 10,
-        medium_threshold,
-        medium_merge_level,
-        inline_threshold,
-        l0_compaction_trigger: 2,
+        })
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(32 << 10)
+        .target_file_size(64 << 10)
+        .medium_threshold(medium_threshold)
+        .medium_merge_level(medium_merge_level)
+        .inline_threshold(inline_threshold)
+        .l0_compaction_trigger(2)
         // Even seeds split compactions into up to three parts merged at once.
-        max_subcompactions: if seed.is_multiple_of(2) { 3 } else { 1 },
-        ..Options::default()
-    }
+        .max_subcompactions(if seed.is_multiple_of(2) { 3 } else { 1 })
 }
 
 /// Keys from a small space, so that operations collide; a few have awkward bytes.
@@ -187,9 +185,7 @@ fn run(seed: u64, steps: u64, dir: &Path) {
                         model.insert(k, v);
                     }
                 }
-                let sync = WriteOptions {
-                    sync: rng.percent(10),
-                };
+                let sync = WriteOptions::default().sync(rng.percent(10));
                 db.write(b, &sync).unwrap();
             }
             70..=73 => db.flush().unwrap(),

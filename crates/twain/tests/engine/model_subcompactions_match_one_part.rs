@@ -13,23 +13,21 @@ use twain::{Db, KvPair, Options, WriteBatch, WriteOptions};
 const KEYS: u64 = 400;
 
 fn opts(parts: usize, seed: u64) -> Options {
-    Options {
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        l1_target_size: 32 << 10,
-        target_file_size: 8 << 10,
-        block_size: 1024,
-        inline_threshold: 512,
-        medium_threshold: if seed.is_multiple_of(2) { 24 } else { 512 },
-        l0_compaction_trigger: 2,
-        max_subcompactions: parts,
-        gc_mode: if seed % 3 == 2 {
+    Options::default()
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .l1_target_size(32 << 10)
+        .target_file_size(8 << 10)
+        .block_size(1024)
+        .inline_threshold(512)
+        .medium_threshold(if seed.is_multiple_of(2) { 24 } else { 512 })
+        .l0_compaction_trigger(2)
+        .max_subcompactions(parts)
+        .gc_mode(if seed % 3 == 2 {
             twain::GcMode::LsmLookup
         } else {
             twain::GcMode::DropRecords
-        },
-        ..Options::default()
-    }
+        })
 }
 
 fn key(rng: &mut Rng) -> Vec<u8> {

@@ -9,18 +9,16 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Error, Options, ValueLayout};
 
 fn opts(fs: &MemFs, layout: ValueLayout) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        gc_enabled: false,
-        gc_threshold: 1.0,
-        value_layout: layout,
-        hash_groups: 4,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .gc_enabled(false)
+        .gc_threshold(1.0)
+        .value_layout(layout)
+        .hash_groups(4)
 }
 
 fn value(k: u32, round: u32) -> Vec<u8> {

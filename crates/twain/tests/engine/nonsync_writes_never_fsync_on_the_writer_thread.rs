@@ -28,13 +28,11 @@ fn observed() -> (FaultFs, Syncs) {
 }
 
 fn options(fs: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
 }
 
 #[test]
@@ -89,10 +87,7 @@ fn a_non_sync_put_never_reaches_an_fsync_on_its_thread() {
 #[test]
 fn a_write_stall_is_counted_by_cause() {
     let (faults, _syncs) = observed();
-    let opts = Options {
-        max_immutable_memtables: 1,
-        ..options(&faults)
-    };
+    let opts = options(&faults).max_immutable_memtables(1);
     let db = Db::open(DIR, opts).unwrap();
     // Slow every table sync down so the writer outruns the flush.
     faults.set_observer(Some(Arc::new(|e: &OpEvent<'_>| {

@@ -10,10 +10,7 @@ use twain::{Db, Error, Options, parse_size};
 fn a_missing_database_is_not_found_without_create_if_missing() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
-    let opts = Options {
-        create_if_missing: false,
-        ..Options::default()
-    };
+    let opts = Options::default().create_if_missing(false);
     let err = Db::open(&missing, opts.clone()).unwrap_err();
     assert!(
         matches!(&err, Error::NotFound(p) if p == &missing),
@@ -29,24 +26,14 @@ fn a_missing_database_is_not_found_without_create_if_missing() {
 
     // With the default, the database is created and then found.
     drop(Db::open(&empty, Options::default()).unwrap());
-    let db = Db::open(
-        &empty,
-        Options {
-            create_if_missing: false,
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let db = Db::open(&empty, Options::default().create_if_missing(false)).unwrap();
     assert_eq!(db.path(), empty.as_path());
 }
 
 #[test]
 fn error_if_exists_refuses_an_existing_database_and_leaves_it_intact() {
     let dir = tempfile::tempdir().unwrap();
-    let strict = Options {
-        error_if_exists: true,
-        ..Options::default()
-    };
+    let strict = Options::default().error_if_exists(true);
     // A new database is fine.
     let db = Db::open(dir.path(), strict.clone()).unwrap();
     db.put("k", "v").unwrap();
@@ -98,92 +85,30 @@ fn a_path_that_is_a_file_is_an_error() {
 fn invalid_options_are_rejected_before_touching_the_disk() {
     let base = Options::default();
     let bad: Vec<(&str, Options)> = vec![
-        (
-            "value_file_size",
-            Options {
-                value_file_size: 4095,
-                ..base.clone()
-            },
-        ),
-        (
-            "memtable_size",
-            Options {
-                memtable_size: 1000,
-                ..base.clone()
-            },
-        ),
+        ("value_file_size", base.clone().value_file_size(4095)),
+        ("memtable_size", base.clone().memtable_size(1000)),
         (
             "max_immutable_memtables",
-            Options {
-                max_immutable_memtables: 0,
-                ..base.clone()
-            },
+            base.clone().max_immutable_memtables(0),
         ),
-        (
-            "block_size",
-            Options {
-                block_size: 255,
-                ..base.clone()
-            },
-        ),
-        (
-            "num_levels low",
-            Options {
-                num_levels: 1,
-                ..base.clone()
-            },
-        ),
-        (
-            "num_levels high",
-            Options {
-                num_levels: 17,
-                ..base.clone()
-            },
-        ),
-        (
-            "level_size_ratio",
-            Options {
-                level_size_ratio: 1,
-                ..base.clone()
-            },
-        ),
+        ("block_size", base.clone().block_size(255)),
+        ("num_levels low", base.clone().num_levels(1)),
+        ("num_levels high", base.clone().num_levels(17)),
+        ("level_size_ratio", base.clone().level_size_ratio(1)),
         (
             "l0_compaction_trigger",
-            Options {
-                l0_compaction_trigger: 0,
-                ..base.clone()
-            },
+            base.clone().l0_compaction_trigger(0),
         ),
         (
             "slowdown below compaction",
-            Options {
-                l0_compaction_trigger: 8,
-                l0_slowdown_trigger: 7,
-                ..base.clone()
-            },
+            base.clone().l0_compaction_trigger(8).l0_slowdown_trigger(7),
         ),
         (
             "stop below slowdown",
-            Options {
-                l0_slowdown_trigger: 20,
-                l0_stop_trigger: 19,
-                ..base.clone()
-            },
+            base.clone().l0_slowdown_trigger(20).l0_stop_trigger(19),
         ),
-        (
-            "compaction_threads",
-            Options {
-                compaction_threads: 0,
-                ..base.clone()
-            },
-        ),
-        (
-            "target_file_size",
-            Options {
-                target_file_size: 4095,
-                ..base.clone()
-            },
-        ),
+        ("compaction_threads", base.clone().compaction_threads(0)),
+        ("target_file_size", base.clone().target_file_size(4095)),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (what, opts) in bad {
@@ -195,19 +120,18 @@ fn invalid_options_are_rejected_before_touching_the_disk() {
         assert!(!path.exists(), "{what}: open created the directory");
     }
     // The edges themselves are fine.
-    let edge = Options {
-        value_file_size: 4096,
-        memtable_size: 4096,
-        max_immutable_memtables: 1,
-        block_size: 256,
-        num_levels: 2,
-        level_size_ratio: 2,
-        l0_compaction_trigger: 3,
-        l0_slowdown_trigger: 3,
-        l0_stop_trigger: 3,
-        target_file_size: 4096,
-        ..base.clone()
-    };
+    let edge = base
+        .clone()
+        .value_file_size(4096)
+        .memtable_size(4096)
+        .max_immutable_memtables(1)
+        .block_size(256)
+        .num_levels(2)
+        .level_size_ratio(2)
+        .l0_compaction_trigger(3)
+        .l0_slowdown_trigger(3)
+        .l0_stop_trigger(3)
+        .target_file_size(4096);
     edge.validate().unwrap();
     let db = Db::open(dir.path().join("edge"), edge).unwrap();
     for i in 0..3000 {
@@ -316,14 +240,12 @@ fn reopening_with_different_sizes_keeps_the_data() {
     db.compact_range(Some(&key(0)), Some(&key(999))).unwrap();
     drop(db);
     // Inline threshold and file sizes change; values written under the old ones remain.
-    let second = Options {
-        inline_threshold: 4096,
-        value_file_size: 1 << 20,
-        memtable_size: 128 << 10,
-        block_size: 1024,
-        bloom_bits_per_key: 0,
-        ..small_opts()
-    };
+    let second = small_opts()
+        .inline_threshold(4096)
+        .value_file_size(1 << 20)
+        .memtable_size(128 << 10)
+        .block_size(1024)
+        .bloom_bits_per_key(0);
     let db = Db::open(dir.path(), second.clone()).unwrap();
     for i in (0..2000).step_by(2) {
         db.put(key(i), value(i + 1)).unwrap();
@@ -353,10 +275,7 @@ fn reopening_with_different_sizes_keeps_the_data() {
 #[test]
 fn reopening_with_fewer_levels_than_the_data_uses_fails_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        l1_target_size: 16 << 10,
-        ..small_opts()
-    };
+    let opts = small_opts().l1_target_size(16 << 10);
     let db = Db::open(dir.path(), opts.clone()).unwrap();
     for i in 0..3000 {
         db.put(key(i), vec![1u8; 40]).unwrap();
@@ -367,10 +286,7 @@ fn reopening_with_fewer_levels_than_the_data_uses_fails_cleanly() {
         db.stats().unwrap().levels[2].files > 0
     }));
     drop(db);
-    let fewer = Options {
-        num_levels: 2,
-        ..opts.clone()
-    };
+    let fewer = opts.clone().num_levels(2);
     assert!(Db::open(dir.path(), fewer).is_err());
     // The refused open did no harm.
     let db = Db::open(dir.path(), opts).unwrap();

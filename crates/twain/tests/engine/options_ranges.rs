@@ -40,14 +40,7 @@ fn assert_open_rejected(name: &str, opts: Options) {
         "{name}: {err:?}"
     );
     let fs = MemFs::new();
-    let err = Db::open(
-        "/db",
-        Options {
-            fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-            ..opts
-        },
-    )
-    .unwrap_err();
+    let err = Db::open("/db", opts.fs(Arc::new(fs.clone()) as Arc<dyn Fs>)).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument(_)), "{name}: {err:?}");
     assert!(
         !fs.exists(std::path::Path::new("/db")).unwrap(),
@@ -58,50 +51,35 @@ fn assert_open_rejected(name: &str, opts: Options) {
 #[test]
 fn bloom_bits_per_key_4294967295_is_rejected() {
     assert_set_rejected("bloom_bits_per_key", "4294967295", "4294967295");
-    let opts = Options {
-        bloom_bits_per_key: u32::MAX,
-        ..Options::default()
-    };
+    let opts = Options::default().bloom_bits_per_key(u32::MAX);
     assert_open_rejected("bloom_bits_per_key", opts);
 }
 
 #[test]
 fn compaction_threads_100000_is_rejected() {
     assert_set_rejected("compaction_threads", "100000", "100000");
-    let opts = Options {
-        compaction_threads: 100_000,
-        ..Options::default()
-    };
+    let opts = Options::default().compaction_threads(100_000);
     assert_open_rejected("compaction_threads", opts);
 }
 
 #[test]
 fn memtable_max_log_bytes_0_is_rejected() {
     assert_set_rejected("memtable_max_log_bytes", "0", "= 0");
-    let opts = Options {
-        memtable_max_log_bytes: 0,
-        ..Options::default()
-    };
+    let opts = Options::default().memtable_max_log_bytes(0);
     assert_open_rejected("memtable_max_log_bytes", opts);
 }
 
 #[test]
 fn block_size_4g_is_rejected() {
     assert_set_rejected("block_size", "4G", "4 GiB");
-    let opts = Options {
-        block_size: 4 << 30,
-        ..Options::default()
-    };
+    let opts = Options::default().block_size(4 << 30);
     assert_open_rejected("block_size", opts);
 }
 
 #[test]
 fn l1_target_size_0_is_rejected() {
     assert_set_rejected("l1_target_size", "0", "= 0");
-    let opts = Options {
-        l1_target_size: 0,
-        ..Options::default()
-    };
+    let opts = Options::default().l1_target_size(0);
     assert_open_rejected("l1_target_size", opts);
 }
 
@@ -112,10 +90,7 @@ fn level_size_ratio_2_pow_64_minus_1_is_rejected() {
         "18446744073709551615",
         "18446744073709551615",
     );
-    let opts = Options {
-        level_size_ratio: u64::MAX,
-        ..Options::default()
-    };
+    let opts = Options::default().level_size_ratio(u64::MAX);
     assert_open_rejected("level_size_ratio", opts);
 }
 
@@ -175,20 +150,14 @@ fn every_bound_is_accepted_and_every_bound_plus_minus_one_rejected() {
 #[test]
 fn gc_threshold_must_be_in_0_exclusive_to_1() {
     for ok in [f64::MIN_POSITIVE, 0.5, 1.0] {
-        let o = Options {
-            gc_threshold: ok,
-            ..Options::default()
-        };
+        let o = Options::default().gc_threshold(ok);
         o.validate().unwrap();
         Options::default()
             .set("gc_threshold", &ok.to_string())
             .unwrap();
     }
     for bad in [0.0, -0.1, 1.0 + f64::EPSILON, f64::NAN, f64::INFINITY] {
-        let o = Options {
-            gc_threshold: bad,
-            ..Options::default()
-        };
+        let o = Options::default().gc_threshold(bad);
         let err = o.validate().unwrap_err();
         assert!(
             matches!(&err, Error::InvalidArgument(m) if m.contains(GC_THRESHOLD_RANGE)),
@@ -207,12 +176,10 @@ fn gc_threshold_must_be_in_0_exclusive_to_1() {
 #[test]
 fn l0_triggers_must_be_ordered() {
     for (c, s, t) in [(5, 4, 36), (4, 20, 19), (10, 10, 9)] {
-        let o = Options {
-            l0_compaction_trigger: c,
-            l0_slowdown_trigger: s,
-            l0_stop_trigger: t,
-            ..Options::default()
-        };
+        let o = Options::default()
+            .l0_compaction_trigger(c)
+            .l0_slowdown_trigger(s)
+            .l0_stop_trigger(t);
         let err = o.validate().unwrap_err();
         assert!(
             matches!(&err, Error::InvalidArgument(m) if m.contains("compaction <= slowdown <= stop")),
@@ -223,35 +190,26 @@ fn l0_triggers_must_be_ordered() {
 
 #[test]
 fn block_size_cannot_exceed_target_file_size() {
-    let o = Options {
-        block_size: 16 << 10,
-        target_file_size: 8 << 10,
-        ..Options::default()
-    };
+    let o = Options::default()
+        .block_size(16 << 10)
+        .target_file_size(8 << 10);
     let err = o.validate().unwrap_err();
     assert!(
         matches!(&err, Error::InvalidArgument(m) if m.contains("block_size") && m.contains("target_file_size")),
         "{err:?}"
     );
-    Options {
-        block_size: 8 << 10,
-        ..o
-    }
-    .validate()
-    .unwrap();
+    o.block_size(8 << 10).validate().unwrap();
 }
 
 /// Not a rule: a threshold above the value file size keeps every value inline, which
 /// tests and users rely on.
 #[test]
 fn inline_threshold_may_exceed_value_file_size() {
-    Options {
-        inline_threshold: 1 << 20,
-        value_file_size: 64 << 10,
-        ..Options::default()
-    }
-    .validate()
-    .unwrap();
+    Options::default()
+        .inline_threshold(1 << 20)
+        .value_file_size(64 << 10)
+        .validate()
+        .unwrap();
 }
 
 #[test]
@@ -304,20 +262,14 @@ fn every_option_doc_states_its_range() {
 #[test]
 fn space_amp_target_is_between_1_1_and_10() {
     for ok in [1.1, 1.3, 10.0] {
-        let o = Options {
-            space_amp_target: ok,
-            ..Options::default()
-        };
+        let o = Options::default().space_amp_target(ok);
         o.validate().unwrap();
         let mut o = Options::default();
         o.set("space_amp_target", &ok.to_string()).unwrap();
         assert_eq!(o.space_amp_target, ok);
     }
     for bad in [1.0, 1.09, 10.5, 0.0, -1.0, f64::NAN, f64::INFINITY] {
-        let o = Options {
-            space_amp_target: bad,
-            ..Options::default()
-        };
+        let o = Options::default().space_amp_target(bad);
         let err = o.validate().unwrap_err();
         assert!(
             matches!(&err, Error::InvalidArgument(m) if m.contains(SPACE_AMP_TARGET_RANGE)),

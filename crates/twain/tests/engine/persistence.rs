@@ -10,10 +10,7 @@ use std::path::Path;
 use twain::{Db, Options, WriteBatch, WriteOptions};
 
 fn tiny_files() -> Options {
-    Options {
-        value_file_size: 64 << 10,
-        ..small_opts()
-    }
+    small_opts().value_file_size(64 << 10)
 }
 
 fn check_all(db: &Db, model: &Model, when: &str) {

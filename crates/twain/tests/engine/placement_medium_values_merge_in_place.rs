@@ -12,19 +12,17 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        medium_threshold: 64,
-        inline_threshold: 1024,
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .medium_threshold(64)
+        .inline_threshold(1024)
         // Nothing merges on its own: the test compacts.
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 100,
-        l0_stop_trigger: 100,
-        gc_enabled: false,
-        ..Options::default()
-    }
+        .l0_compaction_trigger(100)
+        .l0_slowdown_trigger(100)
+        .l0_stop_trigger(100)
+        .gc_enabled(false)
 }
 
 fn files_ending(fs: &MemFs, suffix: &str) -> Vec<String> {
@@ -115,10 +113,7 @@ fn medium_values_go_to_a_transient_file_and_merge_back_at_the_last_level() {
 #[test]
 fn a_log_of_medium_pairs_dies_at_its_flush() {
     let fs = MemFs::new();
-    let opts = Options {
-        value_file_size: 32 << 10,
-        ..options(&fs)
-    };
+    let opts = options(&fs).value_file_size(32 << 10);
     let db = Db::open("/db", opts).unwrap();
     for i in 0..2000u32 {
         db.put(format!("key{i:05}"), value(i, 300)).unwrap();

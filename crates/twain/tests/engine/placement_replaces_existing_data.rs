@@ -13,15 +13,13 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn options(fs: &MemFs, medium_threshold: usize, inline_threshold: usize) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        medium_threshold,
-        inline_threshold,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .medium_threshold(medium_threshold)
+        .inline_threshold(inline_threshold)
+        .gc_enabled(false)
 }
 
 fn table_handles(db: &Db, fs: &MemFs) -> u64 {

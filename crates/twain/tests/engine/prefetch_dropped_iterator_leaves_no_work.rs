@@ -16,16 +16,14 @@ fn is_value_file(p: &Path) -> bool {
 #[test]
 fn no_read_after_drop_returns() {
     let faults = FaultFs::over_mem(&MemFs::new());
-    let opts = Options {
-        fs: Arc::new(faults.clone()),
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        inline_threshold: 16,
-        prefetch_threads: 4,
-        prefetch_min_read_micros: 0,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(faults.clone()))
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .inline_threshold(16)
+        .prefetch_threads(4)
+        .prefetch_min_read_micros(0)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).unwrap();
     for i in 0..3000u32 {
         db.put(format!("k{i:05}"), vec![i as u8; 500]).unwrap();

@@ -6,7 +6,7 @@ use crate::dbutil;
 
 use dbutil::{key, small_opts};
 use std::os::unix::fs::FileExt;
-use twain::{Db, Options};
+use twain::Db;
 
 fn big(i: u64) -> Vec<u8> {
     vec![(i % 251) as u8; 300]
@@ -15,13 +15,11 @@ fn big(i: u64) -> Vec<u8> {
 #[test]
 fn the_error_comes_at_the_damaged_entry() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        prefetch_threads: 2,
-        prefetch_min_read_micros: 0,
-        inline_threshold: 32,
-        gc_enabled: false,
-        ..small_opts()
-    };
+    let opts = small_opts()
+        .prefetch_threads(2)
+        .prefetch_min_read_micros(0)
+        .inline_threshold(32)
+        .gc_enabled(false);
     let db = Db::open(dir.path(), opts).unwrap();
     for i in 0..200 {
         db.put(key(i), big(i)).unwrap();

@@ -6,16 +6,14 @@
 use crate::dbutil;
 
 use dbutil::{collect, key, small_opts, value};
-use twain::{Db, Options};
+use twain::Db;
 
 fn filled(dir: &std::path::Path, prefetch_threads: usize) -> Db {
-    let opts = Options {
-        prefetch_threads,
-        prefetch_min_read_micros: 0,
-        inline_threshold: 32,
-        gc_enabled: false,
-        ..small_opts()
-    };
+    let opts = small_opts()
+        .prefetch_threads(prefetch_threads)
+        .prefetch_min_read_micros(0)
+        .inline_threshold(32)
+        .gc_enabled(false);
     let db = Db::open(dir, opts).unwrap();
     for i in 0..2000 {
         db.put(key(i), value(&key(i), 1, 5)).unwrap(); // 200 bytes: separated

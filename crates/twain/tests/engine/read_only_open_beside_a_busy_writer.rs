@@ -9,15 +9,13 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options, WriteOptions};
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 8 << 10,
-        value_file_size: 16 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(8 << 10)
+        .value_file_size(16 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_enabled(false)
 }
 
 fn value(i: u32) -> Vec<u8> {

@@ -13,13 +13,11 @@ use twain::{Db, Error, Options, WriteOptions};
 const DIR: &str = "/db";
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
 }
 
 fn value(i: u32) -> Vec<u8> {
@@ -194,10 +192,7 @@ fn read_only_open_works_while_a_writer_holds_the_lock() {
 #[test]
 fn read_only_open_of_a_missing_database_creates_nothing() {
     let mem = MemFs::new();
-    let opts = Options {
-        create_if_missing: true,
-        ..options(Arc::new(mem.clone()))
-    };
+    let opts = options(Arc::new(mem.clone())).create_if_missing(true);
     let e = Db::open_read_only(DIR, opts.clone()).unwrap_err();
     assert!(matches!(e, Error::NotFound(_)), "got {e}");
     assert!(!mem.exists(Path::new(DIR)).unwrap());
@@ -210,14 +205,7 @@ fn read_only_open_of_a_missing_database_creates_nothing() {
     // A normal open on a read-only file system cannot create one: the refusal is the error.
     let faults = FaultFs::over_mem(&mem);
     faults.set_read_only(true);
-    let e = Db::open(
-        DIR,
-        Options {
-            fs: Arc::new(faults),
-            ..opts
-        },
-    )
-    .unwrap_err();
+    let e = Db::open(DIR, opts.fs(Arc::new(faults))).unwrap_err();
     assert!(matches!(&e, Error::Io { op: "lock", .. }), "got {e}");
     assert!(mem.list_dir(Path::new(DIR)).unwrap().is_empty());
 }

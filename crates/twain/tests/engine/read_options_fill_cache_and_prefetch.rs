@@ -7,15 +7,13 @@ use twain::fs::MemFs;
 use twain::{Db, Options, ReadOptions};
 
 fn db() -> Db {
-    let opts = Options {
-        fs: std::sync::Arc::new(MemFs::new()),
-        memtable_size: 64 << 10,
-        inline_threshold: 64,
-        prefetch_threads: 4,
-        prefetch_min_read_micros: 0,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(std::sync::Arc::new(MemFs::new()))
+        .memtable_size(64 << 10)
+        .inline_threshold(64)
+        .prefetch_threads(4)
+        .prefetch_min_read_micros(0)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).unwrap();
     for i in 0..2000u32 {
         db.put(format!("k{i:05}"), vec![(i % 251) as u8; 200])

@@ -97,10 +97,7 @@ fn an_iterator_racing_a_compaction_still_sees_the_key() {
 #[ignore = "slow stress test (up to 60 s); run with --ignored"]
 fn concurrent_reads_never_lose_or_rewind_a_counter() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        memtable_size: 64 << 10,
-        ..Options::default()
-    };
+    let opts = Options::default().memtable_size(64 << 10);
     let db = Arc::new(Db::open(dir.path(), opts).unwrap());
     db.put("c", 0u64.to_be_bytes()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));

@@ -28,19 +28,17 @@ type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 16 << 10,
-        value_file_size: 16 << 10,
-        inline_threshold: 64,
-        log_buffer_size: 0,
-        block_size: 512,
-        l0_compaction_trigger: 8,
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(16 << 10)
+        .value_file_size(16 << 10)
+        .inline_threshold(64)
+        .log_buffer_size(0)
+        .block_size(512)
+        .l0_compaction_trigger(8)
         // GC runs once, on demand, while the database is built (an SVTable to damage).
-        gc_enabled: false,
-        gc_threshold: 0.95,
-        ..Options::default()
-    }
+        .gc_enabled(false)
+        .gc_threshold(0.95)
 }
 
 fn value(i: u32, round: u32) -> Vec<u8> {

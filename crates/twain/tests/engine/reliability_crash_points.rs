@@ -157,49 +157,49 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
 fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
     let parts = [1, 2, 4][(seed / 2 % 3) as usize];
     let hash = base % 4 == 3;
-    Options {
-        fs,
-        clock: Arc::new(twain::ManualClock::new(NOW)),
-        log_buffer_size: if seed.is_multiple_of(2) { 0 } else { 4096 },
-        value_file_size: 4096 + (seed % 3) * 4096,
-        memtable_size: 4096,
+    Options::default()
+        .fs(fs)
+        .clock(Arc::new(twain::ManualClock::new(NOW)))
+        .log_buffer_size(if seed.is_multiple_of(2) { 0 } else { 4096 })
+        .value_file_size(4096 + (seed % 3) * 4096)
+        .memtable_size(4096)
         // Values of 0..40 and 60..1560 bytes cross both thresholds: small, medium (a
         // flush's transient file, merged at the last level) and large; a key's class
         // changes from write to write. Seeds 2 mod 4 have no medium class.
-        medium_threshold: if seed % 4 == 2 || hash { 400 } else { 24 },
-        inline_threshold: 400,
-        l0_compaction_trigger: 2,
-        l1_target_size: 16 << 10,
+        .medium_threshold(if seed % 4 == 2 || hash { 400 } else { 24 })
+        .inline_threshold(400)
+        .l0_compaction_trigger(2)
+        .l1_target_size(16 << 10)
         // Compactions in one part, or split into up to two or four parts merged at once
         // (with smaller tables, so that compactions of a few kilobytes split): crash
         // points then fall between the parts' operations.
-        max_subcompactions: parts,
-        target_file_size: if parts == 1 { 8 << 10 } else { 4 << 10 },
-        block_size: 256,
-        block_cache_size: 1 << 20,
+        .max_subcompactions(parts)
+        .target_file_size(if parts == 1 { 8 << 10 } else { 4 << 10 })
+        .block_size(256)
+        .block_cache_size(1 << 20)
         // Value GC runs as workload steps, so crash states fall inside it.
-        gc_enabled: false,
-        gc_threshold: 0.9,
-        gc_mode: match (base % 4, seed % 4) {
+        .gc_enabled(false)
+        .gc_threshold(0.9)
+        .gc_mode(match (base % 4, seed % 4) {
             (1, _) => twain::GcMode::Vlog,
             (3, _) => twain::GcMode::DropRecords,
             (_, 3) => twain::GcMode::LsmLookup,
             _ => twain::GcMode::DropRecords,
-        },
-        value_layout: if hash {
+        })
+        .value_layout(if hash {
             twain::ValueLayout::Hash
         } else {
             twain::ValueLayout::Log
-        },
-        hash_groups: 3,
+        })
+        .hash_groups(3)
         // Tables compressed or not, by seed: a reopen may change the codec.
-        compression: [
-            twain::Compression::None,
-            twain::Compression::Lz4,
-            twain::Compression::Zstd,
-        ][(seed % 3) as usize],
-        ..Options::default()
-    }
+        .compression(
+            [
+                twain::Compression::None,
+                twain::Compression::Lz4,
+                twain::Compression::Zstd,
+            ][(seed % 3) as usize],
+        )
 }
 
 /// Counts shared by the observer and the test.
@@ -505,7 +505,7 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
                     };
                 }
                 progress.issued.store(written + 1, Ordering::SeqCst);
-                d.write(b, &WriteOptions { sync }).unwrap();
+                d.write(b, &WriteOptions::default().sync(sync)).unwrap();
                 written += 1;
                 if sync {
                     progress.durable.store(written, Ordering::SeqCst);

@@ -27,39 +27,32 @@ type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 const DIR: &str = "/db";
 
 fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 1 << 20,
-        value_file_size: 8192,
+    Options::default()
+        .fs(fs)
+        .memtable_size(1 << 20)
+        .value_file_size(8192)
         // 20-byte values small, 300.. medium (transient files), 700.. large.
-        medium_threshold: 24,
-        inline_threshold: 700,
-        log_buffer_size: 0,
-        l0_compaction_trigger: 8,
-        block_size: 256,
-        gc_enabled: false,
-        gc_threshold: 0.9,
-        ..Options::default()
-    }
+        .medium_threshold(24)
+        .inline_threshold(700)
+        .log_buffer_size(0)
+        .l0_compaction_trigger(8)
+        .block_size(256)
+        .gc_enabled(false)
+        .gc_threshold(0.9)
 }
 
 /// The same, with background compactions (every second flush triggers one).
 fn options_with_background_compactions(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        l0_compaction_trigger: 2,
-        ..options(fs)
-    }
+    options(fs).l0_compaction_trigger(2)
 }
 
 /// The same workload in the hash layout: flushes write a segment per group, value GC
 /// merges groups (no medium class: values from 700 bytes are separated, at the flush).
 fn options_in_the_hash_layout(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        medium_threshold: 700,
-        value_layout: twain::ValueLayout::Hash,
-        hash_groups: 3,
-        ..options(fs)
-    }
+    options(fs)
+        .medium_threshold(700)
+        .value_layout(twain::ValueLayout::Hash)
+        .hash_groups(3)
 }
 
 /// How a sweep opens its database.
@@ -265,7 +258,7 @@ fn run(rule: FaultRule, options: OptionsFor, steps: &[Step], models: &[Model], t
                         };
                     }
                     b.issued = acked + 1;
-                    match db.write(batch, &WriteOptions { sync: *sync }) {
+                    match db.write(batch, &WriteOptions::default().sync(*sync)) {
                         Ok(()) => {
                             if refuse_from_now {
                                 t.accepted_after_failure += 1;
@@ -441,7 +434,7 @@ fn sweep(kinds: &[(FaultKind, bool)], options: OptionsFor) -> Tally {
                             None => b.delete(k),
                         };
                     }
-                    db.write(b, &WriteOptions { sync: *sync }).unwrap();
+                    db.write(b, &WriteOptions::default().sync(*sync)).unwrap();
                     acked += 1;
                 }
                 Step::Get(k) => assert_eq!(db.get(k).unwrap().as_ref(), models[acked].get(k)),
@@ -560,7 +553,7 @@ fn every_operation_of_recovery_failing_keeps_the_promise() {
                         None => b.delete(k),
                     };
                 }
-                db.write(b, &WriteOptions { sync: *sync }).unwrap();
+                db.write(b, &WriteOptions::default().sync(*sync)).unwrap();
                 acked += 1;
                 if *sync {
                     durable = acked;

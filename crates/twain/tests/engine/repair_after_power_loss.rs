@@ -15,13 +15,10 @@ fn rebuilt_power_loss_image_keeps_every_synced_write() {
         let fs = MemFs::new();
         let (mut model, _) = build(&fs, 2000);
         // A small log buffer: unsynced writes reach the file system, where the crash tears them.
-        let small_buffer = twain::Options {
-            log_buffer_size: 4096,
-            ..existing(&fs)
-        };
+        let small_buffer = existing(&fs).log_buffer_size(4096);
         let db = Db::open(Path::new(DIR), small_buffer).unwrap();
         for i in 5000..5300u32 {
-            db.put_opt(key(i), value(i, 1), &WriteOptions { sync: true })
+            db.put_opt(key(i), value(i, 1), &WriteOptions::default().sync(true))
                 .unwrap();
             model.insert(key(i), value(i, 1));
         }

@@ -9,15 +9,13 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Error, Options, ValueLayout, repair};
 
 fn opts(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        inline_threshold: 64,
-        medium_threshold: 64,
-        value_layout: ValueLayout::Hash,
-        hash_groups: 2,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .inline_threshold(64)
+        .medium_threshold(64)
+        .value_layout(ValueLayout::Hash)
+        .hash_groups(2)
+        .gc_enabled(false)
 }
 
 fn listing(fs: &MemFs) -> Vec<(String, Vec<u8>)> {

@@ -13,10 +13,7 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        create_if_missing: false,
-        ..manual_gc_options(fs)
-    }
+    manual_gc_options(fs).create_if_missing(false)
 }
 
 /// Runs the GC workload; returns the model and the collected file's number.

@@ -12,14 +12,12 @@ use twain::fs::{Fs, MemFs};
 use twain::{Db, Options};
 
 fn big_memtable(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 16 << 20,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(16 << 20)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .gc_enabled(false)
 }
 
 #[test]
@@ -43,10 +41,7 @@ fn damaged_log_in_the_replayed_stretch_is_cut_and_sealed() {
     let len = fs.file_size(&p).unwrap();
     fs.corrupt(&p, len / 2, 0x20).unwrap();
 
-    let opts = Options {
-        create_if_missing: false,
-        ..big_memtable(&fs)
-    };
+    let opts = big_memtable(&fs).create_if_missing(false);
     let report = twain::repair(Path::new(DIR), &opts).unwrap();
     eprintln!("{}", report.to_text());
     let aside = report.set_aside.iter().find(|s| s.file == p).unwrap();

@@ -3,11 +3,9 @@ use twain::{Db, Options, WriteBatch, WriteOptions};
 #[test]
 fn put_get_reopen_iterate() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10);
     {
         let db = Db::open(dir.path(), opts.clone()).unwrap();
         for i in 0..3000u32 {

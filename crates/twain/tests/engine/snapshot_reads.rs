@@ -10,7 +10,7 @@ use dbutil::{
     model_prefix, model_range, small_opts, value,
 };
 use std::ops::Bound;
-use twain::{Db, Options, Snapshot, Stats};
+use twain::{Db, Snapshot, Stats};
 
 const N: u64 = 1200;
 
@@ -207,10 +207,7 @@ fn a_live_snapshot_keeps_old_versions_through_compaction() {
 fn after_the_snapshot_is_dropped_compaction_reclaims_old_versions() {
     let dir = tempfile::tempdir().unwrap();
     // Background GC off: it could collect the value files whose drops this test reads.
-    let opts = Options {
-        gc_enabled: false,
-        ..small_opts()
-    };
+    let opts = small_opts().gc_enabled(false);
     let db = Db::open(dir.path(), opts).unwrap();
     write_all(&db, 1);
     let snap = db.snapshot();

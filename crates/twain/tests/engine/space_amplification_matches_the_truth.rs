@@ -16,11 +16,9 @@ use twain::{Db, Options, Stats};
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn opts() -> Options {
-    Options {
-        value_file_size: 256 << 10,
-        memtable_size: 1 << 20,
-        ..small_opts()
-    }
+    small_opts()
+        .value_file_size(256 << 10)
+        .memtable_size(1 << 20)
 }
 
 /// Allocated bytes of every file in `dir`.
@@ -100,10 +98,7 @@ fn overwritten_keys_are_not_live() {
     let dir = tempfile::tempdir().unwrap();
     // Background GC (and its garbage compactions) off: the garbage stays, and the figure
     // must show it.
-    let opts = Options {
-        gc_enabled: false,
-        ..opts()
-    };
+    let opts = opts().gc_enabled(false);
     let db = Db::open(dir.path(), opts).unwrap();
     let mut model = Model::new();
     write_compact_overwrite(&db, &mut model);
@@ -117,10 +112,7 @@ fn deleting_every_key_leaves_nothing_live() {
     let dir = tempfile::tempdir().unwrap();
     // Background GC off: with it on, the space target may collect every byte before the
     // figure is read, and this test is about the figure, not the collection.
-    let opts = Options {
-        gc_enabled: false,
-        ..opts()
-    };
+    let opts = opts().gc_enabled(false);
     let db = Db::open(dir.path(), opts).unwrap();
     let mut model = Model::new();
     write_compact_overwrite(&db, &mut model);
@@ -150,10 +142,7 @@ fn deleting_every_key_leaves_nothing_live() {
 #[test]
 fn random_workload_with_overwrites_and_deletes() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Options {
-        memtable_size: 64 << 10,
-        ..opts()
-    };
+    let o = opts().memtable_size(64 << 10);
     let db = Db::open(dir.path(), o).unwrap();
     let mut model = Model::new();
     let mut rng = Rng::new(10);

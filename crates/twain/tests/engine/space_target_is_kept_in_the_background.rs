@@ -111,10 +111,10 @@ fn a_tiny_database_reports_its_floor() {
 #[test]
 fn shadowed_inline_versions_are_compacted_away_unaided() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = || twain::Options {
-        inline_threshold: 4096,
-        l0_compaction_trigger: 8,
-        ..options(GcMode::DropRecords, 4 << 20)
+    let opts = || {
+        (options(GcMode::DropRecords, 4 << 20))
+            .inline_threshold(4096)
+            .l0_compaction_trigger(8)
     };
     let db = Db::open(dir.path(), opts()).unwrap();
     let target = db.stats().unwrap().space_amp_target;

@@ -11,13 +11,11 @@ use std::path::Path;
 use twain::{Db, Options, Stats, WriteBatch, WriteOptions};
 
 fn opts() -> Options {
-    Options {
+    small_opts()
         // Keep automatic compaction out of the way of exact counts, and the space
         // target's background work (a tiny database is always over its target).
-        l1_target_size: 64 << 20,
-        gc_enabled: false,
-        ..small_opts()
-    }
+        .l1_target_size(64 << 20)
+        .gc_enabled(false)
 }
 
 /// Sizes of the files in `dir` by extension.
@@ -192,13 +190,11 @@ fn flushes_compactions_and_drops_are_counted() {
 #[test]
 fn levels_and_disk_usage_match_the_files_on_disk() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Options {
-        l1_target_size: 64 << 10,
+    let o = small_opts()
+        .l1_target_size(64 << 10)
         // The directory is compared file by file with the statistics: no value GC
         // rewriting files in between.
-        gc_enabled: false,
-        ..small_opts()
-    };
+        .gc_enabled(false);
     let db = Db::open(dir.path(), o.clone()).unwrap();
     for round in 0..3u64 {
         for i in 0..3000 {
@@ -259,10 +255,7 @@ fn levels_and_disk_usage_match_the_files_on_disk() {
 #[test]
 fn value_file_counters_survive_reopen() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Options {
-        value_file_size: 64 << 10,
-        ..opts()
-    };
+    let o = opts().value_file_size(64 << 10);
     let before;
     {
         let db = Db::open(dir.path(), o.clone()).unwrap();

@@ -9,8 +9,8 @@ use dbutil::{BACKGROUND_DEADLINE, key, small_opts, wait_for_quiet, wait_until};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ThreadId;
+use twain::Db;
 use twain::fs::{FaultFs, Fs, MemFs, OpEvent, OpKind, OpPhase};
-use twain::{Db, Options};
 
 /// Counts table opens and reads made on `thread`.
 fn count_table_reads(fs: &FaultFs, thread: ThreadId) -> Arc<AtomicU64> {
@@ -30,10 +30,7 @@ fn count_table_reads(fs: &FaultFs, thread: ThreadId) -> Arc<AtomicU64> {
 fn stats_reads_no_table_once_the_live_cache_is_warm() {
     let mem = MemFs::new();
     let fs = FaultFs::over_mem(&mem);
-    let opts = Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        ..small_opts()
-    };
+    let opts = small_opts().fs(Arc::new(fs.clone()) as Arc<dyn Fs>);
     let db = Db::open("/db", opts).unwrap();
     let mut live = 0u64;
     for i in 0..3000 {

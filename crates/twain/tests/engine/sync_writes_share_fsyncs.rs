@@ -23,10 +23,7 @@ fn sixteen_threads_of_sync_writes_share_their_fsyncs() {
             seen.fetch_add(1, Ordering::Relaxed);
         }
     })));
-    let opts = Options {
-        fs: Arc::new(faults.clone()) as Arc<dyn Fs>,
-        ..Options::default()
-    };
+    let opts = Options::default().fs(Arc::new(faults.clone()) as Arc<dyn Fs>);
     let db = Arc::new(Db::open(dir.path(), opts).unwrap());
     let before = log_syncs.load(Ordering::Relaxed);
     let barrier = Arc::new(Barrier::new(THREADS as usize));

@@ -141,13 +141,13 @@ fn a_compressed_block_that_does_not_decode_is_corruption_at_the_block() {
 fn a_database_mixes_codecs_across_opens_and_levels() {
     let fs = MemFs::new();
     let dir = Path::new("/db");
-    let opts = |codec: Compression, per: Vec<Compression>| Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        inline_threshold: 4096,
-        compression: codec,
-        compression_per_level: per,
-        ..Options::default()
+    let opts = |codec: Compression, per: Vec<Compression>| {
+        Options::default()
+            .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+            .memtable_size(64 << 10)
+            .inline_threshold(4096)
+            .compression(codec)
+            .compression_per_level(per)
     };
     let mut model = std::collections::BTreeMap::new();
     let rounds = [

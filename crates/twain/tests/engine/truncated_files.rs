@@ -25,12 +25,10 @@ use twain::{Db, Error, Options};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        value_file_size: 8 << 10,
-        inline_threshold: 64,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .value_file_size(8 << 10)
+        .inline_threshold(64)
 }
 
 fn build() -> MemFs {

@@ -11,17 +11,15 @@ use twain::{Db, Options};
 const DIR: &str = "/db";
 
 fn options(fs: &MemFs, inline_threshold: usize) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 64 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold,
-        l0_compaction_trigger: 2,
-        l1_target_size: 128 << 10,
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(64 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(inline_threshold)
+        .l0_compaction_trigger(2)
+        .l1_target_size(128 << 10)
         // These tests check drop accounting; value GC would rewrite the files under them.
-        gc_enabled: false,
-        ..Options::default()
-    }
+        .gc_enabled(false)
 }
 
 fn count(fs: &MemFs, ext: &str) -> usize {

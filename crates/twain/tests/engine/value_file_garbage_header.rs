@@ -21,10 +21,7 @@ use twain::{Db, Options, WriteOptions};
 #[test]
 fn garbage_header_of_a_new_value_file_is_a_torn_tail() {
     let fs = MemFs::new();
-    let opts = || Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        ..Options::default()
-    };
+    let opts = || Options::default().fs(Arc::new(fs.clone()) as Arc<dyn Fs>);
     let db = Db::open("/db", opts()).unwrap();
     db.put_opt("k", "v", &WriteOptions::synced()).unwrap();
     db.close().unwrap();

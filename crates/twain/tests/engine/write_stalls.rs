@@ -12,18 +12,16 @@ use twain::{Db, Options};
 #[test]
 fn writes_under_tight_l0_triggers_complete_and_are_counted_as_stalls() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Options {
-        memtable_size: 64 << 10,
-        max_immutable_memtables: 1,
-        value_file_size: 256 << 10,
-        target_file_size: 64 << 10,
-        l1_target_size: 128 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        l0_slowdown_trigger: 2,
-        l0_stop_trigger: 3,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .memtable_size(64 << 10)
+        .max_immutable_memtables(1)
+        .value_file_size(256 << 10)
+        .target_file_size(64 << 10)
+        .l1_target_size(128 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .l0_slowdown_trigger(2)
+        .l0_stop_trigger(3);
     let db = Arc::new(Db::open(dir.path(), opts).unwrap());
     let threads: Vec<_> = (0..3u64)
         .map(|t| {
@@ -75,17 +73,15 @@ fn writes_are_slowed_down_once_l0_reaches_its_trigger() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     })));
-    let opts = Options {
-        fs: Arc::new(faults.clone()),
-        memtable_size: 16 << 10,
-        max_immutable_memtables: 1,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        l0_slowdown_trigger: 2,
-        l0_stop_trigger: 8,
-        gc_enabled: false,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .fs(Arc::new(faults.clone()))
+        .memtable_size(16 << 10)
+        .max_immutable_memtables(1)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .l0_slowdown_trigger(2)
+        .l0_stop_trigger(8)
+        .gc_enabled(false);
     let db = Db::open("/db", opts).unwrap();
     let mut model = Model::new();
     for i in 0..3000u64 {

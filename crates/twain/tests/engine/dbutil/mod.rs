@@ -16,15 +16,13 @@ pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 /// Small sizes so that a few thousand writes flush, compact and roll value files; the
 /// value prefetcher runs however fast reads are, so every iterator test runs with it.
 pub fn small_opts() -> Options {
-    Options {
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        l1_target_size: 256 << 10,
-        target_file_size: 64 << 10,
-        inline_threshold: 64,
-        prefetch_min_read_micros: 0,
-        ..Options::default()
-    }
+    Options::default()
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .l1_target_size(256 << 10)
+        .target_file_size(64 << 10)
+        .inline_threshold(64)
+        .prefetch_min_read_micros(0)
 }
 
 /// A deterministic random source (splitmix64): tests replay exactly from their seed.
@@ -219,13 +217,11 @@ pub fn key(i: u64) -> Vec<u8> {
 /// Options for a layered database: small files and an L1 target small enough that a
 /// manual compaction's output spills into L2.
 pub fn layered_opts() -> Options {
-    Options {
-        l1_target_size: 32 << 10,
+    small_opts()
+        .l1_target_size(32 << 10)
         // Background GC off: its garbage compactions (the space target) would flatten
         // the layers these tests need.
-        gc_enabled: false,
-        ..small_opts()
-    }
+        .gc_enabled(false)
 }
 
 /// Opens a database in `dir` and fills it so that live data, overwrites and tombstones

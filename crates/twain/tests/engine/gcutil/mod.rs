@@ -9,19 +9,17 @@ use twain::{Db, GcMode, Options, ValueFileStats};
 /// Small value files, no automatic compaction and GC only on `Db::gc()`, which collects
 /// any sealed file with garbage (threshold 1.0).
 pub fn manual_gc_options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 1 << 20,
-        value_file_size: 16 << 10,
-        inline_threshold: 32,
-        l0_compaction_trigger: 100,
-        l0_slowdown_trigger: 100,
-        l0_stop_trigger: 100,
-        gc_enabled: false,
-        gc_mode: GcMode::DropRecords,
-        gc_threshold: 1.0,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(1 << 20)
+        .value_file_size(16 << 10)
+        .inline_threshold(32)
+        .l0_compaction_trigger(100)
+        .l0_slowdown_trigger(100)
+        .l0_stop_trigger(100)
+        .gc_enabled(false)
+        .gc_mode(GcMode::DropRecords)
+        .gc_threshold(1.0)
 }
 
 /// A separated value that names its writer (`tag`) and key index.
@@ -61,17 +59,15 @@ pub fn first_file_collected_once(db: &Db) -> u64 {
 /// compacted at two tables, GC only on `Db::gc()` in `mode` at `threshold`: many small
 /// files, so that a short workload goes through flushes, compactions and GC runs.
 pub fn small_files_options(fs: &MemFs, mode: GcMode, threshold: f64) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        gc_mode: mode,
-        gc_threshold: threshold,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_enabled(false)
+        .gc_mode(mode)
+        .gc_threshold(threshold)
 }
 
 /// A separated value naming its key and the round that wrote it.

@@ -17,16 +17,14 @@ pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 /// 64 KiB memtables, 256 KiB value files, values of 64 bytes or more separated, GC only on
 /// `Db::gc()` in drop-records mode.
 pub fn options(fs: Arc<dyn Fs>) -> Options {
-    Options {
-        fs,
-        memtable_size: 64 << 10,
-        value_file_size: 256 << 10,
-        inline_threshold: 64,
-        gc_enabled: false,
-        gc_mode: GcMode::DropRecords,
-        gc_threshold: 0.5,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(fs)
+        .memtable_size(64 << 10)
+        .value_file_size(256 << 10)
+        .inline_threshold(64)
+        .gc_enabled(false)
+        .gc_mode(GcMode::DropRecords)
+        .gc_threshold(0.5)
 }
 
 pub fn key(k: u32) -> Vec<u8> {

@@ -18,23 +18,18 @@ pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 /// Small memtables and value files, values of 64 bytes or more separated, no background GC:
 /// a few thousand keys go through many flushes, compactions and value files.
 pub fn options(fs: &MemFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-        memtable_size: 32 << 10,
-        value_file_size: 64 << 10,
-        inline_threshold: 64,
-        l0_compaction_trigger: 2,
-        gc_enabled: false,
-        ..Options::default()
-    }
+    Options::default()
+        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
+        .memtable_size(32 << 10)
+        .value_file_size(64 << 10)
+        .inline_threshold(64)
+        .l0_compaction_trigger(2)
+        .gc_enabled(false)
 }
 
 /// Options that never create a database.
 pub fn existing(fs: &MemFs) -> Options {
-    Options {
-        create_if_missing: false,
-        ..options(fs)
-    }
+    options(fs).create_if_missing(false)
 }
 
 /// The key of index `i`.

@@ -38,12 +38,10 @@ pub fn import(db: &Db, model: &mut Model, round: u32) {
 
 /// Options on the real file system with value files of `value_file_size` bytes.
 pub fn options(mode: GcMode, value_file_size: u64) -> Options {
-    Options {
-        memtable_size: 1 << 20,
-        value_file_size,
-        gc_mode: mode,
-        ..Options::default()
-    }
+    Options::default()
+        .memtable_size(1 << 20)
+        .value_file_size(value_file_size)
+        .gc_mode(mode)
 }
 
 /// Bytes of every file in `dir`: allocated blocks, what `du` counts (value GC may punch
