@@ -8,31 +8,43 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use std::ops::Bound as KeyBound;
 use std::sync::{Arc, Mutex};
-use twain::{DbIterator, Snapshot};
+use twain::{DbIterator, ReadOptions, Snapshot};
 
 /// What an iterator reads from: the live database or a snapshot.
 pub trait Source {
     /// Iterates over the keys within the bounds.
-    fn range_iter(&self, bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>)) -> DbIterator;
+    fn range_iter(
+        &self,
+        bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>),
+        opts: &ReadOptions,
+    ) -> DbIterator;
     /// Iterates over the keys starting with `prefix`.
-    fn prefix_iter(&self, prefix: &[u8]) -> DbIterator;
+    fn prefix_iter(&self, prefix: &[u8], opts: &ReadOptions) -> DbIterator;
 }
 
 impl Source for twain::Db {
-    fn range_iter(&self, bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>)) -> DbIterator {
-        self.range::<&[u8], _>(bounds)
+    fn range_iter(
+        &self,
+        bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>),
+        opts: &ReadOptions,
+    ) -> DbIterator {
+        self.range_opt::<&[u8], _>(bounds, opts)
     }
-    fn prefix_iter(&self, prefix: &[u8]) -> DbIterator {
-        self.prefix(prefix)
+    fn prefix_iter(&self, prefix: &[u8], opts: &ReadOptions) -> DbIterator {
+        self.prefix_opt(prefix, opts)
     }
 }
 
 impl Source for Snapshot {
-    fn range_iter(&self, bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>)) -> DbIterator {
-        self.range::<&[u8], _>(bounds)
+    fn range_iter(
+        &self,
+        bounds: (KeyBound<&[u8]>, KeyBound<&[u8]>),
+        opts: &ReadOptions,
+    ) -> DbIterator {
+        self.range_opt::<&[u8], _>(bounds, opts)
     }
-    fn prefix_iter(&self, prefix: &[u8]) -> DbIterator {
-        self.prefix(prefix)
+    fn prefix_iter(&self, prefix: &[u8], opts: &ReadOptions) -> DbIterator {
+        self.prefix_opt(prefix, opts)
     }
 }
 
@@ -51,7 +63,7 @@ pub enum Scan<'a> {
 
 impl Scan<'_> {
     /// An engine iterator over the scan's keys in `source`.
-    pub fn open(&self, source: &impl Source) -> DbIterator {
+    pub fn open(&self, source: &impl Source, opts: &ReadOptions) -> DbIterator {
         match self {
             Scan::Range { start, end } => {
                 let lower = start
@@ -60,9 +72,9 @@ impl Scan<'_> {
                 let upper = end
                     .as_ref()
                     .map_or(KeyBound::Unbounded, |k| KeyBound::Excluded(k.as_ref()));
-                source.range_iter((lower, upper))
+                source.range_iter((lower, upper), opts)
             }
-            Scan::Prefix(p) => source.prefix_iter(p.as_ref()),
+            Scan::Prefix(p) => source.prefix_iter(p.as_ref(), opts),
         }
     }
 }

@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::{Arc, Mutex};
+use twain::ReadOptions;
 
 /// What a reader reads.
 enum View {
@@ -52,23 +53,23 @@ impl Reader {
     fn walk<C: Cursor>(
         &self,
         py: Python<'_>,
-        scan: Scan<'_>,
+        (scan, opts): (Scan<'_>, ReadOptions),
         reverse: bool,
         shape: impl Fn(twain::DbIterator) -> C + Send + Sync,
     ) -> PyResult<Steps<C>> {
         let adopt = |it| self.handle.adopt(Mutex::new(Walk::new(shape(it), reverse)));
         let slot = py.detach(|| match &self.view {
-            View::Live => self.handle.db().with(|db| adopt(scan.open(db))),
-            View::Snapshot(snap) => snap.with(|s| adopt(scan.open(s))),
+            View::Live => self.handle.db().with(|db| adopt(scan.open(db, &opts))),
+            View::Snapshot(snap) => snap.with(|s| adopt(scan.open(s, &opts))),
         })?;
         Ok(Steps::new(slot))
     }
 
-    /// The value of `key`, or `None`.
-    fn value(&self, py: Python<'_>, key: &[u8]) -> PyResult<Option<Vec<u8>>> {
+    /// The value of `key`, or `None`, read with `opts`.
+    fn value(&self, py: Python<'_>, key: &[u8], opts: &ReadOptions) -> PyResult<Option<Vec<u8>>> {
         match &self.view {
-            View::Live => self.handle.db().call(py, |db| db.get(key)),
-            View::Snapshot(snap) => snap.call(py, |s| s.get(key)),
+            View::Live => self.handle.db().call(py, |db| db.get_opt(key, opts)),
+            View::Snapshot(snap) => snap.call(py, |s| s.get_opt(key, opts)),
         }
     }
 
@@ -90,15 +91,18 @@ impl Reader {
 
 #[pymethods]
 impl Reader {
-    /// The value of `key`, or `default` (`None` unless given).
-    #[pyo3(signature = (key, default = None))]
+    /// The value of `key`, or `default` (`None` unless given). With `fill_cache=False`
+    /// the table blocks it reads from disk do not enter the block cache.
+    #[pyo3(signature = (key, default = None, *, fill_cache = true))]
     fn get<'py>(
         &self,
         py: Python<'py>,
         key: Bytes<'_>,
         default: Option<Bound<'py, PyAny>>,
+        fill_cache: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.value(py, key.as_ref())? {
+        let opts = ReadOptions::default().fill_cache(fill_cache);
+        Ok(match self.value(py, key.as_ref(), &opts)? {
             Some(v) => PyBytes::new(py, &v).into_any(),
             None => default.unwrap_or_else(|| py.None().into_bound(py)),
         })
@@ -142,7 +146,7 @@ impl Reader {
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let k: Bytes<'_> = key.extract()?;
-        match self.value(py, k.as_ref())? {
+        match self.value(py, k.as_ref(), &ReadOptions::default())? {
             Some(v) => Ok(PyBytes::new(py, &v)),
             None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
@@ -150,7 +154,9 @@ impl Reader {
 
     /// `key in reader`: whether `key` has a value.
     fn __contains__(&self, py: Python<'_>, key: Bytes<'_>) -> PyResult<bool> {
-        Ok(self.value(py, key.as_ref())?.is_some())
+        Ok(self
+            .value(py, key.as_ref(), &ReadOptions::default())?
+            .is_some())
     }
 
     /// `iter(reader)`: every key, in order (as `keys()`).
@@ -159,44 +165,65 @@ impl Reader {
             start: None,
             end: None,
         };
-        Ok(self.walk(py, all, false, |it| it.into_keys())?.into())
+        let walk = (all, ReadOptions::default());
+        Ok(self.walk(py, walk, false, |it| it.into_keys())?.into())
     }
 
     /// Every `(key, value)` pair in key order (or in reverse).
-    #[pyo3(signature = (reverse = false))]
-    fn iter(&self, py: Python<'_>, reverse: bool) -> PyResult<PyItemIterator> {
+    #[pyo3(signature = (reverse = false, *, fill_cache = true, prefetch = true))]
+    fn iter(
+        &self,
+        py: Python<'_>,
+        reverse: bool,
+        fill_cache: bool,
+        prefetch: bool,
+    ) -> PyResult<PyItemIterator> {
         let all = Scan::Range {
             start: None,
             end: None,
         };
-        Ok(self.walk(py, all, reverse, |it| it)?.into())
+        let walk = (all, read_options(fill_cache, prefetch));
+        Ok(self.walk(py, walk, reverse, |it| it)?.into())
     }
 
     /// The pairs from `start` (inclusive) to `end` (exclusive); `None` is unbounded.
-    #[pyo3(signature = (start = None, end = None, reverse = false))]
+    #[pyo3(signature = (start = None, end = None, reverse = false, *, fill_cache = true, prefetch = true))]
     fn range(
         &self,
         py: Python<'_>,
         start: Option<Bytes<'_>>,
         end: Option<Bytes<'_>>,
         reverse: bool,
+        fill_cache: bool,
+        prefetch: bool,
     ) -> PyResult<PyItemIterator> {
-        Ok(self
-            .walk(py, Scan::Range { start, end }, reverse, |it| it)?
-            .into())
+        let walk = (
+            Scan::Range { start, end },
+            read_options(fill_cache, prefetch),
+        );
+        Ok(self.walk(py, walk, reverse, |it| it)?.into())
     }
 
     /// The pairs whose keys start with `prefix`.
-    #[pyo3(signature = (prefix, reverse = false))]
-    fn prefix(&self, py: Python<'_>, prefix: Bytes<'_>, reverse: bool) -> PyResult<PyItemIterator> {
-        Ok(self
-            .walk(py, Scan::Prefix(prefix), reverse, |it| it)?
-            .into())
+    #[pyo3(signature = (prefix, reverse = false, *, fill_cache = true, prefetch = true))]
+    fn prefix(
+        &self,
+        py: Python<'_>,
+        prefix: Bytes<'_>,
+        reverse: bool,
+        fill_cache: bool,
+        prefetch: bool,
+    ) -> PyResult<PyItemIterator> {
+        let walk = (Scan::Prefix(prefix), read_options(fill_cache, prefetch));
+        Ok(self.walk(py, walk, reverse, |it| it)?.into())
     }
 
     /// The pairs from `start` (inclusive) to `end` (exclusive), or those whose keys start
     /// with `prefix`.
-    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    #[pyo3(signature = (
+        start = None, end = None, reverse = false, prefix = None, *, fill_cache = true, prefetch = true
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn items(
         &self,
         py: Python<'_>,
@@ -204,14 +231,22 @@ impl Reader {
         end: Option<Bytes<'_>>,
         reverse: bool,
         prefix: Option<Bytes<'_>>,
+        fill_cache: bool,
+        prefetch: bool,
     ) -> PyResult<PyItemIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
+        let scan = (
+            Self::scan_of(start, end, prefix)?,
+            read_options(fill_cache, prefetch),
+        );
         Ok(self.walk(py, scan, reverse, |it| it)?.into())
     }
 
     /// The keys from `start` (inclusive) to `end` (exclusive), or those starting with
     /// `prefix`, without reading any value file.
-    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    #[pyo3(signature = (
+        start = None, end = None, reverse = false, prefix = None, *, fill_cache = true, prefetch = true
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn keys(
         &self,
         py: Python<'_>,
@@ -219,14 +254,22 @@ impl Reader {
         end: Option<Bytes<'_>>,
         reverse: bool,
         prefix: Option<Bytes<'_>>,
+        fill_cache: bool,
+        prefetch: bool,
     ) -> PyResult<PyKeyIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
+        let scan = (
+            Self::scan_of(start, end, prefix)?,
+            read_options(fill_cache, prefetch),
+        );
         Ok(self.walk(py, scan, reverse, |it| it.into_keys())?.into())
     }
 
     /// The values of the keys from `start` (inclusive) to `end` (exclusive), or of those
     /// starting with `prefix`, in key order.
-    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    #[pyo3(signature = (
+        start = None, end = None, reverse = false, prefix = None, *, fill_cache = true, prefetch = true
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn values(
         &self,
         py: Python<'_>,
@@ -234,14 +277,22 @@ impl Reader {
         end: Option<Bytes<'_>>,
         reverse: bool,
         prefix: Option<Bytes<'_>>,
+        fill_cache: bool,
+        prefetch: bool,
     ) -> PyResult<PyValueIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
+        let scan = (
+            Self::scan_of(start, end, prefix)?,
+            read_options(fill_cache, prefetch),
+        );
         Ok(self.walk(py, scan, reverse, |it| it)?.into())
     }
 
     /// Entries (`key`, and `value()` read when called) from `start` (inclusive) to `end`
     /// (exclusive), or those starting with `prefix`.
-    #[pyo3(signature = (start = None, end = None, reverse = false, prefix = None))]
+    #[pyo3(signature = (
+        start = None, end = None, reverse = false, prefix = None, *, fill_cache = true, prefetch = true
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn entries(
         &self,
         py: Python<'_>,
@@ -249,11 +300,23 @@ impl Reader {
         end: Option<Bytes<'_>>,
         reverse: bool,
         prefix: Option<Bytes<'_>>,
+        fill_cache: bool,
+        prefetch: bool,
     ) -> PyResult<PyEntryIterator> {
-        let scan = Self::scan_of(start, end, prefix)?;
+        let scan = (
+            Self::scan_of(start, end, prefix)?,
+            read_options(fill_cache, prefetch),
+        );
         let handle = Arc::clone(&self.handle);
         let entries =
             move |it: twain::DbIterator| EntryCursor::new(it.into_entries(), Arc::clone(&handle));
         Ok(self.walk(py, scan, reverse, entries)?.into())
     }
+}
+
+/// The engine's read options from a call's keywords.
+fn read_options(fill_cache: bool, prefetch: bool) -> ReadOptions {
+    ReadOptions::default()
+        .fill_cache(fill_cache)
+        .prefetch(prefetch)
 }

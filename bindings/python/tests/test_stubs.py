@@ -62,6 +62,8 @@ def stub_params(fn):
     params = list(zip([a.arg for a in positional], kinds, defaults))[1:]  # self or cls
     if args.vararg:
         params.append(("*", P.VAR_POSITIONAL, P.empty))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        params.append((a.arg, P.KEYWORD_ONLY, P.empty if d is None else ast.literal_eval(d)))
     if args.kwarg:
         params.append((args.kwarg.arg, P.VAR_KEYWORD, P.empty))
     return params

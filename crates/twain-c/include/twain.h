@@ -37,6 +37,13 @@ typedef struct twain_iterator twain_iterator;
 typedef struct twain_options twain_options;
 
 /**
+ * Options of reads, starting from twain's defaults (fill the cache, prefetch). Owned by
+ * the caller, who frees it with `twain_readoptions_free`; a read copies what it needs, so
+ * it may be freed or changed right after. Not thread-safe: one thread at a time.
+ */
+typedef struct twain_readoptions twain_readoptions;
+
+/**
  * A consistent read view: reads and iterators through it see the database as it was when
  * the snapshot was made. Compaction keeps what it can see until it is freed, so free
  * snapshots you no longer need (with `twain_snapshot_free`). Thread-safe. Iterators made
@@ -342,6 +349,17 @@ twain_status twain_get(const struct twain_db *db,
 twain_status twain_stats_json(const struct twain_db *db, char **json, char **errmsg);
 
 /**
+ * Writes the memtable to a table file and waits until it is installed (the writes are
+ * then read from tables, through the block cache).
+ *
+ * Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db`), `TWAIN_READ_ONLY`, `TWAIN_IO`.
+ *
+ * # Safety
+ * `db` is NULL or a live `twain_db`; `errmsg` is NULL or writable.
+ */
+twain_status twain_flush(const struct twain_db *db, char **errmsg);
+
+/**
  * A new, empty batch. Free with `twain_writebatch_free`. Cannot fail (NULL only if twain
  * has a bug).
  */
@@ -618,6 +636,118 @@ twain_status twain_iter_status(const struct twain_iterator *iter, char **errmsg)
  * values it lent).
  */
 void twain_iter_free(struct twain_iterator *iter);
+
+/**
+ * New read options with twain's defaults. Free with `twain_readoptions_free`. Cannot fail
+ * (NULL only if twain has a bug).
+ */
+struct twain_readoptions *twain_readoptions_create(void);
+
+/**
+ * Whether table blocks the read loads from disk enter the block cache (default true).
+ * Blocks already cached are used either way; a one-off scan over cold data sets it false so
+ * that it does not evict the working set.
+ *
+ * Errors: `TWAIN_INVALID_ARGUMENT` for NULL `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; `errmsg` is NULL or writable.
+ */
+twain_status twain_readoptions_set_fill_cache(struct twain_readoptions *options,
+                                              bool on,
+                                              char **errmsg);
+
+/**
+ * Whether an iterator may read separated values ahead of its cursor with the database's
+ * prefetch threads (default true; the `prefetch_threads` option). Point reads ignore it.
+ *
+ * Errors: `TWAIN_INVALID_ARGUMENT` for NULL `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; `errmsg` is NULL or writable.
+ */
+twain_status twain_readoptions_set_prefetch(struct twain_readoptions *options,
+                                            bool on,
+                                            char **errmsg);
+
+/**
+ * Frees read options made by `twain_readoptions_create`. NULL is allowed (it does
+ * nothing).
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`, not used afterwards.
+ */
+void twain_readoptions_free(struct twain_readoptions *options);
+
+/**
+ * As `twain_get`, reading with `options`.
+ *
+ * Errors: as `twain_get`, and `TWAIN_INVALID_ARGUMENT` for NULL `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; the rest as `twain_get`.
+ */
+twain_status twain_get_opt(const struct twain_db *db,
+                           const struct twain_readoptions *options,
+                           const uint8_t *key,
+                           size_t key_len,
+                           uint8_t **value,
+                           size_t *value_len,
+                           char **errmsg);
+
+/**
+ * As `twain_snapshot_get`, reading with `options`.
+ *
+ * Errors: as `twain_snapshot_get`, and `TWAIN_INVALID_ARGUMENT` for NULL `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; the rest as `twain_snapshot_get`.
+ */
+twain_status twain_snapshot_get_opt(const struct twain_snapshot *snapshot,
+                                    const struct twain_readoptions *options,
+                                    const uint8_t *key,
+                                    size_t key_len,
+                                    uint8_t **value,
+                                    size_t *value_len,
+                                    char **errmsg);
+
+/**
+ * As `twain_iter_create`, reading with `options`.
+ *
+ * Errors: as `twain_iter_create`, and `TWAIN_INVALID_ARGUMENT` for NULL `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; the rest as `twain_iter_create`.
+ */
+twain_status twain_iter_create_opt(const struct twain_db *db,
+                                   const struct twain_readoptions *options,
+                                   const uint8_t *lower,
+                                   size_t lower_len,
+                                   const uint8_t *upper,
+                                   size_t upper_len,
+                                   bool keys_only,
+                                   struct twain_iterator **iter,
+                                   char **errmsg);
+
+/**
+ * As `twain_snapshot_iter_create`, reading with `options`.
+ *
+ * Errors: as `twain_snapshot_iter_create`, and `TWAIN_INVALID_ARGUMENT` for NULL
+ * `options`.
+ *
+ * # Safety
+ * `options` is NULL or a live `twain_readoptions`; the rest as
+ * `twain_snapshot_iter_create`.
+ */
+twain_status twain_snapshot_iter_create_opt(const struct twain_snapshot *snapshot,
+                                            const struct twain_readoptions *options,
+                                            const uint8_t *lower,
+                                            size_t lower_len,
+                                            const uint8_t *upper,
+                                            size_t upper_len,
+                                            bool keys_only,
+                                            struct twain_iterator **iter,
+                                            char **errmsg);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -371,6 +371,27 @@ pub unsafe extern "C" fn twain_stats_json(
     }
 }
 
+/// Writes the memtable to a table file and waits until it is installed (the writes are
+/// then read from tables, through the block cache).
+///
+/// Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db`), `TWAIN_READ_ONLY`, `TWAIN_IO`.
+///
+/// # Safety
+/// `db` is NULL or a live `twain_db`; `errmsg` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_flush(
+    db: *const twain_db,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises, as the checks in `args` require.
+    unsafe {
+        guard(errmsg, || {
+            let db = args::object(db, "db")?;
+            Ok(db.db.flush()?)
+        })
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -90,7 +90,11 @@ impl Cursor {
 }
 
 impl twain_iterator {
-    fn new(it: twain::DbIterator, keys_only: bool, snapshot: Option<Arc<twain::Snapshot>>) -> Self {
+    pub(crate) fn new(
+        it: twain::DbIterator,
+        keys_only: bool,
+        snapshot: Option<Arc<twain::Snapshot>>,
+    ) -> Self {
         let cursor = match keys_only {
             true => Cursor::Keys(it.into_keys()),
             false => Cursor::Pairs(it),
@@ -133,7 +137,7 @@ impl twain_iterator {
 ///
 /// # Safety
 /// As `args::bound` for both.
-unsafe fn range(
+pub(crate) unsafe fn range(
     lower: *const u8,
     lower_len: usize,
     upper: *const u8,

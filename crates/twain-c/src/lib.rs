@@ -46,14 +46,16 @@ mod snapshot;
 
 mod iter;
 
+mod readoptions;
+
 pub use batch::{
     twain_write, twain_writebatch, twain_writebatch_create, twain_writebatch_delete,
     twain_writebatch_free, twain_writebatch_put,
 };
 pub use buffer::{twain_free, twain_version};
 pub use db::{
-    twain_close, twain_db, twain_delete, twain_get, twain_open, twain_open_read_only, twain_put,
-    twain_stats_json,
+    twain_close, twain_db, twain_delete, twain_flush, twain_get, twain_open, twain_open_read_only,
+    twain_put, twain_stats_json,
 };
 pub use error::{
     TWAIN_ALREADY_EXISTS, TWAIN_CORRUPTION, TWAIN_INVALID_ARGUMENT, TWAIN_IO, TWAIN_LOCKED,
@@ -67,6 +69,11 @@ pub use iter::{
     twain_snapshot_iter_create,
 };
 pub use options::{twain_options, twain_options_create, twain_options_free, twain_options_set};
+pub use readoptions::{
+    twain_get_opt, twain_iter_create_opt, twain_readoptions, twain_readoptions_create,
+    twain_readoptions_free, twain_readoptions_set_fill_cache, twain_readoptions_set_prefetch,
+    twain_snapshot_get_opt, twain_snapshot_iter_create_opt,
+};
 pub use snapshot::{
     twain_snapshot, twain_snapshot_create, twain_snapshot_free, twain_snapshot_get,
 };

@@ -47,27 +47,44 @@ class Reader:
     keeps no exact count of keys, and counting is a scan of every table."""
 
     @overload
-    def get(self, key: _BytesLike, default: _T) -> bytes | _T: ...
+    def get(self, key: _BytesLike, default: _T, *, fill_cache: bool = True) -> bytes | _T: ...
     @overload
-    def get(self, key: _BytesLike, default: None = None) -> bytes | None: ...
+    def get(
+        self, key: _BytesLike, default: None = None, *, fill_cache: bool = True
+    ) -> bytes | None: ...
     def multi_get(self, keys: Iterable[_BytesLike]) -> list[bytes | None]: ...
     def __getitem__(self, key: _BytesLike, /) -> bytes: ...
     def __contains__(self, key: _BytesLike, /) -> bool: ...
     def __iter__(self) -> KeyIterator: ...
-    def iter(self, reverse: bool = False) -> ItemIterator: ...
+    def iter(
+        self, reverse: bool = False, *, fill_cache: bool = True, prefetch: bool = True
+    ) -> ItemIterator: ...
     def range(
         self,
         start: _BytesLike | None = None,
         end: _BytesLike | None = None,
         reverse: bool = False,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
     ) -> ItemIterator: ...
-    def prefix(self, prefix: _BytesLike, reverse: bool = False) -> ItemIterator: ...
+    def prefix(
+        self,
+        prefix: _BytesLike,
+        reverse: bool = False,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
+    ) -> ItemIterator: ...
     def items(
         self,
         start: _BytesLike | None = None,
         end: _BytesLike | None = None,
         reverse: bool = False,
         prefix: _BytesLike | None = None,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
     ) -> ItemIterator: ...
     def keys(
         self,
@@ -75,6 +92,9 @@ class Reader:
         end: _BytesLike | None = None,
         reverse: bool = False,
         prefix: _BytesLike | None = None,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
     ) -> KeyIterator: ...
     def values(
         self,
@@ -82,6 +102,9 @@ class Reader:
         end: _BytesLike | None = None,
         reverse: bool = False,
         prefix: _BytesLike | None = None,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
     ) -> ValueIterator: ...
     def entries(
         self,
@@ -89,6 +112,9 @@ class Reader:
         end: _BytesLike | None = None,
         reverse: bool = False,
         prefix: _BytesLike | None = None,
+        *,
+        fill_cache: bool = True,
+        prefetch: bool = True,
     ) -> EntryIterator: ...
 
 @final

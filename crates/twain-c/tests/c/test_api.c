@@ -377,6 +377,99 @@ static void test_stats(twain_db *db) {
     EXPECT(TWAIN_INVALID_ARGUMENT, twain_stats_json(db, NULL, &err));
 }
 
+/* A counter of the statistics' JSON, e.g. "block_cache_misses". */
+static unsigned long long stat(const twain_db *db, const char *name) {
+    char *json = NULL;
+    unsigned long long n = 0;
+    if (!EXPECT(TWAIN_OK, twain_stats_json(db, &json, &err))) return 0;
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "\"%s\":", name);
+    const char *at = strstr(json, pattern);
+    CHECK(at != NULL);
+    if (at != NULL) n = strtoull(at + strlen(pattern), NULL, 10);
+    twain_free(json);
+    return n;
+}
+
+static void test_read_options(twain_db *db) {
+    EXPECT(TWAIN_OK, twain_put(db, K("ro1"), K("one"), false, &err));
+    EXPECT(TWAIN_OK, twain_put(db, K("ro2"), K("two"), false, &err));
+    EXPECT(TWAIN_OK, twain_flush(db, &err));
+    twain_readoptions *ro = twain_readoptions_create();
+    CHECK(ro != NULL);
+    EXPECT(TWAIN_OK, twain_readoptions_set_fill_cache(ro, false, &err));
+    EXPECT(TWAIN_OK, twain_readoptions_set_prefetch(ro, false, &err));
+
+    /* Without filling the cache, each read of the table's block misses again; the
+     * default fills it, so its reads hit. (Background work may read blocks too: the
+     * checks leave room for a few of its misses.) */
+    uint8_t *value = NULL;
+    size_t len = 0;
+    twain_readoptions *fill = twain_readoptions_create();
+    unsigned long long misses = stat(db, "block_cache_misses");
+    for (int i = 0; i < 20; i++) {
+        EXPECT(TWAIN_OK, twain_get_opt(db, ro, K("ro1"), &value, &len, &err));
+        CHECK(value != NULL && len == 3 && memcmp(value, "one", 3) == 0);
+        twain_free(value);
+    }
+    CHECK(stat(db, "block_cache_misses") >= misses + 20);
+    EXPECT(TWAIN_OK, twain_get_opt(db, fill, K("ro1"), &value, &len, &err));
+    twain_free(value);
+    misses = stat(db, "block_cache_misses");
+    unsigned long long hits = stat(db, "block_cache_hits");
+    for (int i = 0; i < 20; i++) {
+        EXPECT(TWAIN_OK, twain_get_opt(db, fill, K("ro1"), &value, &len, &err));
+        CHECK(value != NULL && len == 3 && memcmp(value, "one", 3) == 0);
+        twain_free(value);
+    }
+    CHECK(stat(db, "block_cache_hits") >= hits + 20);
+    CHECK(stat(db, "block_cache_misses") < misses + 10);
+    twain_readoptions_free(fill);
+    EXPECT(TWAIN_OK, twain_get_opt(db, ro, K("missing"), &value, &len, &err));
+    CHECK(value == NULL && len == 0);
+
+    /* Iterators and snapshots take them too. */
+    twain_iterator *it = NULL;
+    EXPECT(TWAIN_OK, twain_iter_create_opt(db, ro, K("ro1"), K("ro3"), false, &it, &err));
+    EXPECT(TWAIN_OK, twain_iter_seek_to_first(it, &err));
+    CHECK(at(it, "ro1"));
+    EXPECT(TWAIN_OK, twain_iter_next(it, &err));
+    CHECK(at(it, "ro2"));
+    EXPECT(TWAIN_OK, twain_iter_next(it, &err));
+    CHECK(at(it, NULL));
+    twain_iter_free(it);
+    twain_snapshot *s = NULL;
+    EXPECT(TWAIN_OK, twain_snapshot_create(db, &s, &err));
+    EXPECT(TWAIN_OK, twain_put(db, K("ro1"), K("later"), false, &err));
+    EXPECT(TWAIN_OK, twain_snapshot_get_opt(s, ro, K("ro1"), &value, &len, &err));
+    CHECK(value != NULL && len == 3 && memcmp(value, "one", 3) == 0);
+    twain_free(value);
+    EXPECT(TWAIN_OK, twain_snapshot_iter_create_opt(s, ro, NULL, 0, NULL, 0, true, &it, &err));
+    EXPECT(TWAIN_OK, twain_iter_seek(it, K("ro1"), &err));
+    CHECK(at(it, "ro1"));
+    twain_iter_free(it);
+
+    /* Argument checks. */
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_readoptions_set_fill_cache(NULL, true, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_readoptions_set_prefetch(NULL, true, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_get_opt(db, NULL, K("ro1"), &value, &len, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_get_opt(NULL, ro, K("ro1"), &value, &len, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_get_opt(db, ro, NULL, 3, &value, &len, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_snapshot_get_opt(s, NULL, K("ro1"), &value, &len, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_snapshot_get_opt(NULL, ro, K("ro1"), &value, &len, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_iter_create_opt(db, NULL, NULL, 0, NULL, 0, false, &it, &err));
+    CHECK(it == NULL);
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_iter_create_opt(db, ro, NULL, 4, NULL, 0, false, &it, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT,
+           twain_snapshot_iter_create_opt(s, NULL, NULL, 0, NULL, 0, false, &it, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT,
+           twain_snapshot_iter_create_opt(s, ro, NULL, 0, NULL, 0, false, NULL, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_flush(NULL, &err));
+    twain_snapshot_free(s);
+    twain_readoptions_free(ro);
+    twain_readoptions_free(NULL);
+}
+
 static void test_reopen(const char *path) {
     twain_db *db = NULL;
     EXPECT(TWAIN_OK, twain_open(path, NULL, &db, &err));
@@ -429,6 +522,7 @@ int main(int argc, char **argv) {
     test_snapshot(db);
     test_iterators(db);
     test_stats(db);
+    test_read_options(db);
     EXPECT(TWAIN_OK, twain_close(db, &err));
     test_reopen(path);
     twain_free(NULL);

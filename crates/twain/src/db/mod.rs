@@ -540,15 +540,15 @@ impl Db {
 
     /// Iterates over the keys starting with `prefix`.
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
+        self.prefix_opt(prefix, &ReadOptions::default())
+    }
+
+    /// Iterates over the keys starting with `prefix`, reading with `opts` (see
+    /// [`ReadOptions`]).
+    pub fn prefix_opt(&self, prefix: impl AsRef<[u8]>, opts: &ReadOptions) -> DbIterator {
         let bounds = prefix_bounds(prefix.as_ref());
         let (sv, seq) = self.inner.read_view();
-        DbIterator::new(
-            Arc::clone(&self.inner),
-            sv,
-            seq,
-            bounds,
-            &ReadOptions::default(),
-        )
+        DbIterator::new(Arc::clone(&self.inner), sv, seq, bounds, opts)
     }
 
     /// Flushes the memtable to an SSTable and waits until every frozen memtable is

@@ -90,15 +90,15 @@ impl Snapshot {
 
     /// Iterates over the keys starting with `prefix` as of the snapshot.
     pub fn prefix(&self, prefix: impl AsRef<[u8]>) -> DbIterator {
+        self.prefix_opt(prefix, &ReadOptions::default())
+    }
+
+    /// Iterates over the keys starting with `prefix` as of the snapshot, reading with
+    /// `opts` (see [`ReadOptions`]).
+    pub fn prefix_opt(&self, prefix: impl AsRef<[u8]>, opts: &ReadOptions) -> DbIterator {
         let bounds = prefix_bounds(prefix.as_ref());
         let sv = self.inner.super_version();
-        DbIterator::new(
-            Arc::clone(&self.inner),
-            sv,
-            self.seq,
-            bounds,
-            &ReadOptions::default(),
-        )
+        DbIterator::new(Arc::clone(&self.inner), sv, self.seq, bounds, opts)
     }
 }
 
