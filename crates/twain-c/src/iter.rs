@@ -90,11 +90,7 @@ impl Cursor {
 }
 
 impl twain_iterator {
-    pub(crate) fn new(
-        it: twain::DbIterator,
-        keys_only: bool,
-        snapshot: Option<Arc<twain::Snapshot>>,
-    ) -> Self {
+    fn new(it: twain::DbIterator, keys_only: bool, snapshot: Option<Arc<twain::Snapshot>>) -> Self {
         let cursor = match keys_only {
             true => Cursor::Keys(it.into_keys()),
             false => Cursor::Pairs(it),
@@ -137,7 +133,7 @@ impl twain_iterator {
 ///
 /// # Safety
 /// As `args::bound` for both.
-pub(crate) unsafe fn range(
+unsafe fn range(
     lower: *const u8,
     lower_len: usize,
     upper: *const u8,
@@ -154,6 +150,29 @@ pub(crate) unsafe fn range(
         lower.map_or(Bound::Unbounded, |k| Bound::Included(k.to_vec())),
         upper.map_or(Bound::Unbounded, |k| Bound::Excluded(k.to_vec())),
     ))
+}
+
+/// Stores in `*iter` (NULL first, and on an error) the iterator `open` makes over the range
+/// of the checked bounds, with the snapshot it reads if any.
+///
+/// # Safety
+/// `iter` is NULL or writable; the bounds as `range` requires.
+pub(crate) unsafe fn create(
+    iter: *mut *mut twain_iterator,
+    (lower, lower_len, upper, upper_len): (*const u8, usize, *const u8, usize),
+    keys_only: bool,
+    open: impl FnOnce(Range) -> Result<(twain::DbIterator, Option<Arc<twain::Snapshot>>), Failure>,
+) -> Result<(), Failure> {
+    // SAFETY: the caller's promises.
+    let out = unsafe { args::output(iter, "iter")? };
+    out.set(std::ptr::null_mut());
+    // SAFETY: the caller's promises.
+    let range = unsafe { range(lower, lower_len, upper, upper_len)? };
+    let (it, snapshot) = open(range)?;
+    out.set(Box::into_raw(Box::new(twain_iterator::new(
+        it, keys_only, snapshot,
+    ))));
+    Ok(())
 }
 
 /// Makes an iterator over the keys of `db` in `[lower, upper)`, reading the database as it
@@ -181,13 +200,10 @@ pub unsafe extern "C" fn twain_iter_create(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let out = args::output(iter, "iter")?;
-            out.set(std::ptr::null_mut());
-            let db = args::object(db, "db")?;
-            let range = range(lower, lower_len, upper, upper_len)?;
-            let it = twain_iterator::new(db.db.range(range), keys_only, None);
-            out.set(Box::into_raw(Box::new(it)));
-            Ok(())
+            let bounds = (lower, lower_len, upper, upper_len);
+            create(iter, bounds, keys_only, |range| {
+                Ok((args::object(db, "db")?.db.range(range), None))
+            })
         })
     }
 }
@@ -211,14 +227,11 @@ pub unsafe extern "C" fn twain_snapshot_iter_create(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let out = args::output(iter, "iter")?;
-            out.set(std::ptr::null_mut());
-            let snapshot = args::object(snapshot, "snapshot")?;
-            let range = range(lower, lower_len, upper, upper_len)?;
-            let snap = Arc::clone(&snapshot.snapshot);
-            let it = twain_iterator::new(snap.range(range), keys_only, Some(snap));
-            out.set(Box::into_raw(Box::new(it)));
-            Ok(())
+            let bounds = (lower, lower_len, upper, upper_len);
+            create(iter, bounds, keys_only, |range| {
+                let snap = Arc::clone(&args::object(snapshot, "snapshot")?.snapshot);
+                Ok((snap.range(range), Some(snap)))
+            })
         })
     }
 }

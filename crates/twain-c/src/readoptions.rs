@@ -5,7 +5,7 @@
 use crate::args;
 use crate::db::{read_into, twain_db};
 use crate::error::{guard, guard_infallible, twain_status};
-use crate::iter::{range, twain_iterator};
+use crate::iter::{create, twain_iterator};
 use crate::snapshot::twain_snapshot;
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -163,14 +163,12 @@ pub unsafe extern "C" fn twain_iter_create_opt(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let out = args::output(iter, "iter")?;
-            out.set(std::ptr::null_mut());
-            let db = args::object(db, "db")?;
-            let o = args::object(options, "read options")?;
-            let range = range(lower, lower_len, upper, upper_len)?;
-            let it = twain_iterator::new(db.db.range_opt(range, &o.opts), keys_only, None);
-            out.set(Box::into_raw(Box::new(it)));
-            Ok(())
+            let bounds = (lower, lower_len, upper, upper_len);
+            create(iter, bounds, keys_only, |range| {
+                let db = args::object(db, "db")?;
+                let o = args::object(options, "read options")?;
+                Ok((db.db.range_opt(range, &o.opts), None))
+            })
         })
     }
 }
@@ -199,15 +197,12 @@ pub unsafe extern "C" fn twain_snapshot_iter_create_opt(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let out = args::output(iter, "iter")?;
-            out.set(std::ptr::null_mut());
-            let snapshot = args::object(snapshot, "snapshot")?;
-            let o = args::object(options, "read options")?;
-            let range = range(lower, lower_len, upper, upper_len)?;
-            let snap = Arc::clone(&snapshot.snapshot);
-            let it = twain_iterator::new(snap.range_opt(range, &o.opts), keys_only, Some(snap));
-            out.set(Box::into_raw(Box::new(it)));
-            Ok(())
+            let bounds = (lower, lower_len, upper, upper_len);
+            create(iter, bounds, keys_only, |range| {
+                let snap = Arc::clone(&args::object(snapshot, "snapshot")?.snapshot);
+                let o = args::object(options, "read options")?;
+                Ok((snap.range_opt(range, &o.opts), Some(snap)))
+            })
         })
     }
 }
