@@ -1,6 +1,6 @@
 """Ties the type stubs (twaindb/__init__.pyi) to the module: the same names, classes,
-bases, methods and parameters (names, kinds, defaults); the stats TypedDicts to what
-Db.stats() returns. Other types are not checked here."""
+bases, methods and parameters (names, kinds, defaults); the stats TypedDicts (in _stats.py,
+which the stub re-exports) to what Db.stats() returns. Other types are not checked here."""
 
 import ast
 import inspect
@@ -15,7 +15,11 @@ if not hasattr(ast, "unparse"):  # Python 3.8; the stubs are the same for every 
 
 PACKAGE = pathlib.Path(twaindb.__file__).parent
 STUB = ast.parse((PACKAGE / "__init__.pyi").read_text())
-CLASSES = {node.name: node for node in STUB.body if isinstance(node, ast.ClassDef)}
+# The stats TypedDicts are defined once, in _stats.py, which the stub re-exports.
+STATS = ast.parse((PACKAGE / "_stats.py").read_text())
+CLASSES = {
+    node.name: node for node in STUB.body + STATS.body if isinstance(node, ast.ClassDef)
+}
 TYPED_DICTS = {n for n, c in CLASSES.items() if [ast.unparse(b) for b in c.bases] == ["TypedDict"]}
 # Dunders that are part of the API (the others are Python's or PyO3's machinery).
 PROTOCOL = {

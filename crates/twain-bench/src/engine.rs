@@ -72,6 +72,9 @@ pub struct EngineCounters {
     pub svtable_searches: Option<u64>,
     /// Stale handles fixed lazily after such a search.
     pub handle_fixups: Option<u64>,
+    /// Bytes of live records GC judged and left where they were instead of copying them
+    /// (twain's hash layout: its cold segments).
+    pub gc_bytes_not_copied: Option<u64>,
     /// Write-stall counters by name (counts or microseconds, as the name says), e.g.
     /// twain's `slowdowns`. Each becomes a `stalls` entry of the phase and a table column.
     pub stalls: BTreeMap<String, u64>,
@@ -95,6 +98,7 @@ impl EngineCounters {
             gc_lsm_lookups: d(self.gc_lsm_lookups, earlier.gc_lsm_lookups),
             svtable_searches: d(self.svtable_searches, earlier.svtable_searches),
             handle_fixups: d(self.handle_fixups, earlier.handle_fixups),
+            gc_bytes_not_copied: d(self.gc_bytes_not_copied, earlier.gc_bytes_not_copied),
             stalls: self
                 .stalls
                 .iter()

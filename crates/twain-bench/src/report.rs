@@ -101,6 +101,9 @@ pub struct PhaseResult {
     pub svtable_searches: Option<u64>,
     /// Stale handles fixed lazily.
     pub handle_fixups: Option<u64>,
+    /// Live bytes GC left in place instead of copying (twain's hash layout: cold segments).
+    #[serde(default)]
+    pub gc_bytes_not_copied: Option<u64>,
 
     /// `write_bytes` of all phases so far / their `user_bytes`.
     pub cum_write_amp_io: Option<f64>,

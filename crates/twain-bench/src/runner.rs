@@ -412,6 +412,7 @@ impl Runner {
             gc_lsm_lookups: eng.gc_lsm_lookups,
             svtable_searches: eng.svtable_searches,
             handle_fixups: eng.handle_fixups,
+            gc_bytes_not_copied: eng.gc_bytes_not_copied,
 
             cum_write_amp_io: ratio(self.cum_write_bytes, self.cum_user),
             cum_write_amp_engine: self

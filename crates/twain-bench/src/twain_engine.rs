@@ -150,6 +150,7 @@ impl Engine for TwainEngine {
             gc_lsm_lookups: Some(s.gc_lsm_lookups),
             svtable_searches: Some(s.svtable_searches),
             handle_fixups: Some(s.handle_fixups),
+            gc_bytes_not_copied: Some(s.hash_gc_bytes_not_copied),
             stalls: TwainEngine::stall_counters(&s)
                 .into_iter()
                 .map(|(name, n)| (name.to_string(), n))

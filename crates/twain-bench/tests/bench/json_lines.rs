@@ -46,8 +46,10 @@ pub fn check_schema(line: &str) {
         };
         assert!(ok, "{field} is not a {kind}: {f}");
     }
-    // twain reports its slowdowns; the series has one entry per interval in each list.
+    // twain reports its slowdowns, and the live bytes its GC left in place rather than
+    // copied (0 in the log layout); the series has one entry per interval in each list.
     assert!(v["stalls"]["slowdowns"].is_u64(), "{line}");
+    assert!(v["gc_bytes_not_copied"].is_u64(), "{line}");
     let series = &v["latency_over_time"];
     assert!(series["interval_secs"].as_f64().unwrap() >= 0.1, "{line}");
     let len = |f: &str| series[f].as_array().unwrap().len();
