@@ -72,3 +72,16 @@ def test_they_are_keywords_only(db):
     with pytest.raises(TypeError):
         db.items(None, None, False, None, False)
     assert isinstance(db, twaindb.Reader)
+
+
+def test_prefetch_false_reads_nothing_ahead(path):
+    # Prefetching however fast reads are, so that a scan over separated values does it.
+    with twaindb.Db(path, memtable_size="64K", prefetch_min_read_micros=0) as db:
+        for i in range(400):
+            db.put(b"p%04d" % i, b"v" * 1000)  # separated
+        db.flush()
+        before = db.stats()["prefetch_reads"]
+        assert len(list(db.values(prefetch=False))) == 400
+        assert db.stats()["prefetch_reads"] == before
+        assert list(db.values()) == [b"v" * 1000] * 400
+        assert db.stats()["prefetch_reads"] > before

@@ -39,7 +39,8 @@ typedef struct twain_options twain_options;
 /**
  * Options of reads, starting from twain's defaults (fill the cache, prefetch). Owned by
  * the caller, who frees it with `twain_readoptions_free`; a read copies what it needs, so
- * it may be freed or changed right after. Not thread-safe: one thread at a time.
+ * it may be freed or changed right after. Reads on several threads may share one; a
+ * setter must not run beside any use of it.
  */
 typedef struct twain_readoptions twain_readoptions;
 

@@ -309,21 +309,25 @@ pub unsafe extern "C" fn twain_get(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let db = args::object(db, "db")?;
-            let key = args::key(key, key_len, "key")?;
-            read_into(value, value_len, || db.db.get(key))
+            read_into(value, value_len, || {
+                let db = args::object(db, "db")?;
+                let key = args::key(key, key_len, "key")?;
+                Ok(db.db.get(key)?)
+            })
         })
     }
 }
 
-/// Runs a point read and hands its value to C as `twain_get` describes.
+/// Runs a point read (which checks its other arguments) and hands its value to C as
+/// `twain_get` describes: the outputs are cleared first, so they are NULL and 0 on any
+/// error.
 ///
 /// # Safety
 /// `value` and `value_len` are NULL or writable.
 pub(crate) unsafe fn read_into(
     value: *mut *mut u8,
     value_len: *mut usize,
-    read: impl FnOnce() -> twain::Result<Option<Vec<u8>>>,
+    read: impl FnOnce() -> Result<Option<Vec<u8>>, Failure>,
 ) -> Result<(), Failure> {
     // SAFETY: the caller's promises.
     let (out, out_len) = unsafe {

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 /// Options of reads, starting from twain's defaults (fill the cache, prefetch). Owned by
 /// the caller, who frees it with `twain_readoptions_free`; a read copies what it needs, so
-/// it may be freed or changed right after. Not thread-safe: one thread at a time.
+/// it may be freed or changed right after. Reads on several threads may share one; a
+/// setter must not run beside any use of it.
 #[derive(Debug, Default)]
 pub struct twain_readoptions {
     pub(crate) opts: twain::ReadOptions,
@@ -106,10 +107,12 @@ pub unsafe extern "C" fn twain_get_opt(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let db = args::object(db, "db")?;
-            let o = args::object(options, "read options")?;
-            let key = args::key(key, key_len, "key")?;
-            read_into(value, value_len, || db.db.get_opt(key, &o.opts))
+            read_into(value, value_len, || {
+                let db = args::object(db, "db")?;
+                let o = args::object(options, "read options")?;
+                let key = args::key(key, key_len, "key")?;
+                Ok(db.db.get_opt(key, &o.opts)?)
+            })
         })
     }
 }
@@ -133,10 +136,12 @@ pub unsafe extern "C" fn twain_snapshot_get_opt(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let snapshot = args::object(snapshot, "snapshot")?;
-            let o = args::object(options, "read options")?;
-            let key = args::key(key, key_len, "key")?;
-            read_into(value, value_len, || snapshot.snapshot.get_opt(key, &o.opts))
+            read_into(value, value_len, || {
+                let snapshot = args::object(snapshot, "snapshot")?;
+                let o = args::object(options, "read options")?;
+                let key = args::key(key, key_len, "key")?;
+                Ok(snapshot.snapshot.get_opt(key, &o.opts)?)
+            })
         })
     }
 }

@@ -58,9 +58,11 @@ pub unsafe extern "C" fn twain_snapshot_get(
     // SAFETY: the caller's promises, as the checks in `args` require.
     unsafe {
         guard(errmsg, || {
-            let snapshot = args::object(snapshot, "snapshot")?;
-            let key = args::key(key, key_len, "key")?;
-            read_into(value, value_len, || snapshot.snapshot.get(key))
+            read_into(value, value_len, || {
+                let snapshot = args::object(snapshot, "snapshot")?;
+                let key = args::key(key, key_len, "key")?;
+                Ok(snapshot.snapshot.get(key)?)
+            })
         })
     }
 }

@@ -449,7 +449,50 @@ static void test_read_options(twain_db *db) {
     CHECK(at(it, "ro1"));
     twain_iter_free(it);
 
-    /* Argument checks. */
+    /* Separated values, scanned with and without prefetching (the database prefetches
+     * however fast reads are: prefetch_min_read_micros is 0). */
+    char big[1000];
+    memset(big, 'p', sizeof big);
+    for (int i = 0; i < 200; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "rp%03d", i);
+        EXPECT(TWAIN_OK, twain_put(db, K(key), (const uint8_t *)big, sizeof big, false, &err));
+    }
+    EXPECT(TWAIN_OK, twain_flush(db, &err));
+    unsigned long long prefetched = stat(db, "prefetch_reads");
+    int seen = 0;
+    EXPECT(TWAIN_OK, twain_iter_create_opt(db, ro, K("rp"), K("rq"), false, &it, &err));
+    for (EXPECT(TWAIN_OK, twain_iter_seek_to_first(it, &err)); twain_iter_valid(it);
+         EXPECT(TWAIN_OK, twain_iter_next(it, &err))) {
+        const uint8_t *v = NULL;
+        size_t vn = 0;
+        EXPECT(TWAIN_OK, twain_iter_value(it, &v, &vn, &err));
+        CHECK(vn == sizeof big && memcmp(v, big, vn) == 0);
+        seen++;
+    }
+    twain_iter_free(it);
+    CHECK(seen == 200);
+    CHECK(stat(db, "prefetch_reads") == prefetched);
+    twain_readoptions *ahead = twain_readoptions_create();
+    EXPECT(TWAIN_OK, twain_iter_create_opt(db, ahead, K("rp"), K("rq"), false, &it, &err));
+    seen = 0;
+    for (EXPECT(TWAIN_OK, twain_iter_seek_to_first(it, &err)); twain_iter_valid(it);
+         EXPECT(TWAIN_OK, twain_iter_next(it, &err)))
+        seen++;
+    twain_iter_free(it);
+    twain_readoptions_free(ahead);
+    CHECK(seen == 200);
+    CHECK(stat(db, "prefetch_reads") > prefetched);
+
+    /* Argument checks; a failed read leaves its outputs NULL and 0. */
+    value = (uint8_t *)1;
+    len = 1;
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_get_opt(db, NULL, K("ro1"), &value, &len, &err));
+    CHECK(value == NULL && len == 0);
+    value = (uint8_t *)1;
+    len = 1;
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_get(NULL, K("ro1"), &value, &len, &err));
+    CHECK(value == NULL && len == 0);
     EXPECT(TWAIN_INVALID_ARGUMENT, twain_readoptions_set_fill_cache(NULL, true, &err));
     EXPECT(TWAIN_INVALID_ARGUMENT, twain_readoptions_set_prefetch(NULL, true, &err));
     EXPECT(TWAIN_INVALID_ARGUMENT, twain_get_opt(db, NULL, K("ro1"), &value, &len, &err));
@@ -511,6 +554,7 @@ int main(int argc, char **argv) {
 
     twain_options *o = twain_options_create();
     EXPECT(TWAIN_OK, twain_options_set(o, "memtable_size", "1M", &err));
+    EXPECT(TWAIN_OK, twain_options_set(o, "prefetch_min_read_micros", "0", &err));
     twain_db *db = NULL;
     EXPECT(TWAIN_OK, twain_open(path, o, &db, &err));
     twain_options_free(o);

@@ -65,7 +65,7 @@ impl Entry {
             self.found.value.clone(),
             read::Reader::Scan(None),
         )?;
-        Ok(v.map(Vec::from).unwrap_or_default())
+        Ok(v.map(read::into_vec).unwrap_or_default())
     }
 
     /// The key, dropping the rest.

@@ -91,7 +91,7 @@ impl Db {
             found.value,
             Reader::Get,
         )?;
-        Ok(value.map(|v| (Vec::from(v), expires_at)))
+        Ok(value.map(|v| (read::into_vec(v), expires_at)))
     }
 
     /// Whether `key` exists and when it expires, without reading a separated value.

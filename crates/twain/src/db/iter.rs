@@ -713,10 +713,9 @@ impl DbIterator {
     }
 }
 
-/// The pair with its value in a `Vec` of its own (no copy when the value owns its buffer
-/// from the start, as a memtable's or an unshared read's does).
+/// The pair with its value in a `Vec` of its own ([`read::into_vec`]).
 fn owned((key, value): PinnedPair) -> KvPair {
-    (key, Vec::from(value))
+    (key, read::into_vec(value))
 }
 
 /// The entry `c` stands at; with `pin`, its value shares a table's block.

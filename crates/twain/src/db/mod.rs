@@ -430,7 +430,7 @@ impl Db {
     pub fn get_opt(&self, key: impl AsRef<[u8]>, opts: &ReadOptions) -> Result<Option<Vec<u8>>> {
         let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
-        Ok(read::get_in(&self.inner, &sv, key, seq, opts, false)?.map(Vec::from))
+        Ok(read::get_in(&self.inner, &sv, key, seq, opts, false)?.map(read::into_vec))
     }
 
     /// The newest value of `key`, or `None`, shared rather than copied: an inline value

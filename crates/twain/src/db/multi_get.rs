@@ -69,7 +69,7 @@ pub(crate) fn multi_get(
             found.value,
             Reader::Get,
         )?
-        .map(Vec::from);
+        .map(super::read::into_vec);
     }
     let c = &inner.counters;
     for run in runs(batch, |w: &Wanted| &w.handle) {

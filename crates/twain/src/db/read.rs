@@ -27,7 +27,19 @@ pub(crate) fn get(
     opts: &ReadOptions,
 ) -> Result<Option<Vec<u8>>> {
     let sv = inner.super_version();
-    Ok(get_in(inner, &sv, key, seq, opts, false)?.map(Vec::from))
+    Ok(get_in(inner, &sv, key, seq, opts, false)?.map(into_vec))
+}
+
+/// A value read as [`Bytes`], in a `Vec` of its own for the copying calls: without a copy
+/// when the bytes own their buffer alone (a memtable's value, a separated value read for
+/// this call), and never holding much more than the value: a slice of a larger buffer (a
+/// prefetched run of several values) is copied out or the spare room released.
+pub(crate) fn into_vec(value: Bytes) -> Vec<u8> {
+    let mut v = Vec::from(value);
+    if v.capacity() > 2 * v.len().max(64) {
+        v.shrink_to_fit();
+    }
+    v
 }
 
 /// As [`get`], the value shared with the table block or read buffer it lies in, not

@@ -97,6 +97,11 @@ fn agrees_with_model(db: &Db, model: &Model, what: &str) {
         .collect();
     back.reverse();
     dbutil::assert_pairs_eq(&back, &want, &format!("{what}: backward"));
+    // Separated values were read ahead: pinned ones share the prefetcher's reads.
+    assert!(
+        db.stats().unwrap().prefetch_reads > 0,
+        "{what}: nothing prefetched"
+    );
 }
 
 #[test]
@@ -146,12 +151,30 @@ fn the_cursor_seeks_and_steps_back_with_pinned_values() {
         &k3,
         model.range(..key(200).into_bytes()).next_back().unwrap().0
     );
-    // A plain iterator turned pinned keeps its place.
+    // A plain iterator turned pinned keeps its place: after one step, in the middle of a
+    // long walk (with values read ahead of the cursor), and with its back end in use.
+    let want: Vec<(Vec<u8>, Vec<u8>)> = model.clone().into_iter().collect();
+    for steps in [1, 150] {
+        let mut plain = db.range(key(0)..);
+        let walked: Vec<_> = plain.by_ref().take(steps).map(Result::unwrap).collect();
+        assert_eq!(walked, want[..steps]);
+        let rest: Vec<_> = plain
+            .into_pinned()
+            .map(|r| r.map(|(k, v)| (k, v.to_vec())).unwrap())
+            .collect();
+        assert_eq!(rest, want[steps..], "after {steps} steps");
+    }
     let mut plain = db.range(key(0)..);
-    let first = plain.next().unwrap().unwrap();
+    let last = plain.next_back().unwrap().unwrap();
+    assert_eq!(&last, want.last().unwrap());
     let mut pinned = plain.into_pinned();
-    let (k4, _) = pinned.next().unwrap().unwrap();
-    assert_eq!(&k4, model.range(first.0.clone()..).nth(1).unwrap().0);
+    let (k, v) = pinned.next_back().unwrap().unwrap();
+    assert_eq!(
+        (&k, v.as_ref()),
+        (&want[want.len() - 2].0, want[want.len() - 2].1.as_slice())
+    );
+    let front: Vec<_> = pinned.map(|r| r.unwrap().0).collect();
+    assert_eq!(front.len(), want.len() - 2, "the two ends meet");
 }
 
 #[test]
@@ -180,9 +203,6 @@ fn inline_values_of_a_table_share_its_block() {
         .map(|r| r.unwrap().1)
         .collect();
     assert_eq!(via_iter[0].as_ptr(), a.as_ptr());
-    // A plain `get` copies.
-    let copy = db.get(key(1)).unwrap().unwrap();
-    assert_ne!(copy.as_ptr(), a.as_ptr());
     drop(db);
     // Without a block cache each read loads the block afresh, and the value it returns
     // holds that block: it stays valid however many blocks are read after it.
@@ -199,4 +219,31 @@ fn inline_values_of_a_table_share_its_block() {
     }
     assert_eq!(a, value(1, 0));
     assert_eq!(b, value(1, 0));
+}
+
+/// The copying iterator's values, read ahead in coalesced runs that pinned values share,
+/// each hold a buffer of about their own size: none keeps its run's buffer.
+#[test]
+fn copied_values_keep_no_run_buffer() {
+    let fs = MemFs::new();
+    let db = Db::open("/db", opts(&fs)).unwrap();
+    for k in 0..400u32 {
+        db.put(key(k), vec![b'v'; 1000]).unwrap();
+    }
+    db.flush().unwrap();
+    let before = db.stats().unwrap().prefetch_bytes;
+    let pairs: Vec<(Vec<u8>, Vec<u8>)> = db.iter().map(Result::unwrap).collect();
+    assert_eq!(pairs.len(), 400);
+    assert!(
+        db.stats().unwrap().prefetch_bytes > before,
+        "nothing prefetched"
+    );
+    for (k, v) in &pairs {
+        assert_eq!(v.len(), 1000);
+        assert!(
+            v.capacity() <= 2000,
+            "{k:?}: a value of 1000 bytes holds {}",
+            v.capacity()
+        );
+    }
 }
