@@ -1,5 +1,5 @@
 //! Consistent views, ranges in both directions, prefixes, seekable cursors, key-only and
-//! lazy-value iteration.
+//! lazy-value iteration, zero-copy (pinned) values.
 //!
 //! Run: `cargo run -p twain --example snapshots_and_iterators`.
 
@@ -61,6 +61,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             assert_eq!(entry.value()?, b"green");
         }
     }
+    // Zero-copy: values as `twain::Bytes` that share the table block or read buffer they
+    // were found in, instead of copies (worth it for large values).
+    db.flush()?;
+    let pinned: twain::Bytes = db.get_pinned("veg:kale")?.expect("kale");
+    assert_eq!(pinned, &b"green"[..]);
+    let sizes: usize = db
+        .range_pinned("fruit:".."fruit;")
+        .map(|kv| kv.map(|(_, v)| v.len()))
+        .sum::<Result<_, _>>()?;
+    assert_eq!(sizes, "yellow".len() + "dark red".len());
+
     println!("snapshots_and_iterators: {count} keys now, the snapshot still sees the old ones");
     Ok(())
 }
