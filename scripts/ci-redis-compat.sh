@@ -38,26 +38,56 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r redis_port twain_port < <(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
-    --dir "$work" >"$work/redis.log" 2>&1 &
-pids+=($!)
-disown
-"$bin" serve --db "$work/twain" --addr "127.0.0.1:$twain_port" --sync never \
-    >"$work/twain.log" 2>&1 &
-pids+=($!)
-disown
-for port in "$redis_port" "$twain_port"; do
-    for _ in $(seq 1 100); do
-        [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] && break
-        sleep 0.05
+# Waits up to 30 s for PORT to answer PING while PID lives. Returns 1 if PID died (its log
+# says why: a port taken between choosing it and binding it is retried), 2 on a timeout.
+wait_pong() { # PORT PID
+    local port="$1" pid="$2"
+    for _ in $(seq 1 300); do
+        [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
     done
-    [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] || fail "no server on port $port"
+    return 2
+}
+
+# redis-server: a free port chosen here (its --port 0 means no TCP at all), tried up to
+# three times in case another process takes the port first.
+redis_port=""
+for attempt in 1 2 3; do
+    port="$(python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+        --dir "$work" >"$work/redis.log" 2>&1 &
+    pid=$!
+    pids+=("$pid")
+    disown
+    status=0
+    wait_pong "$port" "$pid" || status=$?
+    if [ "$status" -eq 0 ]; then redis_port="$port"; break; fi
+    log "redis-server on port $port did not answer PING (attempt $attempt, $([ "$status" -eq 1 ] && echo exited || echo timed out)); its log:"  >&2
+    sed 's/^/    /' "$work/redis.log" >&2
+    kill -KILL "$pid" 2>/dev/null || true
 done
+[ -n "$redis_port" ] || fail "redis-server did not start"
+
+# twain serve: port 0, and the port it prints.
+"$bin" serve --db "$work/twain" --addr "127.0.0.1:0" --sync never \
+    >"$work/twain.log" 2>"$work/twain.err" &
+pid=$!
+pids+=("$pid")
+disown
+twain_port=""
+for _ in $(seq 1 300); do
+    twain_port="$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$work/twain.log")"
+    [ -n "$twain_port" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$twain_port" ] || ! wait_pong "$twain_port" "$pid"; then
+    sed 's/^/    /' "$work/twain.log" "$work/twain.err" >&2
+    fail "twain serve did not answer PING${twain_port:+ on port $twain_port}"
+fi
 log "redis-server $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/') on $redis_port, twain on $twain_port"
 
 # Each case: lines of commands run in order on an empty database (one redis-cli per line,
