@@ -60,7 +60,7 @@ EOF
 # Waits until PORT accepts connections and answers PING; fails if PID dies first.
 wait_ready() { # PORT PID WHAT
     local port="$1" pid="$2" what="$3"
-    for _ in $(seq 1 200); do
+    for _ in $(seq 1 600); do
         kill -0 "$pid" 2>/dev/null || die "$what exited at start"
         if python3 - "$port" <<'EOF' 2>/dev/null; then return; fi
 import socket, sys

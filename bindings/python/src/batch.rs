@@ -66,6 +66,11 @@ impl PyWriteBatch {
         self.batch.delete(key);
     }
 
+    /// Adds a deletion of every key from `start` (included) to `end` (excluded).
+    fn delete_range(&mut self, start: Bytes<'_>, end: Bytes<'_>) {
+        self.batch.delete_range(start, end);
+    }
+
     /// Removes every operation.
     fn clear(&mut self) {
         self.batch.clear();

@@ -87,6 +87,22 @@ impl PyDb {
         self.handle.db().call(py, |db| db.delete_opt(&key, &opts))
     }
 
+    /// Deletes every key from `start` (included) to `end` (excluded). Costs one write
+    /// however many keys the range holds; `start > end` raises `ValueError`.
+    #[pyo3(signature = (start, end, sync = false))]
+    fn delete_range(
+        &self,
+        py: Python<'_>,
+        start: Bytes<'_>,
+        end: Bytes<'_>,
+        sync: bool,
+    ) -> PyResult<()> {
+        let opts = WriteOptions::default().sync(sync);
+        self.handle
+            .db()
+            .call(py, |db| db.delete_range_opt(&start, &end, &opts))
+    }
+
     /// Applies the batch atomically; the batch is left as it was.
     #[pyo3(signature = (batch, sync = false))]
     fn write(&self, py: Python<'_>, batch: PyRef<'_, PyWriteBatch>, sync: bool) -> PyResult<()> {

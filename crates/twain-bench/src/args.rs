@@ -61,7 +61,8 @@ impl Scale {
 pub struct BenchArgs {
     /// Comma-separated phases: fillseq, fillrandom, readrandom, readrandomsame, overwrite,
     /// updatezipf, seekrandom, scan (scanN: N pairs per scan), scankeys / scankeysN (keys
-    /// without values), deleterandom, ycsb-load, ycsb-a … ycsb-f, and idleN (N seconds
+    /// without values), deleterandom, deleterange / deleterangeN (range deletions of N keys
+    /// each, default 1000), ycsb-load, ycsb-a … ycsb-f, and idleN (N seconds
     /// without foreground work) [scale: small runs
     /// fillrandom,readrandom,updatezipf,readrandom,scan; 1k and 100b add idle60 after
     /// updatezipf].
@@ -90,7 +91,7 @@ pub struct BenchArgs {
     /// Pairs per scan (and the largest YCSB-E scan).
     #[arg(long, default_value_t = 100)]
     pub scan_length: usize,
-    /// Deletes of deleterandom [num].
+    /// Deletes of deleterandom, keys deleted by deleterange [num].
     #[arg(long)]
     pub deletes: Option<u64>,
     /// Operations of each YCSB run phase (ycsb-a … ycsb-f) [reads].

@@ -23,6 +23,13 @@ pub trait Engine: Send + Sync {
     /// Deletes `key`.
     fn delete(&self, key: &[u8]) -> BenchResult<()>;
 
+    /// Deletes every key from `start` (included) to `end` (excluded); `None` if the engine
+    /// has no range deletion.
+    fn delete_range(&self, start: &[u8], end: &[u8]) -> BenchResult<Option<()>> {
+        let _ = (start, end);
+        Ok(None)
+    }
+
     /// Reads up to `n` pairs in key order from the first key at or after `start`,
     /// returning how many were read and their key + value bytes.
     fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)>;

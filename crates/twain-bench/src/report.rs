@@ -136,6 +136,11 @@ pub struct PhaseResult {
     /// other phases.
     #[serde(default)]
     pub idle_cpu_pct: Option<f64>,
+    /// Seconds of the `--settle` flush after the phase (0 without it, or for a phase that
+    /// does not write): not in `secs`, but in the CPU and I/O figures. 0 in runs written
+    /// before it existed.
+    #[serde(default)]
+    pub settle_secs: f64,
 }
 
 /// Latency over time: the operations that completed in each interval of a phase, from its

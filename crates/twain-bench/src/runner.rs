@@ -282,8 +282,11 @@ impl Runner {
         {
             return Err(e);
         }
+        let mut settle_secs = 0.0;
         if self.cfg.settle && phase.kind.writes() {
+            let began = Instant::now();
             engine.flush()?;
+            settle_secs = began.elapsed().as_secs_f64();
         }
         self.keys.phase_done(phase.kind);
 
@@ -324,6 +327,7 @@ impl Runner {
         });
         r.space_over_time = space;
         r.idle_cpu_pct = idle_cpu_pct;
+        r.settle_secs = settle_secs;
         r.cpu_secs = cpu;
         r.cpu_us_per_op = if r.ops > 0 {
             cpu * 1e6 / r.ops as f64
@@ -427,6 +431,7 @@ impl Runner {
             latency_over_time: LatencySeries::default(),
             space_over_time: Vec::new(),
             idle_cpu_pct: None,
+            settle_secs: 0.0,
         }
     }
 
@@ -496,6 +501,20 @@ impl Runner {
                     engine.delete(&key_bytes(k))?;
                     self.live.set(k, None);
                     tally.written += KEY_LEN as u64;
+                }
+                Op::DeleteRange(a, b) => {
+                    engine
+                        .delete_range(&key_bytes(a), &key_bytes(b))?
+                        .ok_or_else(|| {
+                            BenchError::InvalidArgument(format!(
+                                "{} has no range deletion (workload deleterange)",
+                                engine.name()
+                            ))
+                        })?;
+                    for k in a..b {
+                        self.live.set(k, None);
+                    }
+                    tally.written += 2 * KEY_LEN as u64;
                 }
                 Op::Seek(k) => {
                     let (n, bytes) = engine.scan(&key_bytes(k), 1)?;

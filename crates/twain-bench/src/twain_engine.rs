@@ -99,6 +99,13 @@ impl Engine for TwainEngine {
         self.db.delete_opt(key, &self.write_opts).map_err(err)
     }
 
+    fn delete_range(&self, start: &[u8], end: &[u8]) -> BenchResult<Option<()>> {
+        self.db
+            .delete_range_opt(start, end, &self.write_opts)
+            .map(Some)
+            .map_err(err)
+    }
+
     fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)> {
         let (mut count, mut bytes) = (0, 0u64);
         if self.pinned {

@@ -79,6 +79,9 @@ pub enum PhaseKind {
     },
     /// `deletes` deletes, each key once, in a random order.
     DeleteRandom,
+    /// `deleterangeN` (N keys per range, default 1,000): the first `deletes` keys deleted
+    /// by range deletions of N consecutive keys each, in key order.
+    DeleteRanges(u64),
     /// YCSB's load phase: `num` inserts in a random order (like `FillRandom`).
     YcsbLoad,
     /// A YCSB run phase of `ycsb_ops` operations.
@@ -103,6 +106,7 @@ pub const WORKLOAD_NAMES: &[&str] = &[
     "scan",
     "scankeys",
     "deleterandom",
+    "deleterange",
     "ycsb-load",
     "ycsb-a",
     "ycsb-b",
@@ -125,6 +129,7 @@ impl PhaseKind {
             "updatezipf" => PhaseKind::UpdateZipf,
             "seekrandom" => PhaseKind::SeekRandom,
             "deleterandom" => PhaseKind::DeleteRandom,
+            other if other.starts_with("deleterange") => parse_delete_ranges(other)?,
             "ycsb-load" => PhaseKind::YcsbLoad,
             other if other.starts_with("idle") => PhaseKind::Idle(parse_idle(other)?),
             other if other.starts_with("scan") => parse_scan(other)?,
@@ -188,6 +193,24 @@ fn parse_idle(name: &str) -> BenchResult<u64> {
         Ok(secs) if (1..=MAX_IDLE_SECS).contains(&secs) => Ok(secs),
         _ => Err(BenchError::InvalidArgument(format!(
             "workload {name:?}: an idle phase is idleN with N seconds, 1 to {MAX_IDLE_SECS}"
+        ))),
+    }
+}
+
+/// The most keys a `deleterangeN` phase's ranges may hold.
+pub const MAX_RANGE_KEYS: u64 = 1 << 30;
+
+/// A `deleterange` or `deleterangeN` phase name: N keys per range, 1 to
+/// [`MAX_RANGE_KEYS`] (1,000 without N).
+fn parse_delete_ranges(name: &str) -> BenchResult<PhaseKind> {
+    let digits = name.strip_prefix("deleterange").unwrap_or(name);
+    if digits.is_empty() {
+        return Ok(PhaseKind::DeleteRanges(1000));
+    }
+    match digits.parse::<u64>() {
+        Ok(n) if (1..=MAX_RANGE_KEYS).contains(&n) => Ok(PhaseKind::DeleteRanges(n)),
+        _ => Err(BenchError::InvalidArgument(format!(
+            "workload {name:?}: a range-deletion phase is deleterange or deleterangeN with N keys per range, 1 to {MAX_RANGE_KEYS}"
         ))),
     }
 }
@@ -266,6 +289,7 @@ pub fn parse_workloads(list: &str, counts: &Counts) -> BenchResult<Vec<PhaseSpec
             PhaseKind::Overwrite | PhaseKind::UpdateZipf => counts.overwrites,
             PhaseKind::Scan { .. } => counts.scans,
             PhaseKind::DeleteRandom => counts.deletes.min(counts.num),
+            PhaseKind::DeleteRanges(len) => counts.deletes.min(counts.num).div_ceil(len),
             PhaseKind::Ycsb(_) => counts.ycsb_ops,
             PhaseKind::Idle(_) => 0,
         };
@@ -314,6 +338,8 @@ pub enum Op {
     Get(u64),
     /// Delete the key.
     Delete(u64),
+    /// Delete the keys from the first (included) to the second (excluded).
+    DeleteRange(u64, u64),
     /// Seek to the key and read the pair there.
     Seek(u64),
     /// Read this many pairs from the key on.
@@ -431,6 +457,10 @@ impl OpGen {
                 }
             }
             PhaseKind::DeleteRandom => Op::Delete(keys.delete_order.apply(i % n)),
+            PhaseKind::DeleteRanges(len) => {
+                let start = i.saturating_mul(len).min(n);
+                Op::DeleteRange(start, start.saturating_add(len).min(n))
+            }
             PhaseKind::Ycsb(m) => self.ycsb_op(m, keys),
             PhaseKind::Idle(_) => Op::Pause,
         }
@@ -598,6 +628,25 @@ mod tests {
             })
             .collect();
         assert_eq!(deleted.len(), 1000);
+    }
+
+    #[test]
+    fn range_deletions_cover_each_key_once() {
+        let keys = KeySpace::new(1000, 3);
+        assert_eq!(
+            PhaseKind::parse("deleterange").unwrap(),
+            PhaseKind::DeleteRanges(1000)
+        );
+        assert!(PhaseKind::parse("deleterange0").is_err());
+        let kind = PhaseKind::parse("deleterange300").unwrap();
+        let mut g = OpGen::new(kind, SmallRng::seed_from_u64(1), &keys, 1);
+        let ranges: Vec<(u64, u64)> = (0..4)
+            .map(|i| match g.op(i, &keys) {
+                Op::DeleteRange(a, b) => (a, b),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(ranges, [(0, 300), (300, 600), (600, 900), (900, 1000)]);
     }
 
     #[test]

@@ -319,6 +319,26 @@ twain_status twain_delete(const struct twain_db *db,
                           char **errmsg);
 
 /**
+ * Deletes every key from `start` (included) to `end` (excluded), in one write however
+ * many keys the range holds. `sync` as in `twain_put`. An empty range (`start` equal to
+ * `end`) deletes nothing.
+ *
+ * Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db`; a bad key; `start` after `end`, compared
+ * bytewise), `TWAIN_READ_ONLY`, `TWAIN_IO`.
+ *
+ * # Safety
+ * `db` is NULL or a live `twain_db`; `start` and `end` are NULL or point to `start_len`
+ * and `end_len` readable bytes; `errmsg` is NULL or writable.
+ */
+twain_status twain_delete_range(const struct twain_db *db,
+                                const uint8_t *start,
+                                size_t start_len,
+                                const uint8_t *end,
+                                size_t end_len,
+                                bool sync,
+                                char **errmsg);
+
+/**
  * Reads the newest value of `key`. Found: `*value` is a copy the caller frees with
  * `twain_free` (never NULL, also for an empty value) and `*value_len` its length. Missing:
  * `TWAIN_OK` with `*value` NULL and `*value_len` 0. On an error both are NULL and 0 too.
@@ -411,6 +431,22 @@ twain_status twain_writebatch_delete(struct twain_writebatch *batch,
                                      const uint8_t *key,
                                      size_t key_len,
                                      char **errmsg);
+
+/**
+ * Adds a deletion of every key from `start` (included) to `end` (excluded), both copied,
+ * to the batch. Limits and errors as `twain_writebatch_put`; `start` after `end`
+ * (compared bytewise) is `TWAIN_INVALID_ARGUMENT`, with nothing added.
+ *
+ * # Safety
+ * `batch` is NULL or a live `twain_writebatch`; `start` and `end` are NULL or point to
+ * `start_len` and `end_len` readable bytes; `errmsg` is NULL or writable.
+ */
+twain_status twain_writebatch_delete_range(struct twain_writebatch *batch,
+                                           const uint8_t *start,
+                                           size_t start_len,
+                                           const uint8_t *end,
+                                           size_t end_len,
+                                           char **errmsg);
 
 /**
  * Applies the batch atomically: all of its operations or none. With `sync`, returns only

@@ -139,6 +139,40 @@ pub unsafe extern "C" fn twain_writebatch_delete(
     }
 }
 
+/// Adds a deletion of every key from `start` (included) to `end` (excluded), both copied,
+/// to the batch. Limits and errors as `twain_writebatch_put`; `start` after `end`
+/// (compared bytewise) is `TWAIN_INVALID_ARGUMENT`, with nothing added.
+///
+/// # Safety
+/// `batch` is NULL or a live `twain_writebatch`; `start` and `end` are NULL or point to
+/// `start_len` and `end_len` readable bytes; `errmsg` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_writebatch_delete_range(
+    batch: *mut twain_writebatch,
+    start: *const u8,
+    start_len: usize,
+    end: *const u8,
+    end_len: usize,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises, as the checks in `args` require.
+    unsafe {
+        guard(errmsg, || {
+            let batch = args::object_mut(batch, "batch")?;
+            let start = args::key(start, start_len, "start")?;
+            let end = args::key(end, end_len, "end")?;
+            if start > end {
+                return Err(Failure::invalid(
+                    "range deletion whose start is after its end",
+                ));
+            }
+            batch.check_room(start.len() + end.len())?;
+            batch.batch.delete_range(start, end);
+            Ok(())
+        })
+    }
+}
+
 /// Applies the batch atomically: all of its operations or none. With `sync`, returns only
 /// once the batch (and every write before it) is durable. The batch's operations are moved
 /// out: afterwards it is empty, whether the write succeeded or not, and can be filled

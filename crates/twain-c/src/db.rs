@@ -287,6 +287,39 @@ pub unsafe extern "C" fn twain_delete(
     }
 }
 
+/// Deletes every key from `start` (included) to `end` (excluded), in one write however
+/// many keys the range holds. `sync` as in `twain_put`. An empty range (`start` equal to
+/// `end`) deletes nothing.
+///
+/// Errors: `TWAIN_INVALID_ARGUMENT` (NULL `db`; a bad key; `start` after `end`, compared
+/// bytewise), `TWAIN_READ_ONLY`, `TWAIN_IO`.
+///
+/// # Safety
+/// `db` is NULL or a live `twain_db`; `start` and `end` are NULL or point to `start_len`
+/// and `end_len` readable bytes; `errmsg` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn twain_delete_range(
+    db: *const twain_db,
+    start: *const u8,
+    start_len: usize,
+    end: *const u8,
+    end_len: usize,
+    sync: bool,
+    errmsg: *mut *mut c_char,
+) -> twain_status {
+    // SAFETY: the caller's promises, as the checks in `args` require.
+    unsafe {
+        guard(errmsg, || {
+            let db = args::object(db, "db")?;
+            let start = args::key(start, start_len, "start")?;
+            let end = args::key(end, end_len, "end")?;
+            Ok(db
+                .db
+                .delete_range_opt(start, end, &twain::WriteOptions::default().sync(sync))?)
+        })
+    }
+}
+
 /// Reads the newest value of `key`. Found: `*value` is a copy the caller frees with
 /// `twain_free` (never NULL, also for an empty value) and `*value_len` its length. Missing:
 /// `TWAIN_OK` with `*value` NULL and `*value_len` 0. On an error both are NULL and 0 too.

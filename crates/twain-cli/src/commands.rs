@@ -112,6 +112,21 @@ enum Command {
         #[arg(long)]
         sync: bool,
     },
+    /// Delete every key from START (included) to END (excluded), in one write however
+    /// many keys the range holds.
+    #[command(
+        name = "delete-range",
+        after_help = "Example:\n  twain --db DIR delete-range user: 'user;'    # every key starting with user:"
+    )]
+    DeleteRange {
+        /// The first key deleted (`\xNN` escapes as `scan` prints them; hex with --hex).
+        start: String,
+        /// The first key after the range, not deleted (escapes and --hex as START).
+        end: String,
+        /// Sync the write to disk before returning.
+        #[arg(long)]
+        sync: bool,
+    },
     /// List keys and values in order, one `key<TAB>value` line each (bytes that are not
     /// printable ASCII, and the backslash, as `\xNN`; everything hex with --hex).
     #[command(
@@ -286,6 +301,13 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
             let key = text.arg("key", key)?;
             let db = cli.open(false)?;
             db.delete_opt(key, &WriteOptions::default().sync(*sync))?;
+            db.close()?;
+        }
+        Command::DeleteRange { start, end, sync } => {
+            let start = text.arg("start", start)?;
+            let end = text.arg("end", end)?;
+            let db = cli.open(false)?;
+            db.delete_range_opt(start, end, &WriteOptions::default().sync(*sync))?;
             db.close()?;
         }
         Command::Scan(args) => {

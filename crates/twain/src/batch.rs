@@ -5,6 +5,7 @@ use crate::{Error, Result};
 
 /// One operation of a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BatchOp<'a> {
     /// Set `key` to `value`.
     Put {
@@ -21,20 +22,36 @@ pub enum BatchOp<'a> {
         /// The key.
         key: &'a [u8],
     },
+    /// Delete every key from `start` (included) to `end` (excluded).
+    DeleteRange {
+        /// The first key deleted.
+        start: &'a [u8],
+        /// The first key after the range.
+        end: &'a [u8],
+    },
 }
 
 impl<'a> BatchOp<'a> {
-    /// The operation's key.
+    /// The operation's key (a range deletion's start).
     pub fn key(&self) -> &'a [u8] {
         match self {
             BatchOp::Put { key, .. } | BatchOp::Delete { key } => key,
+            BatchOp::DeleteRange { start, .. } => start,
         }
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    Put,
+    Delete,
+    /// The key is the range's start, the value its end.
+    DeleteRange,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct OpRange {
-    is_put: bool,
+    kind: OpKind,
     expires_at: Option<u64>,
     key_start: usize,
     key_len: usize,
@@ -79,7 +96,7 @@ impl WriteBatch {
         self.data.extend_from_slice(key);
         self.data.extend_from_slice(value);
         self.ops.push(OpRange {
-            is_put: true,
+            kind: OpKind::Put,
             expires_at,
             key_start,
             key_len: key.len(),
@@ -94,11 +111,34 @@ impl WriteBatch {
         let key_start = self.data.len();
         self.data.extend_from_slice(key);
         self.ops.push(OpRange {
-            is_put: false,
+            kind: OpKind::Delete,
             expires_at: None,
             key_start,
             key_len: key.len(),
             value_len: 0,
+        });
+        self
+    }
+
+    /// Adds a range deletion: every key from `start` (included) to `end` (excluded), as
+    /// it stands when the batch is applied, is deleted. Keys written later in the batch or
+    /// after it are not. An empty range (`start == end`) deletes nothing; `start > end`
+    /// makes [`Db::write`](crate::Db::write) refuse the batch.
+    ///
+    /// Writing one costs as much as a delete, whatever the range holds; the flush that
+    /// writes its memtable out writes a tombstone for each key it deletes (see
+    /// [`Db::delete_range`](crate::Db::delete_range)).
+    pub fn delete_range(&mut self, start: impl AsRef<[u8]>, end: impl AsRef<[u8]>) -> &mut Self {
+        let (start, end) = (start.as_ref(), end.as_ref());
+        let key_start = self.data.len();
+        self.data.extend_from_slice(start);
+        self.data.extend_from_slice(end);
+        self.ops.push(OpRange {
+            kind: OpKind::DeleteRange,
+            expires_at: None,
+            key_start,
+            key_len: start.len(),
+            value_len: end.len(),
         });
         self
     }
@@ -129,18 +169,21 @@ impl WriteBatch {
         self.ops.iter().map(|op| {
             let key_end = op.key_start + op.key_len;
             let key = self.data.get(op.key_start..key_end).unwrap_or_default();
-            if op.is_put {
-                let value = self
-                    .data
-                    .get(key_end..key_end + op.value_len)
-                    .unwrap_or_default();
-                BatchOp::Put {
+            let value = self
+                .data
+                .get(key_end..key_end + op.value_len)
+                .unwrap_or_default();
+            match op.kind {
+                OpKind::Put => BatchOp::Put {
                     key,
                     value,
                     expires_at: op.expires_at,
-                }
-            } else {
-                BatchOp::Delete { key }
+                },
+                OpKind::Delete => BatchOp::Delete { key },
+                OpKind::DeleteRange => BatchOp::DeleteRange {
+                    start: key,
+                    end: value,
+                },
             }
         })
     }
@@ -154,6 +197,22 @@ impl WriteBatch {
                     "key of {} bytes exceeds the limit of {MAX_KEY_SIZE}",
                     op.key_len
                 )));
+            }
+            if op.kind == OpKind::DeleteRange {
+                let start = self.data.get(op.key_start..op.key_start + op.key_len);
+                let end_at = op.key_start + op.key_len;
+                let end = self.data.get(end_at..end_at + op.value_len);
+                if op.value_len > MAX_KEY_SIZE {
+                    return Err(Error::InvalidArgument(format!(
+                        "range end key of {} bytes exceeds the limit of {MAX_KEY_SIZE}",
+                        op.value_len
+                    )));
+                }
+                if start > end {
+                    return Err(Error::InvalidArgument(
+                        "range deletion whose start is after its end".into(),
+                    ));
+                }
             }
             if op.value_len > MAX_VALUE_SIZE {
                 return Err(Error::InvalidArgument(format!(

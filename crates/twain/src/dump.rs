@@ -203,6 +203,7 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
                 LogEntryKind::Delete => "delete",
                 LogEntryKind::Inline => "inline",
                 LogEntryKind::Separated => "separated",
+                LogEntryKind::RangeDelete => "delete-range",
             };
             let expiry = e
                 .expires_at

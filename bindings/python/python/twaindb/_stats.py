@@ -99,6 +99,8 @@ class Stats(TypedDict):
     scan_svtable_searches: int
     handle_fixups: int
     expired_entries: int
+    range_deletions: int
+    range_deletion_tombstones: int
     compaction_handle_refreshes: int
     block_cache_hits: int
     block_cache_misses: int

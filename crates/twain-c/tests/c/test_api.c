@@ -203,6 +203,44 @@ static void test_batch(twain_db *db) {
     twain_writebatch_free(NULL);
 }
 
+static void test_delete_range(twain_db *db) {
+    const char *keys[] = {"r1", "r2", "r3", "r4", "r5"};
+    for (int i = 0; i < 5; i++) EXPECT(TWAIN_OK, twain_put(db, K(keys[i]), K("v"), false, &err));
+    /* [r2, r4): r2 and r3 go. */
+    EXPECT(TWAIN_OK, twain_delete_range(db, K("r2"), K("r4"), true, &err));
+    CHECK(value_is(db, "r1", "v"));
+    CHECK(value_is(db, "r2", NULL));
+    CHECK(value_is(db, "r3", NULL));
+    CHECK(value_is(db, "r4", "v"));
+    /* In a batch, between other operations: the put before it goes, the one after stays. */
+    twain_writebatch *b = twain_writebatch_create();
+    EXPECT(TWAIN_OK, twain_writebatch_put(b, K("r2"), K("gone"), &err));
+    EXPECT(TWAIN_OK, twain_writebatch_delete_range(b, K("r1"), K("r5"), &err));
+    EXPECT(TWAIN_OK, twain_writebatch_put(b, K("r3"), K("kept"), &err));
+    EXPECT(TWAIN_OK, twain_write(db, b, false, &err));
+    CHECK(value_is(db, "r1", NULL));
+    CHECK(value_is(db, "r2", NULL));
+    CHECK(value_is(db, "r3", "kept"));
+    CHECK(value_is(db, "r4", NULL));
+    CHECK(value_is(db, "r5", "v"));
+    /* An empty range deletes nothing; a start after the end is refused. */
+    EXPECT(TWAIN_OK, twain_delete_range(db, K("r5"), K("r5"), false, &err));
+    CHECK(value_is(db, "r5", "v"));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_delete_range(db, K("r5"), K("r1"), false, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_writebatch_delete_range(b, K("r5"), K("r1"), &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_delete_range(NULL, K("a"), K("b"), false, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_delete_range(db, NULL, 1, K("b"), false, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_delete_range(db, K("a"), NULL, 1, false, &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_writebatch_delete_range(NULL, K("a"), K("b"), &err));
+    EXPECT(TWAIN_INVALID_ARGUMENT, twain_writebatch_delete_range(b, K("a"), NULL, 1, &err));
+    /* The refused additions left the (emptied) batch empty: writing it changes nothing. */
+    EXPECT(TWAIN_OK, twain_write(db, b, false, &err));
+    CHECK(value_is(db, "r5", "v"));
+    twain_writebatch_free(b);
+    EXPECT(TWAIN_OK, twain_delete(db, K("r3"), false, &err));
+    EXPECT(TWAIN_OK, twain_delete(db, K("r5"), false, &err));
+}
+
 static void test_expiry(twain_db *db) {
     uint64_t now = 0, at = 1;
     EXPECT(TWAIN_OK, twain_now_millis(db, &now, &err));
@@ -562,6 +600,7 @@ int main(int argc, char **argv) {
 
     test_put_get_delete(db);
     test_batch(db);
+    test_delete_range(db);
     test_expiry(db);
     test_snapshot(db);
     test_iterators(db);

@@ -15,6 +15,7 @@ mod cli_closed_stdout;
 mod cli_completions;
 mod cli_counts_singular_and_plural;
 mod cli_debug_harnesses;
+mod cli_delete_range;
 mod cli_dump_directory_summary;
 mod cli_dump_selects_entries;
 mod cli_escaped_arguments;

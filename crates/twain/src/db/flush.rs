@@ -8,7 +8,7 @@ use crate::event_log::event;
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::{TableRecord, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::format::names::{FileType, file_path, value_file_path};
-use crate::iter::InternalIterator;
+use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::{
     EntryKind, ParsedKey, append_expiring_value, internal_key, put_kind, split_expiry,
 };
@@ -58,7 +58,15 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         (inner.opts.value_layout == ValueLayout::Hash).then_some(inner.opts.hash_groups);
     let mut segments: BTreeMap<u32, Sorted> = BTreeMap::new();
     let placement = inner.opts.placement();
-    let mut it = imm.iter();
+    // The memtable's range deletions join it as the point tombstones they stand for.
+    let mut it: Box<dyn InternalIterator> =
+        match super::range_expand::expansion(&imm, &sv.version, &inner.counters) {
+            Some(tombstones) => Box::new(MergingIterator::new(vec![
+                Box::new(imm.iter()),
+                Box::new(tombstones),
+            ])),
+            None => Box::new(imm.iter()),
+        };
     it.seek_to_first()?;
     while it.valid() {
         let decision = filter.decide(it.key(), it.value(), |_| false);

@@ -4,10 +4,13 @@
 
 use super::pinned::Pinned;
 use super::prefetch::Prefetcher;
+use super::range_view::RangeView;
 use super::{DbInner, SuperVersion, read};
 use crate::format::handle::ValueHandle;
 use crate::iter::{InternalIterator, LevelIterator, MergingIterator};
 use crate::key::{EntryKind, MAX_SEQNO, ParsedKey, SeqNo, internal_key, lookup_key};
+use crate::memtable::Memtable;
+use crate::version::Version;
 use crate::vlog::ScanHints;
 use crate::{Error, ReadOptions, Result};
 use bytes::Bytes;
@@ -59,6 +62,8 @@ pub struct DbIterator {
     /// prefetches. REQUIRES: empty unless `dir` is `Forward` (the cursor's sources are
     /// then after the window's last entry).
     prefetch: Option<Prefetcher>,
+    /// The range deletions of the iterator's memtables.
+    ranges: RangeView,
     /// Whether table blocks the iterator reads enter the block cache.
     fill_cache: bool,
     /// Whether values found in table blocks share the block ([`Block::pin`]) rather than
@@ -139,11 +144,24 @@ impl std::fmt::Debug for DbIterator {
 /// Every entry of `sv` (memtables and tables) in internal-key order: user key ascending,
 /// newest version first.
 pub(crate) fn merged_sources(sv: &SuperVersion, fill_cache: bool) -> MergingIterator {
+    merged_of(
+        std::iter::once(&sv.mem).chain(&sv.imms),
+        &sv.version,
+        fill_cache,
+    )
+}
+
+/// Every entry of `mems` (newest first) and of `version`'s tables, in internal-key order.
+pub(crate) fn merged_of<'a>(
+    mems: impl Iterator<Item = &'a Arc<Memtable>>,
+    version: &Version,
+    fill_cache: bool,
+) -> MergingIterator {
     let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-    for m in std::iter::once(&sv.mem).chain(&sv.imms) {
+    for m in mems {
         children.push(Box::new(m.iter()));
     }
-    let mut levels = sv.version.levels.iter();
+    let mut levels = version.levels.iter();
     if let Some(l0) = levels.next() {
         for t in l0 {
             children.push(Box::new(t.table.iter(fill_cache)));
@@ -200,6 +218,7 @@ impl DbIterator {
         };
         DbIterator {
             prefetch,
+            ranges: RangeView::of(&sv, seq),
             fill_cache: opts.fill_cache,
             pin: false,
             now: inner.opts.clock.now_millis(),
@@ -422,7 +441,12 @@ impl DbIterator {
         };
         let stop =
             |k: &[u8]| self.above_upper(k) || self.back_key.as_deref().is_some_and(|b| k >= b);
-        let found = scan_forward(&mut c, (self.seq, self.now, self.pin), &mut skip, &stop);
+        let found = scan_forward(
+            &mut c,
+            (self.seq, self.now, self.pin, &self.ranges),
+            &mut skip,
+            &stop,
+        );
         self.cursor = Some(c);
         self.skip = skip;
         found
@@ -523,7 +547,7 @@ impl DbIterator {
         };
         let found = scan_backward(
             &mut c,
-            (self.seq, self.now, self.pin),
+            (self.seq, self.now, self.pin, &self.ranges),
             &|k| self.below_lower(k),
             &self.upper,
         );
@@ -556,7 +580,12 @@ impl DbIterator {
             }
         };
         let stop = |k: &[u8]| self.below_lower(k) || self.behind_cursor(k);
-        let found = scan_backward(&mut c, (self.seq, self.now, self.pin), &stop, &self.upper);
+        let found = scan_backward(
+            &mut c,
+            (self.seq, self.now, self.pin, &self.ranges),
+            &stop,
+            &self.upper,
+        );
         self.back = Some(c);
         let found = found?;
         if let Some(f) = &found {
@@ -603,7 +632,7 @@ impl DbIterator {
 /// first key `stop` says is out of reach.
 fn scan_forward(
     c: &mut MergingIterator,
-    (seq, now, pin): (SeqNo, u64, bool),
+    (seq, now, pin, ranges): (SeqNo, u64, bool, &RangeView),
     skip: &mut Option<Vec<u8>>,
     stop: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Option<Found>> {
@@ -618,7 +647,10 @@ fn scan_forward(
         }
         *skip = Some(p.user_key.to_vec());
         check_kind(&p)?;
-        if p.entry_kind() == Some(EntryKind::Delete) || expired(&p, c.value(), now)? {
+        if p.entry_kind() == Some(EntryKind::Delete)
+            || expired(&p, c.value(), now)?
+            || ranges.hiding(p.user_key, p.seq).is_some()
+        {
             c.next()?;
             continue;
         }
@@ -634,7 +666,7 @@ fn scan_forward(
 /// the first key `stop` says is out of reach.
 fn scan_backward(
     c: &mut MergingIterator,
-    (seq, now, pin): (SeqNo, u64, bool),
+    (seq, now, pin, ranges): (SeqNo, u64, bool, &RangeView),
     stop: &dyn Fn(&[u8]) -> bool,
     upper: &Bound<Vec<u8>>,
 ) -> Result<Option<Found>> {
@@ -662,7 +694,10 @@ fn scan_backward(
         };
         let p = ParsedKey::parse(&f.ikey);
         check_kind(&p)?;
-        if p.entry_kind() == Some(EntryKind::Delete) || expired(&p, &f.value, now)? {
+        if p.entry_kind() == Some(EntryKind::Delete)
+            || expired(&p, &f.value, now)?
+            || ranges.hiding(p.user_key, p.seq).is_some()
+        {
             continue;
         }
         return Ok(Some(f));

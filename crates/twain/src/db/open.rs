@@ -600,6 +600,7 @@ fn replay(
                         out.mem
                             .insert(&internal_key(e.key, e.seq, EntryKind::Delete as u8), &[]);
                     }
+                    LogEntryKind::RangeDelete => out.mem.delete_range(e.key, e.value, e.seq),
                     LogEntryKind::Inline => {
                         append_expiring_value(&mut key_buf, e.expires_at, e.value);
                         let kind = put_kind(EntryKind::Inline, e.expires_at);

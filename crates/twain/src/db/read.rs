@@ -4,6 +4,7 @@
 //! number: a pair from `DbInner::read_view`, or a registered snapshot's sequence (which
 //! flushes and compactions preserve) with any later super version.
 
+use super::range_view::RangeView;
 use super::{DbInner, SuperVersion, lock};
 use crate::format::handle::ValueHandle;
 use crate::key::{
@@ -92,7 +93,29 @@ pub(crate) struct FoundEntry<'a> {
 /// The newest entry of `key` visible at `seq` in `sv`, if any (a tombstone included);
 /// table blocks read enter the block cache if `fill_cache`; with `pin` a value found in a
 /// table shares its block instead of being copied. REQUIRES: as [`get_in`].
+///
+/// A version hidden by a range deletion comes back as a tombstone at the deletion's
+/// sequence.
 pub(crate) fn find<'a>(
+    sv: &'a SuperVersion,
+    key: &[u8],
+    seq: SeqNo,
+    fill_cache: bool,
+    pin: bool,
+) -> Result<Option<FoundEntry<'a>>> {
+    let Some(mut found) = find_entry(sv, key, seq, fill_cache, pin)? else {
+        return Ok(None);
+    };
+    let (ikey, hidden) = RangeView::of(sv, seq).judge(found.ikey);
+    found.ikey = ikey;
+    if hidden {
+        found.value = Bytes::new();
+    }
+    Ok(Some(found))
+}
+
+/// [`find`], range deletions aside.
+fn find_entry<'a>(
     sv: &'a SuperVersion,
     key: &[u8],
     seq: SeqNo,
@@ -141,8 +164,20 @@ pub(crate) fn find<'a>(
     Ok(None)
 }
 
-/// The newest entry of `key` in `sv` (at any sequence), without reading its value.
+/// The newest entry of `key` in `sv` (at any sequence), without reading its value; a
+/// tombstone if a range deletion hides it.
 pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    let Some((ikey, value)) = newest_stored(sv, key)? else {
+        return Ok(None);
+    };
+    match RangeView::of(sv, crate::key::MAX_SEQNO).judge(ikey) {
+        (ikey, true) => Ok(Some((ikey, Vec::new()))),
+        (ikey, false) => Ok(Some((ikey, value))),
+    }
+}
+
+/// [`newest_entry`], range deletions aside.
+fn newest_stored(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
     let lookup = lookup_key(key, crate::key::MAX_SEQNO);
     for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
         if let Some(found) = mem.get(&lookup) {
@@ -573,6 +608,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         compaction_handle_refreshes: Counters::get(&c.compaction_handle_refreshes),
         handle_fixups: Counters::get(&c.handle_fixups),
         expired_entries: Counters::get(&c.expired_entries),
+        range_deletions: Counters::get(&c.range_deletions),
+        range_deletion_tombstones: Counters::get(&c.range_deletion_tombstones),
         block_cache_hits: inner.cache.hits(),
         block_cache_misses: inner.cache.misses(),
         levels,

@@ -12,6 +12,7 @@
 //! `Db::compact_range`).
 
 use super::iter::merged_sources;
+use super::range_view::RangeView;
 use super::{DbInner, SuperVersion, lock};
 use crate::error::IoContext;
 use crate::format::handle::ValueHandle;
@@ -83,6 +84,7 @@ pub(crate) fn live_data(
 ) -> Result<Option<LiveData>> {
     let source = Path::new("key store");
     let mut live = LiveData::default();
+    let ranges = RangeView::of(sv, crate::key::MAX_SEQNO);
     let mut it = merged_sources(sv, false);
     it.seek_to_first()?;
     let mut last_key: Option<Vec<u8>> = None;
@@ -108,6 +110,9 @@ pub(crate) fn live_data(
             })?;
             match p.entry_kind() {
                 Some(EntryKind::Delete) => live.shadowed += key_len,
+                Some(_) if ranges.hiding(p.user_key, p.seq).is_some() => {
+                    live.shadowed += key_len + it.value().len() as u64;
+                }
                 Some(_) if is_expired(expires_at, now) => {
                     live.shadowed += key_len + it.value().len() as u64;
                 }

@@ -165,11 +165,15 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let placement = inner.opts.placement();
     let mut ops = 0u64;
     let mut separated_bytes = 0u64;
+    let mut range_deletions = 0u64;
     for w in group {
         let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
         for op in w.batch.iter() {
             let (kind, key, value, expires_at) = match op {
                 BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..], None),
+                BatchOp::DeleteRange { start, end } => {
+                    (LogEntryKind::RangeDelete, start, end, None)
+                }
                 BatchOp::Put {
                     key,
                     value,
@@ -184,6 +188,9 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                 } => (LogEntryKind::Inline, key, value, expires_at),
             };
             let placed = rec.add_expiring(&mut ws.buf, kind, key, value, expires_at);
+            if kind == LogEntryKind::RangeDelete {
+                range_deletions += 1;
+            }
             if kind == LogEntryKind::Separated {
                 separated_bytes += placed.len as u64;
                 ws.handles.push(ValueHandle {
@@ -194,7 +201,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                 });
             }
             user_bytes += (key.len() + value.len()) as u64;
-            if kind != LogEntryKind::Delete {
+            if matches!(kind, LogEntryKind::Inline | LogEntryKind::Separated) {
                 let class = placement.class(key.len(), value.len()) as usize;
                 class_bytes[class] += (key.len() + value.len()) as u64;
             }
@@ -228,6 +235,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                     append_internal_key(&mut ikey, key, seq, EntryKind::Delete as u8);
                     ws.mem.insert(&ikey, &[]);
                 }
+                BatchOp::DeleteRange { start, end } => ws.mem.delete_range(start, end, seq),
                 BatchOp::Put {
                     key,
                     value,
@@ -278,6 +286,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     Counters::add(&c.medium_bytes_written, class_bytes[1]);
     Counters::add(&c.large_bytes_written, class_bytes[2]);
     Counters::add(&c.user_ops, ops);
+    Counters::add(&c.range_deletions, range_deletions);
     Counters::add(&c.write_groups, 1);
     Counters::add(&c.log_bytes, ws.buf.len() as u64);
     if sync {

@@ -81,6 +81,9 @@ pub enum LogEntryKind {
     Inline = 1,
     /// A put whose value is separated: the key store holds a handle to this entry.
     Separated = 2,
+    /// A range deletion: every key from the entry's key (included) to its value (the end
+    /// key, excluded). Encoded like an inline put; never expires.
+    RangeDelete = 4,
 }
 
 impl TryFrom<u8> for LogEntryKind {
@@ -91,6 +94,7 @@ impl TryFrom<u8> for LogEntryKind {
             0 => Ok(LogEntryKind::Delete),
             1 => Ok(LogEntryKind::Inline),
             2 => Ok(LogEntryKind::Separated),
+            4 => Ok(LogEntryKind::RangeDelete),
             other => Err(other),
         }
     }
@@ -157,7 +161,8 @@ impl BatchRecordWriter {
     }
 
     /// Like [`add`](Self::add), for a put that expires at `expires_at` (ignored for a
-    /// delete). The placement is the put's own, after the expiry prefix.
+    /// delete or a range deletion). The placement is the put's own, after the expiry
+    /// prefix.
     pub fn add_expiring(
         &mut self,
         buf: &mut Vec<u8>,
@@ -168,7 +173,7 @@ impl BatchRecordWriter {
     ) -> EntryPlacement {
         let seq = self.first_seq + u64::from(self.count);
         self.count += 1;
-        if kind != LogEntryKind::Delete {
+        if matches!(kind, LogEntryKind::Inline | LogEntryKind::Separated) {
             put_expiry_prefix(buf, expires_at);
         }
         if kind == LogEntryKind::Separated {
@@ -278,7 +283,7 @@ pub fn put_separated(buf: &mut Vec<u8>, seq: SeqNo, key: &[u8], value: &[u8]) ->
 pub fn entry_len(kind: LogEntryKind, key_len: usize, value_len: usize) -> usize {
     match kind {
         LogEntryKind::Delete => 1 + varint_len(key_len as u64) + key_len,
-        LogEntryKind::Inline => {
+        LogEntryKind::Inline | LogEntryKind::RangeDelete => {
             1 + varint_len(key_len as u64) + varint_len(value_len as u64) + key_len + value_len
         }
         LogEntryKind::Separated => entry_len(LogEntryKind::Inline, key_len, value_len) + 4,
@@ -430,7 +435,10 @@ impl<'a> BatchReader<'a> {
             expires_at = Some(self.dec.u64("expiry time")?);
             offset = self.dec.pos();
             kind_byte = self.dec.u8("entry kind")?;
-            if kind_byte == LogEntryKind::Delete as u8 || kind_byte == EXPIRY_PREFIX {
+            if kind_byte == LogEntryKind::Delete as u8
+                || kind_byte == LogEntryKind::RangeDelete as u8
+                || kind_byte == EXPIRY_PREFIX
+            {
                 return Err(DecodeError::new(
                     offset,
                     format!("an expiry prefix before entry kind {kind_byte}"),
@@ -450,12 +458,22 @@ impl<'a> BatchReader<'a> {
             .varint_len(crate::options::MAX_KEY_SIZE, "key length")?;
         let value_len = match kind {
             LogEntryKind::Delete => 0,
+            // The end key of a range deletion.
+            LogEntryKind::RangeDelete => self
+                .dec
+                .varint_len(crate::options::MAX_KEY_SIZE, "end key length")?,
             _ => self
                 .dec
                 .varint_len(crate::options::MAX_VALUE_SIZE, "value length")?,
         };
         let key = self.dec.bytes(key_len, "key")?;
         let value = self.dec.bytes(value_len, "value")?;
+        if kind == LogEntryKind::RangeDelete && key > value {
+            return Err(DecodeError::new(
+                offset,
+                "a range deletion whose start is after its end",
+            ));
+        }
         let mut intact = true;
         if kind == LogEntryKind::Separated {
             let body = self.payload.get(offset..self.dec.pos()).unwrap_or_default();
@@ -671,8 +689,12 @@ mod tests {
                 (b"c".to_vec(), None)
             ]
         );
-        // A prefix before a delete or before another prefix is damage.
-        for bad in [LogEntryKind::Delete as u8, EXPIRY_PREFIX] {
+        // A prefix before a delete, a range deletion or another prefix is damage.
+        for bad in [
+            LogEntryKind::Delete as u8,
+            LogEntryKind::RangeDelete as u8,
+            EXPIRY_PREFIX,
+        ] {
             let mut buf = Vec::new();
             let w = BatchRecordWriter::begin(&mut buf, 7, 0);
             buf.push(EXPIRY_PREFIX);
@@ -686,6 +708,27 @@ mod tests {
             };
             assert!(BatchReader::new(payload).unwrap().next_entry().is_err());
         }
+    }
+
+    #[test]
+    fn range_deletions_carry_both_ends_and_never_an_expiry() {
+        let mut buf = Vec::new();
+        let mut w = BatchRecordWriter::begin(&mut buf, 40, 0);
+        let p = w.add_expiring(&mut buf, LogEntryKind::RangeDelete, b"b", b"key", Some(5));
+        w.add(&mut buf, LogEntryKind::Inline, b"a", b"1");
+        w.finish(&mut buf);
+        assert_eq!(p.len, entry_len(LogEntryKind::RangeDelete, 1, 3));
+        let Frame::Good { payload, .. } = decode_frame(&buf) else {
+            panic!("frame did not decode");
+        };
+        let mut r = BatchReader::new(payload).unwrap();
+        let e = r.next_entry().unwrap().unwrap();
+        assert_eq!(
+            (e.kind, e.seq, e.key, e.value, e.expires_at),
+            (LogEntryKind::RangeDelete, 40, &b"b"[..], &b"key"[..], None)
+        );
+        assert_eq!(r.next_entry().unwrap().unwrap().seq, 41);
+        assert_eq!(r.next_entry().unwrap(), None);
     }
 
     #[test]

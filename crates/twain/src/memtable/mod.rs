@@ -4,7 +4,10 @@
 //! or nothing for a tombstone (the kind is in the key's trailer). One writer (the group
 //! commit leader) inserts while any number of readers look up and iterate.
 
+mod range_del;
 mod skiplist;
+
+pub use range_del::Fragments;
 
 use crate::Result;
 use crate::iter::InternalIterator;
@@ -26,6 +29,8 @@ pub struct Memtable {
     /// Value files that handle fix-ups in this memtable point into: readers holding the
     /// memtable keep them on disk even after a later GC retires them.
     pinned: Mutex<Vec<Arc<ValueFile>>>,
+    /// Range deletions written to this memtable.
+    range_dels: range_del::RangeDels,
 }
 
 impl std::fmt::Debug for Memtable {
@@ -48,6 +53,7 @@ impl Memtable {
             frozen_at: OnceLock::new(),
             frozen_seq: OnceLock::new(),
             pinned: Mutex::new(Vec::new()),
+            range_dels: range_del::RangeDels::default(),
         }
     }
 
@@ -89,19 +95,29 @@ impl Memtable {
         Some((c.key().to_vec(), c.value().to_vec()))
     }
 
-    /// Bytes of memory the entries take.
+    /// Adds a range deletion of `[start, end)` at `seq`.
+    pub fn delete_range(&self, start: &[u8], end: &[u8], seq: SeqNo) {
+        self.range_dels.add(start, end, seq);
+    }
+
+    /// The range deletions, cut into fragments; `None` if there is none.
+    pub fn range_deletions(&self) -> Option<Arc<Fragments>> {
+        self.range_dels.fragments()
+    }
+
+    /// Bytes of memory the entries and range deletions take.
     pub fn approximate_bytes(&self) -> usize {
-        self.list.memory_bytes()
+        self.list.memory_bytes() + self.range_dels.bytes()
     }
 
-    /// Number of entries.
+    /// Number of entries and range deletions.
     pub fn len(&self) -> u64 {
-        self.list.len() as u64
+        (self.list.len() + self.range_dels.len()) as u64
     }
 
-    /// Whether the memtable holds nothing.
+    /// Whether the memtable holds nothing: no entry and no range deletion.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list.is_empty() && self.range_dels.len() == 0
     }
 
     /// Records where the value log ended when the memtable was frozen, and the last

@@ -50,6 +50,8 @@ pub(crate) struct Counters {
     pub svtable_searches: AtomicU64,
     pub handle_fixups: AtomicU64,
     pub expired_entries: AtomicU64,
+    pub range_deletions: AtomicU64,
+    pub range_deletion_tombstones: AtomicU64,
     pub scan_svtable_searches: AtomicU64,
     pub compaction_handle_refreshes: AtomicU64,
     pub gc_corrupt_dead_records: AtomicU64,
@@ -290,6 +292,12 @@ pub struct Stats {
     /// Expired puts that flushes and compactions turned into tombstones or dropped, with
     /// their values, since this open.
     pub expired_entries: u64,
+    /// Range deletions written ([`Db::delete_range`](crate::Db::delete_range)) since this
+    /// open.
+    pub range_deletions: u64,
+    /// Tombstones flushes wrote for range deletions, one per key a range deleted, since
+    /// this open.
+    pub range_deletion_tombstones: u64,
     /// Stale handles compactions re-pointed at their record's current place (the new
     /// epoch of its value file) as they rewrote the table holding them.
     pub compaction_handle_refreshes: u64,

@@ -67,6 +67,8 @@ impl Stats {
         o.num("scan_svtable_searches", self.scan_svtable_searches);
         o.num("handle_fixups", self.handle_fixups);
         o.num("expired_entries", self.expired_entries);
+        o.num("range_deletions", self.range_deletions);
+        o.num("range_deletion_tombstones", self.range_deletion_tombstones);
         o.num(
             "compaction_handle_refreshes",
             self.compaction_handle_refreshes,
@@ -354,6 +356,15 @@ impl Stats {
                 counted(s.svtable_searches, "SVTable search"),
                 s.scan_svtable_searches,
                 s.handle_fixups
+            ),
+        );
+        line(
+            "deletes",
+            format!(
+                "{} expired puts dropped; {}, {} written for them by flushes (since open)",
+                s.expired_entries,
+                counted(s.range_deletions, "range deletion"),
+                counted(s.range_deletion_tombstones, "tombstone"),
             ),
         );
         line(

@@ -1,5 +1,5 @@
 //! The hash layout (HashKV) against a `BTreeMap` model: random puts of small and large
-//! values, overwrites, deletes and snapshots, interleaved with flushes, complete GCs (group
+//! values, overwrites, deletes, range deletions and snapshots, interleaved with flushes, complete GCs (group
 //! GC merges segments, which forwards handles to the groups' main segments), background
 //! GC, compactions and reopens, agree with the model at every read: gets, scans both ways,
 //! lazy entries, and reads through snapshots. At the end `check` finds the database sound.
@@ -52,10 +52,16 @@ fn run(seed: u64, steps: u64, background: bool) {
                 db.put(&k, &v).unwrap();
                 model.insert(k, v);
             }
-            50..=59 => {
+            50..=57 => {
                 let k = key(&mut rng);
                 db.delete(&k).unwrap();
                 model.remove(&k);
+            }
+            58..=59 => {
+                let (a, b) = (key(&mut rng), key(&mut rng));
+                let (lo, hi) = (a.clone().min(b.clone()), a.max(b));
+                db.delete_range(&lo, &hi).unwrap();
+                model.retain(|k, _| *k < lo || *k >= hi);
             }
             60..=63 => db.flush().unwrap(),
             64..=67 => {

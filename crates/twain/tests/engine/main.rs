@@ -35,6 +35,8 @@ mod corruption_surfaces;
 mod counters_survive_reopen;
 mod crash_prefix;
 mod decoder_mutation;
+mod delete_range_drops_the_values_it_covers;
+mod delete_range_hides_keys_everywhere;
 mod directory_named_like_a_table_does_not_block_open;
 mod drop_file_concurrent_create;
 mod drop_file_torn_tail;

@@ -1,5 +1,5 @@
-//! Model test: random sequences of writes, reads, scans, snapshots, flushes, compactions
-//! and reopens, checked step by step against a `BTreeMap`.
+//! Model test: random sequences of writes, range deletions, reads, scans, snapshots,
+//! flushes, compactions and reopens, checked step by step against a `BTreeMap`.
 //!
 //! Small memtables, value files and level targets make every background path run: flushes,
 //! value file rolls, compactions with drop records, recovery from the value log.
@@ -17,7 +17,10 @@ type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 enum Op {
     Put(u8, usize, u8),
     Delete(u8),
-    Batch(Vec<(u8, Option<(usize, u8)>)>),
+    /// `delete_range(key(a), key(b))`; refused when `key(a) > key(b)`.
+    DeleteRange(u8, u8),
+    /// Puts (`Some`), deletes (`None`) and, at the end, a range deletion.
+    Batch(Vec<(u8, Option<(usize, u8)>)>, Option<(u8, u8)>),
     Get(u8),
     Scan(u8, u8, bool),
     Prefix(u8, bool),
@@ -46,11 +49,15 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         20 => (any::<u8>(), value_len(), any::<u8>()).prop_map(|(k, l, f)| Op::Put(k, l, f)),
         5 => any::<u8>().prop_map(Op::Delete),
-        4 => proptest::collection::vec(
-            (any::<u8>(), proptest::option::of((value_len(), any::<u8>()))),
-            1..8
+        2 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::DeleteRange(a, b)),
+        4 => (
+            proptest::collection::vec(
+                (any::<u8>(), proptest::option::of((value_len(), any::<u8>()))),
+                1..8
+            ),
+            proptest::option::weighted(0.25, (any::<u8>(), any::<u8>()))
         )
-        .prop_map(Op::Batch),
+            .prop_map(|(e, r)| Op::Batch(e, r)),
         8 => any::<u8>().prop_map(Op::Get),
         3 => (any::<u8>(), any::<u8>(), any::<bool>()).prop_map(|(a, b, r)| Op::Scan(a, b, r)),
         2 => (0u8..6, any::<bool>()).prop_map(|(p, r)| Op::Prefix(p, r)),
@@ -121,7 +128,17 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
                 db.delete(key(k)).unwrap();
                 model.remove(&key(k));
             }
-            Op::Batch(entries) => {
+            Op::DeleteRange(a, b) => {
+                let (a, b) = (key(a), key(b));
+                let r = db.delete_range(&a, &b);
+                if a > b {
+                    prop_assert!(matches!(r, Err(twain::Error::InvalidArgument(_))));
+                } else {
+                    r.unwrap();
+                    model.retain(|k, _| *k < a || *k >= b);
+                }
+            }
+            Op::Batch(entries, range) => {
                 let mut b = WriteBatch::new();
                 for (k, v) in entries {
                     match v {
@@ -134,6 +151,12 @@ fn run_with_stats(ops: Vec<Op>) -> Result<twain::Stats, TestCaseError> {
                             model.remove(&key(k));
                         }
                     }
+                }
+                if let Some((lo, hi)) = range {
+                    let (lo, hi) = (key(lo), key(hi));
+                    let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+                    b.delete_range(&lo, &hi);
+                    model.retain(|k, _| *k < lo || *k >= hi);
                 }
                 db.write(b, &WriteOptions::default()).unwrap();
             }
@@ -243,6 +266,7 @@ fn long_run_matches_btreemap() {
         let k = (x % 60) as u8;
         ops.push(match x % 23 {
             0 => Op::Delete(k),
+            1 if i % 301 == 0 => Op::DeleteRange(k, k.wrapping_add((x >> 20) as u8 % 12)),
             1 if i % 500 == 0 => Op::Reopen,
             2 => Op::Get(k),
             3 if i % 97 == 0 => Op::TakeSnapshot,

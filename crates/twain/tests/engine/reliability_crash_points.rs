@@ -21,6 +21,10 @@
 //! then goes on working (writes, flush, compaction, reopen) and must hold the recovered
 //! state plus the new writes.
 //!
+//! About one operation in 25 deletes a range of keys (up to the next 8 keys or so, from
+//! a random start): the range deletion lives in the log and the memtable until its flush
+//! writes a tombstone for each key it deleted, so crash points fall on both sides.
+//!
 //! One put in five expires (the clock is a `ManualClock` that stands still): half of them
 //! already expired when written, so they act as deletes in the model and flushes and
 //! compactions turn them into tombstones and drop their values; half expire far in the
@@ -64,12 +68,19 @@ impl Rng {
     }
 }
 
-/// A put `(key, Some(value), expiry)` or a delete `(key, None, None)`.
-type WriteOp = (Vec<u8>, Option<Vec<u8>>, Option<u64>);
+/// One operation of a workload's batch.
+#[derive(Debug, Clone)]
+enum WriteOp {
+    /// `(key, value, expiry)`.
+    Put(Vec<u8>, Vec<u8>, Option<u64>),
+    Delete(Vec<u8>),
+    /// `[start, end)`.
+    DeleteRange(Vec<u8>, Vec<u8>),
+}
 
 #[derive(Debug, Clone)]
 enum Step {
-    /// Write a batch: `(key, Some(value), expiry)` puts, `(key, None, _)` deletes.
+    /// Write a batch (synced if `true`).
     Write(Vec<WriteOp>, bool),
     Flush,
     Compact,
@@ -102,10 +113,15 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
                 let mut model = models.last().cloned().unwrap_or_default();
                 let mut ops = Vec::new();
                 for _ in 0..1 + rng.below(3) {
-                    let k = key(rng.below(KEYS));
-                    if rng.below(6) == 0 {
+                    let at = rng.below(KEYS);
+                    let k = key(at);
+                    if rng.below(25) == 0 {
+                        let end = key(at + 1 + rng.below(8));
+                        model.retain(|x, _| *x < k || *x >= end);
+                        ops.push(WriteOp::DeleteRange(k, end));
+                    } else if rng.below(6) == 0 {
                         model.remove(&k);
-                        ops.push((k, None, None));
+                        ops.push(WriteOp::Delete(k));
                     } else {
                         let len = if rng.below(2) == 0 {
                             rng.below(40)
@@ -122,16 +138,16 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
                         match rng.below(10) {
                             0 => {
                                 model.remove(&k);
-                                ops.push((k, Some(v), Some(NOW - 1 - rng.below(1000))));
+                                ops.push(WriteOp::Put(k, v, Some(NOW - 1 - rng.below(1000))));
                             }
                             1 => {
                                 v.insert(0, b'E');
                                 model.insert(k.clone(), v.clone());
-                                ops.push((k, Some(v), Some(LATER)));
+                                ops.push(WriteOp::Put(k, v, Some(LATER)));
                             }
                             _ => {
                                 model.insert(k.clone(), v.clone());
-                                ops.push((k, Some(v), None));
+                                ops.push(WriteOp::Put(k, v, None));
                             }
                         }
                     }
@@ -497,11 +513,12 @@ fn run(seed: u64, steps: usize, tally: &Arc<Tally>) {
         match step {
             Step::Write(ops, sync) => {
                 let mut b = WriteBatch::new();
-                for (k, v, expiry) in ops {
-                    match (v, expiry) {
-                        (Some(v), Some(at)) => b.put_with_expiry(k, v, at),
-                        (Some(v), None) => b.put(k, v),
-                        (None, _) => b.delete(k),
+                for op in ops {
+                    match op {
+                        WriteOp::Put(k, v, Some(at)) => b.put_with_expiry(k, v, at),
+                        WriteOp::Put(k, v, None) => b.put(k, v),
+                        WriteOp::Delete(k) => b.delete(k),
+                        WriteOp::DeleteRange(start, end) => b.delete_range(start, end),
                     };
                 }
                 progress.issued.store(written + 1, Ordering::SeqCst);
