@@ -1,8 +1,9 @@
 //! `twain debug stress`: random multi-threaded operations against a database, checked as they
 //! run, with an *expected-state file* that a SIGKILL at any instant leaves usable.
 //!
-//! Keys are `k00000000`..; each thread owns the keys whose index is congruent to its
-//! number modulo the thread count, so it alone writes them and knows their values exactly.
+//! Keys are `k00000000`..; each thread owns one contiguous block of them (thread `t` of
+//! `n` the keys from `t * keys / n` up to `(t + 1) * keys / n`), so it alone writes them,
+//! range deletions within its block included, and knows their values exactly.
 //! A value is identified by a per-key id (0: absent) and its bytes are derived from the
 //! key and the id ([`value_of`]), so any value read can be checked.
 //!
@@ -227,6 +228,7 @@ impl Expected {
 struct Counts {
     puts: AtomicU64,
     deletes: AtomicU64,
+    range_deletes: AtomicU64,
     batches: AtomicU64,
     gets: AtomicU64,
     scans: AtomicU64,
@@ -265,11 +267,25 @@ impl Worker {
     /// Writes `changes` (key index, new id; 0 deletes) as one batch, keeping the
     /// expected-state file right at every instant.
     fn write(&mut self, changes: &[(u32, u32)]) -> Result<()> {
+        self.write_with(changes, WriteBatch::new())
+    }
+
+    /// Deletes the keys `a..b` (all owned by this worker) by one range deletion.
+    fn delete_range(&mut self, a: u32, b: u32) -> Result<()> {
+        let changes: Vec<(u32, u32)> = (a..b).map(|i| (i, 0)).collect();
+        let mut batch = WriteBatch::new();
+        batch.delete_range(key_of(a), key_of(b));
+        self.write_with(&changes, batch)
+    }
+
+    /// [`write`](Self::write), the batch starting as `batch` (which must do what `changes`
+    /// say is pending): the changes' own operations are added after it.
+    fn write_with(&mut self, changes: &[(u32, u32)], mut batch: WriteBatch) -> Result<()> {
         for &(i, new) in changes {
             self.expected.set(i, self.ids[i as usize], new)?;
         }
-        let mut batch = WriteBatch::new();
-        for &(i, new) in changes {
+        let ranged = !batch.is_empty();
+        for &(i, new) in changes.iter().filter(|_| !ranged) {
             match new {
                 0 => batch.delete(key_of(i)),
                 id => match expiry_of(id) {
@@ -306,10 +322,18 @@ impl Worker {
                 self.write(&[(i, id)])?;
                 c.puts.fetch_add(1, Ordering::Relaxed);
             }
-            400..=499 => {
+            400..=489 => {
                 let i = self.random_own();
                 self.write(&[(i, 0)])?;
                 c.deletes.fetch_add(1, Ordering::Relaxed);
+            }
+            490..=499 => {
+                // Up to 16 consecutive keys of this worker's block.
+                let at = self.rng.below(self.own.len() as u64) as usize;
+                let end = (at + 1 + self.rng.below(16) as usize).min(self.own.len());
+                let (a, b) = (self.own[at], self.own[end - 1] + 1);
+                self.delete_range(a, b)?;
+                c.range_deletes.fetch_add(1, Ordering::Relaxed);
             }
             500..=649 => {
                 let mut changes: Vec<(u32, u32)> = Vec::new();
@@ -473,7 +497,10 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
                 .seed
                 .wrapping_mul(0x1000_0001)
                 .wrapping_add(u64::from(t))),
-            own: (0..args.keys).filter(|i| i % args.threads == t).collect(),
+            own: (u64::from(t) * u64::from(args.keys) / u64::from(args.threads)
+                ..u64::from(t + 1) * u64::from(args.keys) / u64::from(args.threads))
+                .map(|i| i as u32)
+                .collect(),
             ids: ids.clone(),
             next_id: next_id.clone(),
             sync_percent: args.sync_percent,
@@ -511,9 +538,10 @@ pub fn run(args: &StressArgs, sets: &[String]) -> Result<()> {
     }
     let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
     say!(
-        "stress: puts {}, deletes {}, batches {}, gets {}, scans {}, snapshots {}, flushes {}, compactions {}, complete GCs {}, wrong reads 0",
+        "stress: puts {}, deletes {}, range deletions {}, batches {}, gets {}, scans {}, snapshots {}, flushes {}, compactions {}, complete GCs {}, wrong reads 0",
         g(&counts.puts),
         g(&counts.deletes),
+        g(&counts.range_deletes),
         g(&counts.batches),
         g(&counts.gets),
         g(&counts.scans),

@@ -1,5 +1,6 @@
 //! [`WriteBatch`]: several puts and deletes applied atomically.
 
+use crate::memtable::MAX_RANGE_DELETIONS;
 use crate::options::{MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE};
 use crate::{Error, Result};
 
@@ -58,7 +59,8 @@ struct OpRange {
     value_len: usize,
 }
 
-/// Puts and deletes applied atomically, in order, by [`Db::write`](crate::Db::write).
+/// Puts, deletes and range deletions applied atomically, in order, by
+/// [`Db::write`](crate::Db::write).
 /// Every operation gets its own sequence number; a later operation on the same key wins.
 /// Not thread-safe to mutate; cheap to build (one byte buffer).
 #[derive(Debug, Clone, Default)]
@@ -189,8 +191,18 @@ impl WriteBatch {
     }
 
     /// Checks the documented limits: keys up to 64 KiB, values up to 64 MiB, batches up to
-    /// 512 MiB.
+    /// 512 MiB and up to [`MAX_RANGE_DELETIONS`] range deletions.
     pub(crate) fn validate(&self) -> Result<()> {
+        let ranges = self
+            .ops
+            .iter()
+            .filter(|op| op.kind == OpKind::DeleteRange)
+            .count();
+        if ranges > MAX_RANGE_DELETIONS {
+            return Err(Error::InvalidArgument(format!(
+                "batch of {ranges} range deletions exceeds the limit of {MAX_RANGE_DELETIONS}"
+            )));
+        }
         for op in &self.ops {
             if op.key_len > MAX_KEY_SIZE {
                 return Err(Error::InvalidArgument(format!(

@@ -108,6 +108,12 @@ pub(super) fn check_value_file(
                 .next_entry()
                 .map_err(|e| e.into_corruption(path, payload_at))?
             {
+                if e.kind == LogEntryKind::RangeDelete {
+                    versions
+                        .ranges
+                        .push((e.key.to_vec(), e.value.to_vec(), e.seq));
+                    continue;
+                }
                 versions.saw(e.key, e.seq);
                 if e.kind == LogEntryKind::Separated {
                     versions.records.insert((e.key.to_vec(), e.seq));

@@ -57,12 +57,24 @@ struct LogVersions {
     /// Separated records in the value log, by (key, sequence): copies of a record that a
     /// table may also point at (relocated write-backs are replayed from here on open).
     records: HashSet<(Vec<u8>, SeqNo)>,
+    /// Range deletions in the value log (not flushed yet): `(start, end, sequence)`.
+    ranges: Vec<(Vec<u8>, Vec<u8>, SeqNo)>,
 }
 
 impl LogVersions {
     fn saw(&mut self, key: &[u8], seq: SeqNo) {
         let top = self.newest.entry(key.to_vec()).or_insert(seq);
         *top = (*top).max(seq);
+    }
+
+    /// Whether a newer version of `key`, or a newer range deletion over it, shadows the
+    /// version `seq`.
+    fn shadowed(&self, key: &[u8], seq: SeqNo) -> bool {
+        self.newest.get(key).is_some_and(|&top| top > seq)
+            || self
+                .ranges
+                .iter()
+                .any(|(start, end, t)| start.as_slice() <= key && key < end.as_slice() && *t > seq)
     }
 }
 
@@ -365,7 +377,7 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             report.handles_resolved += copies.len() as u64;
             continue;
         }
-        if versions.newest.get(&key).is_some_and(|&top| top > seq) {
+        if versions.shadowed(&key, seq) {
             stale_shadowed += copies.len() as u64;
             continue;
         }

@@ -45,8 +45,8 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let frozen_at = imm
         .frozen_at()
         .ok_or_else(|| Error::InvalidArgument("memtable queued for flush was not frozen".into()))?;
-    let mut filter =
-        DropFilter::new(inner.snapshot_seqs()).expiring_at(inner.opts.clock.now_millis());
+    let snapshots = inner.snapshot_seqs();
+    let mut filter = DropFilter::new(snapshots.clone()).expiring_at(inner.opts.clock.now_millis());
     let mut tombstone = Vec::new();
     let mut drops = DropWriter::new();
     let number = lock(&inner.versions).new_file_number();
@@ -59,12 +59,16 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let mut segments: BTreeMap<u32, Sorted> = BTreeMap::new();
     let placement = inner.opts.placement();
     // The memtable's range deletions join it as the point tombstones they stand for.
+    let mut range_tombstones = None;
     let mut it: Box<dyn InternalIterator> =
-        match super::range_expand::expansion(&imm, &sv.version, &inner.counters) {
-            Some(tombstones) => Box::new(MergingIterator::new(vec![
-                Box::new(imm.iter()),
-                Box::new(tombstones),
-            ])),
+        match super::range_expand::expansion(&imm, &sv.version, &snapshots) {
+            Some((tombstones, made)) => {
+                range_tombstones = Some(made);
+                Box::new(MergingIterator::new(vec![
+                    Box::new(imm.iter()),
+                    Box::new(tombstones),
+                ]))
+            }
             None => Box::new(imm.iter()),
         };
     it.seek_to_first()?;
@@ -233,6 +237,12 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     );
     Counters::add(&inner.counters.flushes, 1);
     Counters::add(&inner.counters.expired_entries, filter.expired());
+    if let Some(made) = range_tombstones {
+        Counters::add(
+            &inner.counters.range_deletion_tombstones,
+            made.load(std::sync::atomic::Ordering::Relaxed),
+        );
+    }
     Counters::add(&inner.counters.flush_bytes, table_bytes);
     Counters::add(&inner.counters.transient_bytes_written, transient_bytes);
     Counters::add(&inner.counters.hash_segment_bytes_written, segment_bytes);

@@ -620,7 +620,10 @@ fn replay(
                     }
                 }
             }
-            if at >= start && out.mem.approximate_bytes() >= opts.memtable_size {
+            if at >= start
+                && (out.mem.approximate_bytes() >= opts.memtable_size
+                    || out.mem.range_deletion_count() >= crate::memtable::MAX_RANGE_DELETIONS)
+            {
                 out.mem.freeze(
                     LogPosition {
                         file: number,

@@ -3,13 +3,14 @@
 
 use super::SuperVersion;
 use crate::key::{EntryKind, SeqNo, internal_key};
-use crate::memtable::Fragments;
+use crate::memtable::Memtable;
 use std::sync::Arc;
 
 /// The range deletions visible at one sequence number.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RangeView {
-    fragments: Vec<Arc<Fragments>>,
+    /// The memtables holding some.
+    mems: Vec<Arc<Memtable>>,
     seq: SeqNo,
 }
 
@@ -17,9 +18,10 @@ impl RangeView {
     /// The range deletions of `sv`'s memtables, for a reader at `seq`.
     pub(crate) fn of(sv: &SuperVersion, seq: SeqNo) -> RangeView {
         RangeView {
-            fragments: std::iter::once(&sv.mem)
+            mems: std::iter::once(&sv.mem)
                 .chain(&sv.imms)
-                .filter_map(|m| m.range_deletions())
+                .filter(|m| m.range_deletion_count() > 0)
+                .cloned()
                 .collect(),
             seq,
         }
@@ -27,16 +29,16 @@ impl RangeView {
 
     /// The sequence of the newest visible range deletion that hides `key@entry_seq`.
     pub(crate) fn hiding(&self, key: &[u8], entry_seq: SeqNo) -> Option<SeqNo> {
-        self.fragments
+        self.mems
             .iter()
-            .filter_map(|f| f.hiding(key, entry_seq, self.seq))
+            .filter_map(|m| m.range_hiding(key, entry_seq, self.seq))
             .max()
     }
 
     /// `ikey`'s version as the reader sees it: the entry itself, or a tombstone at the
     /// sequence of the range deletion that hides it.
     pub(crate) fn judge(&self, ikey: Vec<u8>) -> (Vec<u8>, bool) {
-        if self.fragments.is_empty() {
+        if self.mems.is_empty() {
             return (ikey, false);
         }
         let p = crate::key::ParsedKey::parse(&ikey);

@@ -317,7 +317,8 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             continue;
         }
         let full = ws.mem.approximate_bytes() >= opts.memtable_size
-            || ws.mem_log_bytes >= opts.memtable_max_log_bytes;
+            || ws.mem_log_bytes >= opts.memtable_max_log_bytes
+            || ws.mem.range_deletion_count() >= crate::memtable::MAX_RANGE_DELETIONS;
         if !full || ws.mem.is_empty() {
             return Ok(());
         }

@@ -7,7 +7,7 @@
 mod range_del;
 mod skiplist;
 
-pub use range_del::Fragments;
+pub use range_del::{MAX_RANGE_DELETIONS, RangeTombstone};
 
 use crate::Result;
 use crate::iter::InternalIterator;
@@ -100,9 +100,19 @@ impl Memtable {
         self.range_dels.add(start, end, seq);
     }
 
-    /// The range deletions, cut into fragments; `None` if there is none.
-    pub fn range_deletions(&self) -> Option<Arc<Fragments>> {
-        self.range_dels.fragments()
+    /// The newest range deletion visible at `read_seq` that hides `key@entry_seq`.
+    pub fn range_hiding(&self, key: &[u8], entry_seq: SeqNo, read_seq: SeqNo) -> Option<SeqNo> {
+        self.range_dels.hiding(key, entry_seq, read_seq)
+    }
+
+    /// Number of range deletions.
+    pub fn range_deletion_count(&self) -> usize {
+        self.range_dels.len()
+    }
+
+    /// Every range deletion, in sequence order.
+    pub fn range_tombstones(&self) -> Vec<RangeTombstone> {
+        self.range_dels.tombstones()
     }
 
     /// Bytes of memory the entries and range deletions take.
