@@ -152,11 +152,12 @@ impl Reader {
         }
     }
 
-    /// `key in reader`: whether `key` has a value.
+    /// `key in reader`: whether `key` has a value (a separated value is not read).
     fn __contains__(&self, py: Python<'_>, key: Bytes<'_>) -> PyResult<bool> {
-        Ok(self
-            .value(py, key.as_ref(), &ReadOptions::default())?
-            .is_some())
+        match &self.view {
+            View::Live => self.handle.db().call(py, |db| db.contains_key(&key)),
+            View::Snapshot(snap) => snap.call(py, |s| s.contains_key(&key)),
+        }
     }
 
     /// `iter(reader)`: every key, in order (as `keys()`).

@@ -100,20 +100,27 @@ impl Db {
     ///
     /// [`Error::Corruption`] for a damaged entry, [`Error::Io`] if a table read fails.
     pub fn expiry(&self, key: impl AsRef<[u8]>) -> Result<KeyExpiry> {
-        let key = key.as_ref();
         let (sv, seq) = self.inner.read_view();
-        let now = self.inner.opts.clock.now_millis();
-        let Some(found) = read::find(&sv, key, seq, true, false)? else {
-            return Ok(KeyExpiry::Missing);
-        };
-        if ParsedKey::parse(&found.ikey).entry_kind() == Some(EntryKind::Delete) {
-            return Ok(KeyExpiry::Missing);
-        }
-        Ok(match expiry_of(found.source, &found.ikey, &found.value)? {
-            None => KeyExpiry::Never,
-            at @ Some(t) if !is_expired(at, now) => KeyExpiry::At(t),
-            Some(_) => KeyExpiry::Missing,
-        })
+        expiry_in(&self.inner, &sv, seq, key.as_ref())
+    }
+
+    /// Whether `key` has a value (it exists and has not expired), without reading a
+    /// separated value: a table lookup at most, like [`expiry`](Self::expiry).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let db = twain::Db::open(dir.path(), twain::Options::default())?;
+    /// db.put("k", vec![0u8; 100_000])?;
+    /// assert!(db.contains_key("k")?);
+    /// assert!(!db.contains_key("other")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`expiry`](Self::expiry).
+    pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        Ok(self.expiry(key)? != KeyExpiry::Missing)
     }
 
     /// The time expiry is judged by: the database's clock, in milliseconds since the Unix
@@ -121,6 +128,27 @@ impl Db {
     pub fn now_millis(&self) -> u64 {
         self.inner.opts.clock.now_millis()
     }
+}
+
+/// [`Db::expiry`] of `key` at `seq` in `sv` (REQUIRES: as `read::get_in`).
+pub(crate) fn expiry_in(
+    inner: &super::DbInner,
+    sv: &super::SuperVersion,
+    seq: crate::key::SeqNo,
+    key: &[u8],
+) -> Result<KeyExpiry> {
+    let now = inner.opts.clock.now_millis();
+    let Some(found) = read::find(sv, key, seq, true, false)? else {
+        return Ok(KeyExpiry::Missing);
+    };
+    if ParsedKey::parse(&found.ikey).entry_kind() == Some(EntryKind::Delete) {
+        return Ok(KeyExpiry::Missing);
+    }
+    Ok(match expiry_of(found.source, &found.ikey, &found.value)? {
+        None => KeyExpiry::Never,
+        at @ Some(t) if !is_expired(at, now) => KeyExpiry::At(t),
+        Some(_) => KeyExpiry::Missing,
+    })
 }
 
 /// The expiry time of a found entry; a flagged value too short for it is corruption.

@@ -29,6 +29,18 @@ impl Snapshot {
         Snapshot { inner, seq }
     }
 
+    /// Whether `key` has a value in the snapshot, without reading a separated value (see
+    /// [`Db::contains_key`](crate::Db::contains_key)).
+    ///
+    /// # Errors
+    ///
+    /// As [`Db::expiry`](crate::Db::expiry).
+    pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        let sv = self.inner.super_version();
+        let found = super::expiry::expiry_in(&self.inner, &sv, self.seq, key.as_ref())?;
+        Ok(found != crate::KeyExpiry::Missing)
+    }
+
     /// The sequence number the snapshot reads at.
     pub fn sequence(&self) -> SeqNo {
         self.seq

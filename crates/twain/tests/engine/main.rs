@@ -31,6 +31,7 @@ mod compaction_parts_run_in_parallel;
 mod compaction_repoints_stale_handles;
 mod concurrency;
 mod concurrent_compact_range;
+mod contains_key_reads_no_value;
 mod corruption;
 mod corruption_surfaces;
 mod counters_survive_reopen;
