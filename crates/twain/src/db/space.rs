@@ -22,7 +22,7 @@ use crate::key::{EntryKind, ParsedKey, SeqNo, is_expired, split_expiry};
 use crate::placement::separated_value_len;
 use crate::stats::DiskUsage;
 use crate::{Error, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -187,6 +187,9 @@ pub(crate) struct Pass {
     pub seq: SeqNo,
     /// `Counters::user_bytes` when it started: what users wrote before it.
     pub user_bytes: u64,
+    /// Separated bytes written to each value file when it started (read just before its
+    /// sequence): what it can have counted of a file written since.
+    pub separated_then: HashMap<u64, u64>,
     /// When it started.
     pub started: Instant,
     /// How long it took.
@@ -277,6 +280,13 @@ pub(crate) fn current(inner: &DbInner) -> (Arc<SuperVersion>, u64, SeqNo) {
 /// Makes a pass over the current state and caches it (a failure too); returns the live
 /// data. `Ok(None)` if the database began closing meanwhile.
 fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
+    let separated_then = inner
+        .super_version()
+        .version
+        .value_files
+        .iter()
+        .map(|(&n, f)| (n, f.separated_bytes()))
+        .collect();
     let (sv, generation, seq) = current(inner);
     let user_bytes = inner.counters.user_bytes.load(Ordering::Relaxed);
     let started = Instant::now();
@@ -296,6 +306,7 @@ fn pass(inner: &DbInner) -> Result<Option<Arc<LiveData>>> {
         generation,
         seq,
         user_bytes,
+        separated_then,
         started,
         took: started.elapsed(),
     });
@@ -367,6 +378,7 @@ mod tests {
             generation,
             seq: 0,
             user_bytes: 0,
+            separated_then: HashMap::new(),
             started,
             took,
         }

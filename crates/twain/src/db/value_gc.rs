@@ -191,8 +191,14 @@ pub(crate) fn worth_sealing(
         .get(&log.number())
         .map_or(0, |f| f.dropped_bytes);
     let mut live = log.separated_bytes().saturating_sub(dropped);
-    if let Some(pass) = inner.live_cache.last().and_then(|p| p.outcome.ok()) {
-        live = live.min(pass.separated.get(&log.number()).copied().unwrap_or(0));
+    // The last pass's count of the file, plus what was written to it since: a pass that
+    // predates the file, or writes after it, must not make the file look dead.
+    if let Some(pass) = inner.live_cache.last()
+        && let Ok(data) = &pass.outcome
+        && let Some(&then) = pass.separated_then.get(&log.number())
+    {
+        let counted = data.separated.get(&log.number()).copied().unwrap_or(0);
+        live = live.min(counted + log.separated_bytes().saturating_sub(then));
     }
     (live as f64) < threshold * written as f64
 }
@@ -527,4 +533,36 @@ fn release_memtable_pin(inner: &DbInner, number: u64, retired_epoch: u32) -> Res
         super::write::switch_memtable(inner, &mut ws)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fs::{Fs, MemFs};
+    use crate::{Db, Options};
+    use std::sync::Arc;
+
+    /// A log whose values were all written after the last live-data pass is live: the
+    /// pass's count of it (nothing) plus what was written since. It was sealed as garbage,
+    /// costing a new log file and an empty flush, when the pass's count stood for it all.
+    #[test]
+    fn a_log_written_after_the_last_pass_is_not_worth_sealing() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let opts = Options::default()
+            .fs(fs)
+            .gc_enabled(false)
+            .inline_threshold(64);
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        db.refresh_live_bytes().unwrap();
+        for i in 0..200u32 {
+            db.put(format!("k{i:04}"), vec![b'v'; 1000]).unwrap();
+        }
+        assert!(!super::seal_active_if_worth(&db.inner, 0.5, 0).unwrap());
+        // Once the values are overwritten and a pass has seen it, the log is worth sealing.
+        for i in 0..200u32 {
+            db.put(format!("k{i:04}"), vec![b'w'; 1000]).unwrap();
+            db.put(format!("k{i:04}"), vec![b'x'; 1000]).unwrap();
+        }
+        db.refresh_live_bytes().unwrap();
+        assert!(super::seal_active_if_worth(&db.inner, 0.5, 0).unwrap());
+    }
 }
