@@ -39,8 +39,13 @@ pub fn vlog_batch(data: &[u8]) {
     walk_batch(data);
     let _ = peek_header(data);
     let (key, rest) = data.split_at(data.len().min(4));
-    if let Ok(range) = decode_separated(rest, key, 7) {
-        assert!(range.end <= rest.len() && range.start <= range.end);
+    if let Ok(v) = decode_separated(rest, key, 7) {
+        assert!(v.range.end <= rest.len() && v.range.start <= v.range.end);
+    }
+    // A compressed value's bytes (kind 0x05): decoding never allocates past the largest
+    // value, and what decodes has the length it claims.
+    if let Ok(raw) = twain::format::compression::decompress_value(data) {
+        assert!(raw.len() <= twain::MAX_VALUE_SIZE);
     }
 }
 
@@ -55,6 +60,9 @@ fn walk_batch(payload: &[u8]) {
                 assert_eq!(Some(e.seq), h.first_seq.checked_add(u64::from(n)));
             }
             assert!(e.offset + e.len <= payload.len());
+            if e.compressed {
+                let _ = e.stored().value();
+            }
             n += 1;
         }
         assert!(n <= h.count);

@@ -80,3 +80,28 @@ def test_compression_and_the_info_log_are_options(path):
     assert (path / "LOG").read_text().count(" INFO  ") >= 2
     with pytest.raises(ValueError, match="option compression"):
         twaindb.Db(path, compression="snappy")
+
+
+def test_separated_values_compress_per_class(path):
+    value = b"".join(b"u%05d:ok;" % (j * 7919 % 100000) for j in range(130))
+    with twaindb.Db(
+        path,
+        value_compression="lz4",
+        medium_value_compression="zstd",
+        medium_threshold=64,
+        inline_threshold=1024,
+    ) as db:
+        for i in range(500):
+            db.put(b"key%05d" % i, value)
+            db.put(b"mid%05d" % i, value[:500])
+        db.flush()
+        assert db.get(b"key00042") == value
+        assert db.get(b"mid00042") == value[:500]
+        db.compact_range()
+        assert db.get(b"mid00499") == value[:500]
+        assert [k for k, _ in db.items()][:2] == [b"key00000", b"key00001"]
+    with twaindb.Db(path) as db:
+        assert db.get(b"key00007") == value
+        assert db.get(b"mid00007") == value[:500]
+    with pytest.raises(ValueError, match="option value_compression"):
+        twaindb.Db(path, value_compression="snappy")

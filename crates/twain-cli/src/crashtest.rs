@@ -146,6 +146,8 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
         format!("gc={}", rng.pick(&["on", "on", "on", "off"])),
         // Drawn last, so a seed draws the rest as before.
         format!("compression={}", rng.pick(&["none", "lz4", "zstd"])),
+        // The stress values' letters compress with zstd, not with LZ4.
+        format!("value_compression={}", rng.pick(&["none", "zstd", "zstd"])),
     ];
 
     (sets, sync)

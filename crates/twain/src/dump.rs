@@ -202,8 +202,17 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
             let kind = match e.kind {
                 LogEntryKind::Delete => "delete",
                 LogEntryKind::Inline => "inline",
+                LogEntryKind::Separated if e.compressed => "separated compressed",
                 LogEntryKind::Separated => "separated",
                 LogEntryKind::RangeDelete => "delete-range",
+            };
+            // A compressed value is shown as the value it holds, with its stored size.
+            let value = match e.stored().value() {
+                Ok(v) if e.compressed => {
+                    format!("{} (stored in {} bytes)", preview(&v), e.value.len())
+                }
+                Ok(v) => preview(&v),
+                Err(err) => format!("<compressed value that does not decode: {}>", err.what),
             };
             let expiry = e
                 .expires_at
@@ -213,7 +222,7 @@ fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -
                 "  seq {} {kind} key \"{}\" value {}{expiry} (entry @{} len {})",
                 e.seq,
                 escape(e.key),
-                preview(e.value),
+                value,
                 at + 8 + e.offset as u64,
                 e.len
             );
@@ -304,12 +313,17 @@ fn dump_svtable(
             offset,
             len,
         };
-        let value = file.read_value(&h, &key, seq)?;
+        let (stored, compressed) = file.read_stored(&h, &key, seq)?;
+        let value = if compressed {
+            let v = file.read_value(&h, &key, seq)?;
+            format!("{} (stored in {} bytes)", preview(&v), stored.len())
+        } else {
+            preview(&stored)
+        };
         writeln!(
             out,
-            "  key \"{}\" seq {seq} @{offset} len {len} value {}",
+            "  key \"{}\" seq {seq} @{offset} len {len} value {value}",
             escape(&key),
-            preview(&value)
         )
         .map_err(&w)?;
     }

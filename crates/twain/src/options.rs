@@ -209,6 +209,15 @@ pub struct Options {
     /// `i` (0: what flushes write), the last entry for every deeper level. At most
     /// `num_levels` entries. Empty (the default): `compression` everywhere.
     pub compression_per_level: Vec<crate::Compression>,
+    /// How separated values of the large class are compressed (`none`, `lz4`, `zstd`),
+    /// each value on its own, by the writer's thread before the write joins the log (and
+    /// by flushes into hash segments, compactions that separate). A value is stored
+    /// compressed only if that saves an eighth and leaves it large; copies by value GC
+    /// keep it as it is. Default: none (see `docs/benchmarks.md`, "Value compression").
+    pub value_compression: crate::Compression,
+    /// The same for medium values, compressed by the flush that moves them into a
+    /// transient file (Parallax). Default: none.
+    pub medium_value_compression: crate::Compression,
     /// Bytes of decoded blocks kept in the block cache (0 disables it). Range: 0 ..= 1 TiB.
     /// Default: 64 MiB.
     pub block_cache_size: u64,
@@ -326,6 +335,8 @@ impl Default for Options {
             bloom_bits_per_key: 10,
             compression: crate::Compression::None,
             compression_per_level: Vec::new(),
+            value_compression: crate::Compression::None,
+            medium_value_compression: crate::Compression::None,
             block_cache_size: 64 << 20,
             l0_compaction_trigger: 4,
             l0_slowdown_trigger: 20,
@@ -375,6 +386,8 @@ impl std::fmt::Debug for Options {
             .field("bloom_bits_per_key", &self.bloom_bits_per_key)
             .field("compression", &self.compression)
             .field("compression_per_level", &self.compression_per_level)
+            .field("value_compression", &self.value_compression)
+            .field("medium_value_compression", &self.medium_value_compression)
             .field("block_cache_size", &self.block_cache_size)
             .field("l0_compaction_trigger", &self.l0_compaction_trigger)
             .field("l0_slowdown_trigger", &self.l0_slowdown_trigger)
@@ -503,12 +516,17 @@ impl Options {
             "create_if_missing" => self.create_if_missing = flag()?,
             "error_if_exists" => self.error_if_exists = flag()?,
             "gc" | "gc_enabled" => self.gc_enabled = flag()?,
-            "compression" => {
-                self.compression = crate::Compression::parse(value).ok_or_else(|| {
+            "compression" | "value_compression" | "medium_value_compression" => {
+                let codec = crate::Compression::parse(value).ok_or_else(|| {
                     Error::InvalidArgument(format!(
                         "option {name}: {value:?} is not none, lz4 or zstd"
                     ))
-                })?
+                })?;
+                match name {
+                    "compression" => self.compression = codec,
+                    "value_compression" => self.value_compression = codec,
+                    _ => self.medium_value_compression = codec,
+                }
             }
             "compression_per_level" => {
                 let mut per = Vec::new();

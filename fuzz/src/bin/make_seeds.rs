@@ -19,6 +19,9 @@ fn main() {
         .inline_threshold(48)
         .block_size(256)
         .value_file_size(4096)
+        // Values that compress are stored compressed (entry kind 0x05).
+        .value_compression(Compression::Lz4)
+        .medium_value_compression(Compression::Zstd)
         // Keep the value log as written: its files are the seeds of the log targets.
         .gc_enabled(false);
     let db = Db::open("/db", opts).expect("open");
@@ -39,6 +42,8 @@ fn main() {
         }
     }
     db.put("tail", "in the log").expect("put");
+    db.put("compressed", "status=ok order=1234 ".repeat(20))
+        .expect("put");
     // Expiring puts, inline and separated, in the log and (after the fuzz seeds' tables)
     // nowhere else: the log's expiry prefix.
     let mut b = WriteBatch::new();

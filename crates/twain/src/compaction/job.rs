@@ -48,6 +48,8 @@ pub struct PartSettings {
     pub table: TableOptions,
     /// The size classes and merge level (Parallax).
     pub(crate) placement: Placement,
+    /// How values the compaction separates out of the tree (now large) are compressed.
+    pub value_compression: crate::Compression,
     /// Re-point stale handles at their file's new epoch (drop-records GC mode only:
     /// `compaction::refresh`).
     pub refresh: bool,
@@ -60,6 +62,7 @@ impl PartSettings {
             target_file_size: opts.target_file_size,
             table: opts.table_options(0),
             placement: opts.placement(),
+            value_compression: opts.value_compression,
             refresh: opts.gc_mode == crate::GcMode::DropRecords,
         }
     }

@@ -220,7 +220,10 @@ impl<'a> Placer<'a> {
                 };
                 let path = value_file_path(self.env.dir(), number, epoch);
                 let file = self.env.fs().create_new(&path).ctx("create", &path)?;
-                let w = SvTableWriter::new(file, path.clone(), number, epoch);
+                let w = SvTableWriter::new(file, path.clone(), number, epoch).compressing(
+                    self.job.settings.value_compression,
+                    self.placement.inline_threshold,
+                );
                 self.out.insert((number, path, w))
             }
         };

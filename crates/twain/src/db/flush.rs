@@ -272,9 +272,15 @@ impl Sorted {
         let path = value_file_path(&inner.dir, number, epoch);
         let file = inner.fs.create(&path).ctx("create", &path)?;
         let mut writer = SvTableWriter::with_chunk(file, path, number, epoch, chunk);
-        if origin == ValueFileOrigin::Hash {
-            writer = writer.into_segment();
-        }
+        let o = &inner.opts;
+        writer = match origin {
+            // A segment holds large values, a transient file medium ones: each class
+            // compressed as its option says, never below its class.
+            ValueFileOrigin::Hash => writer
+                .into_segment()
+                .compressing(o.value_compression, o.inline_threshold),
+            _ => writer.compressing(o.medium_value_compression, o.medium_threshold),
+        };
         Ok(Sorted {
             number,
             origin,

@@ -76,15 +76,15 @@ pub(crate) fn multi_get(
         let len = usize::try_from(run.len).unwrap_or(usize::MAX);
         let mut buf = vec![0u8; len];
         run.file.read_span(run.offset, &mut buf)?;
+        let buf = bytes::Bytes::from(buf);
         Counters::add(&c.multi_get_reads, 1);
         for w in run.items {
             let h = &w.handle;
             let start = (h.offset - run.offset) as usize;
-            let entry = buf.get(start..start + h.len as usize).unwrap_or_default();
-            let range = run.file.value_range(h, entry, &w.key, w.seq)?;
+            let value = run.file.value_in(h, &buf, start, &w.key, w.seq)?;
             Counters::add(&c.value_reads, 1);
             Counters::add(&c.value_bytes_read, u64::from(h.len));
-            out[w.index] = Some(entry.get(range).unwrap_or_default().to_vec());
+            out[w.index] = Some(value.to_vec());
         }
     }
     Ok(out)

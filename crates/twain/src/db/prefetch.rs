@@ -287,18 +287,13 @@ fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
         .map(|item| {
             let h = &item.handle;
             let start = (h.offset - run.offset) as usize;
-            let entry = buf.get(start..start + h.len as usize).filter(|_| ok);
-            let outcome = match entry {
-                Some(entry) => match run.file.value_range(h, entry, &item.key, item.seq) {
-                    Ok(range) if range.end <= entry.len() => {
-                        Counters::add(&c.value_reads, 1);
-                        Counters::add(&c.value_bytes_read, u64::from(h.len));
-                        Outcome::Read(buf.slice(start + range.start..start + range.end))
-                    }
-                    Ok(_) => Outcome::Failed,
-                    Err(_) => Outcome::Failed,
-                },
-                None => Outcome::Failed,
+            let outcome = match run.file.value_in(h, &buf, start, &item.key, item.seq) {
+                Ok(value) if ok => {
+                    Counters::add(&c.value_reads, 1);
+                    Counters::add(&c.value_bytes_read, u64::from(h.len));
+                    Outcome::Read(value)
+                }
+                _ => Outcome::Failed,
             };
             (item.id, outcome)
         })

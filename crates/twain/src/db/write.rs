@@ -7,6 +7,7 @@
 
 use super::{DbInner, SuperVersion, lock};
 use crate::event_log::event;
+use crate::format::compression::{StoredValue, compress_value};
 use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_expiring_value, append_internal_key, put_kind};
@@ -26,6 +27,9 @@ const MAX_GROUP_BYTES: usize = 1 << 20;
 /// One waiting writer.
 struct Writer {
     batch: WriteBatch,
+    /// Per operation of `batch`, the compressed form of a separated put's value, made on
+    /// the writer's own thread (`value_compression`); empty when nothing was compressed.
+    packed: Vec<Option<Vec<u8>>>,
     sync: bool,
     cv: Condvar,
     /// Set by the leader that committed this writer's batch (under the queue lock).
@@ -87,8 +91,10 @@ pub(crate) fn write(inner: &DbInner, batch: WriteBatch, sync: bool) -> Result<()
     if batch.is_empty() {
         return if sync { sync_log(inner) } else { Ok(()) };
     }
+    let packed = pack_values(inner, &batch);
     let me = Arc::new(Writer {
         batch,
+        packed,
         sync,
         cv: Condvar::new(),
         outcome: Mutex::new(None),
@@ -137,6 +143,32 @@ pub(crate) fn write(inner: &DbInner, batch: WriteBatch, sync: bool) -> Result<()
     result
 }
 
+/// Compresses the values of `batch` that the log will separate, as `value_compression`
+/// asks, before the write queues: the leader only copies what its writers compressed.
+fn pack_values(inner: &DbInner, batch: &WriteBatch) -> Vec<Option<Vec<u8>>> {
+    let codec = inner.opts.value_compression;
+    let threshold = inner.opts.inline_threshold;
+    if codec == crate::Compression::None || inner.opts.value_layout != ValueLayout::Log {
+        return Vec::new();
+    }
+    let mut any = false;
+    let packed = batch
+        .iter()
+        .map(|op| match op {
+            BatchOp::Put { key, value, .. } if key.len() + value.len() >= threshold => {
+                let mut out = Vec::new();
+                let floor = threshold.saturating_sub(key.len());
+                compress_value(codec, value, floor, &mut out).then(|| {
+                    any = true;
+                    out
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if any { packed } else { Vec::new() }
+}
+
 /// Appends the group's records, syncs if asked, and applies them to the memtable.
 fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let mut guard = lock(&inner.write.state);
@@ -168,7 +200,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let mut range_deletions = 0u64;
     for w in group {
         let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
-        for op in w.batch.iter() {
+        for (i, op) in w.batch.iter().enumerate() {
             let (kind, key, value, expires_at) = match op {
                 BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..], None),
                 BatchOp::DeleteRange { start, end } => {
@@ -187,7 +219,19 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
                     expires_at,
                 } => (LogEntryKind::Inline, key, value, expires_at),
             };
-            let placed = rec.add_expiring(&mut ws.buf, kind, key, value, expires_at);
+            let packed = w.packed.get(i).and_then(Option::as_deref);
+            let placed = match packed {
+                Some(bytes) if kind == LogEntryKind::Separated => rec.add_stored(
+                    &mut ws.buf,
+                    key,
+                    StoredValue {
+                        bytes,
+                        compressed: true,
+                    },
+                    expires_at,
+                ),
+                _ => rec.add_expiring(&mut ws.buf, kind, key, value, expires_at),
+            };
             if kind == LogEntryKind::RangeDelete {
                 range_deletions += 1;
             }
@@ -548,7 +592,7 @@ pub(crate) fn relocate(
             }
             continue;
         };
-        let placed = rec.add_expiring(&mut ws.buf, r.seq, &r.key, &r.value, expires_at);
+        let placed = rec.add_stored(&mut ws.buf, r.seq, &r.key, r.stored(), expires_at);
         separated += placed.len as u64;
         kept.push((
             r,

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 /// The first bytes of every message.
 pub const MAGIC: [u8; 4] = *b"TWCJ";
 /// The version this code writes and the only one it reads.
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 /// Message kind: a job, host to worker.
 pub const KIND_JOB: u8 = 1;
 /// Message kind: an outcome, worker to host.
@@ -61,14 +61,11 @@ pub fn encode_job(job: &PartJob) -> Vec<u8> {
     put_varint(&mut b, s.table.block_size as u64);
     put_varint(&mut b, s.table.restart_interval as u64);
     put_varint(&mut b, u64::from(s.table.bloom_bits_per_key));
-    b.push(match s.table.compression {
-        Compression::None => 0,
-        Compression::Lz4 => 1,
-        Compression::Zstd => 2,
-    });
+    b.push(codec_byte(s.table.compression));
     put_varint(&mut b, s.placement.medium_threshold as u64);
     put_varint(&mut b, s.placement.inline_threshold as u64);
     put_varint(&mut b, s.placement.merge_level as u64);
+    b.push(codec_byte(s.value_compression));
     b.push(u8::from(s.refresh));
     match &job.manual {
         None => b.push(0),
@@ -82,6 +79,23 @@ pub fn encode_job(job: &PartJob) -> Vec<u8> {
     put_varint(&mut b, job.numbers.end);
     put_varint(&mut b, job.now);
     finish(b)
+}
+
+fn codec_byte(c: Compression) -> u8 {
+    match c {
+        Compression::None => 0,
+        Compression::Lz4 => 1,
+        Compression::Zstd => 2,
+    }
+}
+
+fn codec_of(d: &mut Decoder<'_>, what: &str) -> Result<Compression, DecodeError> {
+    match d.u8(what)? {
+        0 => Ok(Compression::None),
+        1 => Ok(Compression::Lz4),
+        2 => Ok(Compression::Zstd),
+        c => Err(d.error(format!("unknown {what} {c}"))),
+    }
 }
 
 /// Decodes a job message.
@@ -136,12 +150,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
         block_size: usize_of(&mut d, "block size")?,
         restart_interval: usize_of(&mut d, "restart interval")?,
         bloom_bits_per_key: d.varint_u32("bloom bits per key")?,
-        compression: match d.u8("compression")? {
-            0 => Compression::None,
-            1 => Compression::Lz4,
-            2 => Compression::Zstd,
-            c => return Err(d.error(format!("unknown compression {c}"))),
-        },
+        compression: codec_of(&mut d, "compression")?,
     };
     if target_file_size == 0 || table.block_size == 0 || table.restart_interval == 0 {
         return Err(d.error("zero table size, block size or restart interval"));
@@ -151,6 +160,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
         inline_threshold: usize_of(&mut d, "inline threshold")?,
         merge_level: level_of(&mut d, "merge level")?,
     };
+    let value_compression = codec_of(&mut d, "value compression")?;
     let refresh = flag(&mut d, "refresh")?;
     let manual = if flag(&mut d, "manual")? {
         Some(ManualRange {
@@ -180,6 +190,7 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
             target_file_size,
             table,
             placement,
+            value_compression,
             refresh,
         },
         manual,
@@ -474,6 +485,7 @@ mod tests {
                     inline_threshold: 1024,
                     merge_level: 0,
                 },
+                value_compression: Compression::Zstd,
                 refresh: true,
             },
             manual: Some(ManualRange {

@@ -9,6 +9,13 @@
 //! [`MAX_RAW_LEN`]: a reader allocates no more than that, whatever the bytes say. A block is
 //! stored compressed only when that saves at least an eighth of its bytes; otherwise it is
 //! stored plain (type 0), so incompressible data costs nothing to read.
+//!
+//! A separated value may be stored compressed too (`docs/format/value-log.md`,
+//! "Compressed values"): its entry's value bytes are then
+//! ```text
+//! compressed_value := codec: u8 (1 = LZ4, 2 = zstd, as block types) | stored
+//! ```
+//! with `raw_len` at most `MAX_VALUE_SIZE`.
 
 use super::block::BlockType;
 use super::coding::{DecodeError, Decoder, put_varint};
@@ -184,6 +191,88 @@ pub fn decompress(block_type: BlockType, stored: &[u8]) -> Result<Vec<u8>, Decod
     Ok(raw)
 }
 
+/// A separated value as its entry stores it: the value's own bytes, or its compressed form
+/// (kind `0x05`, `docs/format/value-log.md`). Copies of an entry (value GC, relocation)
+/// keep the stored form: a value is compressed once, when it is first separated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredValue<'a> {
+    /// The bytes the entry holds as its value.
+    pub bytes: &'a [u8],
+    /// Whether `bytes` is a `compressed_value` rather than the value itself.
+    pub compressed: bool,
+}
+
+impl<'a> StoredValue<'a> {
+    /// A value stored as it is.
+    pub fn plain(bytes: &'a [u8]) -> StoredValue<'a> {
+        StoredValue {
+            bytes,
+            compressed: false,
+        }
+    }
+
+    /// The value itself: `bytes`, or `bytes` decompressed.
+    pub fn value(&self) -> Result<std::borrow::Cow<'a, [u8]>, DecodeError> {
+        if self.compressed {
+            decompress_value(self.bytes).map(std::borrow::Cow::Owned)
+        } else {
+            Ok(std::borrow::Cow::Borrowed(self.bytes))
+        }
+    }
+}
+
+/// Compresses a value about to be separated into `out` (cleared first) as a
+/// `compressed_value`, if `codec` is not `None`, that saves at least an eighth of its
+/// bytes, and the stored form is at least `floor` bytes (so that the entry stays in the
+/// placement class its raw size chose); returns whether `out` holds it.
+pub fn compress_value(codec: Compression, raw: &[u8], floor: usize, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    if codec == Compression::None || raw.is_empty() {
+        return false;
+    }
+    let mut body = Vec::new();
+    let block_type = compress(codec, raw, &mut body);
+    if block_type == BlockType::Plain || body.len() + 1 < floor {
+        return false;
+    }
+    out.reserve(body.len() + 1);
+    out.push(block_type as u8);
+    out.extend_from_slice(&body);
+    // `compress` saved an eighth of the bytes; the codec byte must not undo it.
+    if out.len() > raw.len() - raw.len() / 8 {
+        out.clear();
+        return false;
+    }
+    true
+}
+
+/// The value a `compressed_value` holds. Errors (offsets within `stored`) for an unknown
+/// codec, a length over `MAX_VALUE_SIZE`, damaged codec output, or output of another
+/// length than it says.
+pub fn decompress_value(stored: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    let mut d = Decoder::new(stored);
+    let codec = d.u8("value codec")?;
+    let block_type = match BlockType::try_from(codec) {
+        Ok(t @ (BlockType::Lz4 | BlockType::Zstd)) => t,
+        _ => {
+            return Err(DecodeError::new(0, format!("unknown value codec {codec}")));
+        }
+    };
+    let at = d.pos();
+    let body = stored.get(at..).unwrap_or_default();
+    let raw_len = Decoder::new(body).varint("uncompressed length")?;
+    if raw_len > crate::options::MAX_VALUE_SIZE as u64 {
+        return Err(DecodeError::new(
+            at,
+            format!(
+                "uncompressed value length {raw_len} is over {}",
+                crate::options::MAX_VALUE_SIZE
+            ),
+        ));
+    }
+    decompress(block_type, body).map_err(|e| DecodeError::new(e.offset + at, e.what))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +351,62 @@ mod tests {
             assert_eq!(Compression::parse(c.name()), Some(c));
         }
         assert_eq!(Compression::parse("snappy"), None);
+    }
+
+    #[test]
+    fn values_round_trip_compressed_only_where_it_pays_and_stays_in_class() {
+        let raw = text(100);
+        for codec in [Compression::Lz4, Compression::Zstd] {
+            let mut out = Vec::new();
+            assert!(compress_value(codec, &raw, 0, &mut out), "{codec:?}");
+            assert!(out.len() < raw.len() / 2, "{codec:?}: {} bytes", out.len());
+            assert_eq!(decompress_value(&out).unwrap(), raw);
+            // Below the class floor: stored plain.
+            assert!(!compress_value(codec, &raw, out.len() + 1, &mut out));
+            assert!(out.is_empty());
+        }
+        let mut out = Vec::new();
+        assert!(!compress_value(Compression::None, &raw, 0, &mut out));
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let random: Vec<u8> = (0..4000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        assert!(!compress_value(Compression::Lz4, &random, 0, &mut out));
+        assert!(!compress_value(Compression::Lz4, &[], 0, &mut out));
+    }
+
+    #[test]
+    fn damaged_compressed_values_are_errors() {
+        let raw = text(100);
+        let mut good = Vec::new();
+        assert!(compress_value(Compression::Lz4, &raw, 0, &mut good));
+        // An unknown or plain codec byte.
+        for codec in [0u8, 3, 200] {
+            let mut bad = good.clone();
+            bad[0] = codec;
+            assert!(decompress_value(&bad).is_err(), "codec {codec}");
+        }
+        // A length over the largest value, before anything is allocated.
+        let mut huge = vec![1u8];
+        put_varint(&mut huge, crate::options::MAX_VALUE_SIZE as u64 + 1);
+        huge.extend_from_slice(&good[2..]);
+        let e = decompress_value(&huge).unwrap_err();
+        assert!(e.what.contains("over"), "{}", e.what);
+        // Truncated or flipped codec output.
+        assert!(decompress_value(&good[..good.len() - 3]).is_err());
+        assert!(decompress_value(&[]).is_err());
+        for i in 1..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x41;
+            if let Ok(v) = decompress_value(&bad) {
+                // LZ4 has no checksum of its own: the entry's CRC catches such damage.
+                assert_eq!(v.len(), raw.len());
+            }
+        }
     }
 }

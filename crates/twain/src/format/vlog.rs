@@ -12,6 +12,9 @@
 //!        | 0x01 key_len: varint value_len: varint key value           -- inline put
 //!        | 0x02 key_len: varint value_len: varint key value entry_crc -- separated put
 //!        | 0x03 expires_at: u64 LE (inline put | separated put)        -- expiring put
+//!        | 0x04 start_len: varint end_len: varint start end           -- range deletion
+//!        | 0x05 key_len: varint value_len: varint key compressed_value entry_crc
+//!                                               -- separated put, value compressed
 //! entry_crc := masked crc32c of (seq: u64 LE ++ the entry's bytes from its kind byte
 //!              through the value), as u32 LE
 //! ```
@@ -25,6 +28,7 @@
 //! damage) from corruption of durable bytes (a later record proves they were synced).
 
 use super::coding::{DecodeError, Decoder, put_varint, varint_len};
+use super::compression::StoredValue;
 use super::record::{FRAME_HEADER_LEN, begin_frame, finish_frame};
 use crate::key::SeqNo;
 
@@ -99,6 +103,13 @@ impl TryFrom<u8> for LogEntryKind {
         }
     }
 }
+
+/// The kind byte of a separated put whose value is stored compressed (a
+/// `compressed_value`, see `format::compression`). It decodes as a
+/// [`LogEntryKind::Separated`] entry with [`LogEntry::compressed`] set.
+///
+/// DO NOT CHANGE: embedded in value files.
+pub const COMPRESSED_SEPARATED: u8 = 5;
 
 /// The byte that starts an expiring put: the expiry time follows, then the put itself
 /// (inline or separated), whose offset and length are those a handle names.
@@ -195,6 +206,21 @@ impl BatchRecordWriter {
         }
     }
 
+    /// Appends a separated put whose value is `stored` (plain or compressed), expiring at
+    /// `expires_at` if given, and returns where the entry (after any prefix) landed.
+    pub fn add_stored(
+        &mut self,
+        buf: &mut Vec<u8>,
+        key: &[u8],
+        stored: StoredValue<'_>,
+        expires_at: Option<u64>,
+    ) -> EntryPlacement {
+        let seq = self.first_seq + u64::from(self.count);
+        self.count += 1;
+        put_expiry_prefix(buf, expires_at);
+        put_separated_stored(buf, seq, key, stored)
+    }
+
     /// Completes the record: fills in the count and the frame header.
     pub fn finish(self, buf: &mut [u8]) {
         let count_at = self.frame_start + FRAME_HEADER_LEN + 17;
@@ -246,10 +272,23 @@ impl RelocationWriter {
         value: &[u8],
         expires_at: Option<u64>,
     ) -> EntryPlacement {
+        self.add_stored(buf, seq, key, StoredValue::plain(value), expires_at)
+    }
+
+    /// Like [`add_expiring`](Self::add_expiring), with the value in its stored form
+    /// (kept compressed if it was).
+    pub fn add_stored(
+        &mut self,
+        buf: &mut Vec<u8>,
+        seq: SeqNo,
+        key: &[u8],
+        stored: StoredValue<'_>,
+        expires_at: Option<u64>,
+    ) -> EntryPlacement {
         self.count += 1;
         buf.extend_from_slice(&seq.to_le_bytes());
         put_expiry_prefix(buf, expires_at);
-        put_separated(buf, seq, key, value)
+        put_separated_stored(buf, seq, key, stored)
     }
 
     /// Completes the record.
@@ -265,12 +304,27 @@ impl RelocationWriter {
 /// Appends a standalone separated entry (the form SVTables store, and the form a value
 /// handle points at inside a batch) for `key -> value` at sequence `seq`.
 pub fn put_separated(buf: &mut Vec<u8>, seq: SeqNo, key: &[u8], value: &[u8]) -> EntryPlacement {
+    put_separated_stored(buf, seq, key, StoredValue::plain(value))
+}
+
+/// Like [`put_separated`], with the value in its stored form: a compressed one makes a
+/// kind [`COMPRESSED_SEPARATED`] entry.
+pub fn put_separated_stored(
+    buf: &mut Vec<u8>,
+    seq: SeqNo,
+    key: &[u8],
+    stored: StoredValue<'_>,
+) -> EntryPlacement {
     let offset = buf.len();
-    buf.push(LogEntryKind::Separated as u8);
+    buf.push(if stored.compressed {
+        COMPRESSED_SEPARATED
+    } else {
+        LogEntryKind::Separated as u8
+    });
     put_varint(buf, key.len() as u64);
-    put_varint(buf, value.len() as u64);
+    put_varint(buf, stored.bytes.len() as u64);
     buf.extend_from_slice(key);
-    buf.extend_from_slice(value);
+    buf.extend_from_slice(stored.bytes);
     let crc = entry_crc(seq, buf.get(offset..).unwrap_or_default());
     buf.extend_from_slice(&crc.to_le_bytes());
     EntryPlacement {
@@ -323,10 +377,23 @@ pub struct LogEntry<'a> {
     pub value: &'a [u8],
     /// When the put expires (milliseconds since the Unix epoch), if it does.
     pub expires_at: Option<u64>,
+    /// Whether a separated put's `value` is its compressed form (entry kind
+    /// [`COMPRESSED_SEPARATED`]); see [`LogEntry::stored`].
+    pub compressed: bool,
     /// Offset of the entry's kind byte within the batch payload (after an expiry prefix).
     pub offset: usize,
     /// The entry's length.
     pub len: usize,
+}
+
+impl<'a> LogEntry<'a> {
+    /// A separated put's value as the entry stores it.
+    pub fn stored(&self) -> StoredValue<'a> {
+        StoredValue {
+            bytes: self.value,
+            compressed: self.compressed,
+        }
+    }
 }
 
 /// Decodes the entries of a batch or relocation record's payload (the frame's payload),
@@ -445,8 +512,13 @@ impl<'a> BatchReader<'a> {
                 ));
             }
         }
-        let kind = LogEntryKind::try_from(kind_byte)
-            .map_err(|b| DecodeError::new(offset, format!("unknown log entry kind {b}")))?;
+        let compressed = kind_byte == COMPRESSED_SEPARATED;
+        let kind = if compressed {
+            LogEntryKind::Separated
+        } else {
+            LogEntryKind::try_from(kind_byte)
+                .map_err(|b| DecodeError::new(offset, format!("unknown log entry kind {b}")))?
+        };
         if self.header.record_type == RecordType::Relocation && kind != LogEntryKind::Separated {
             return Err(DecodeError::new(
                 offset,
@@ -486,6 +558,7 @@ impl<'a> BatchReader<'a> {
             key,
             value,
             expires_at,
+            compressed,
             offset,
             len: self.dec.pos() - offset,
         };
@@ -493,17 +566,23 @@ impl<'a> BatchReader<'a> {
     }
 }
 
+/// Where a separated entry's value lies in the entry's bytes, and whether those bytes are
+/// the value's compressed form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeparatedValue {
+    /// The stored value's range within the entry.
+    pub range: std::ops::Range<usize>,
+    /// Whether the stored value is compressed (entry kind [`COMPRESSED_SEPARATED`]).
+    pub compressed: bool,
+}
+
 /// Decodes a separated entry read through a handle (`buf` holds exactly the handle's
-/// bytes) and returns the range of the value within `buf`. Fails unless the entry is a
-/// separated put of `key` at sequence `seq` with a matching checksum.
-pub fn decode_separated(
-    buf: &[u8],
-    key: &[u8],
-    seq: SeqNo,
-) -> Result<std::ops::Range<usize>, DecodeError> {
+/// bytes) and returns where its stored value lies within `buf`. Fails unless the entry is
+/// a separated put of `key` at sequence `seq` with a matching checksum.
+pub fn decode_separated(buf: &[u8], key: &[u8], seq: SeqNo) -> Result<SeparatedValue, DecodeError> {
     let mut d = Decoder::new(buf);
     let kind = d.u8("entry kind")?;
-    if kind != LogEntryKind::Separated as u8 {
+    if kind != LogEntryKind::Separated as u8 && kind != COMPRESSED_SEPARATED {
         return Err(DecodeError::new(
             0,
             format!("expected a separated entry, found kind {kind}"),
@@ -528,7 +607,10 @@ pub fn decode_separated(
             "value entry checksum mismatch (damaged bytes or another version)",
         ));
     }
-    Ok(value_start..body_end)
+    Ok(SeparatedValue {
+        range: value_start..body_end,
+        compressed: kind == COMPRESSED_SEPARATED,
+    })
 }
 
 /// Appends a sync marker frame saying the file was durable up to `synced_upto`.
@@ -599,202 +681,5 @@ pub fn peek_header(payload: &[u8]) -> Option<BatchHeader> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::format::record::{Frame, decode_frame};
-
-    fn sample() -> (Vec<u8>, Vec<EntryPlacement>) {
-        let mut buf = Vec::new();
-        let mut w = BatchRecordWriter::begin(&mut buf, 100, 24);
-        let p = vec![
-            w.add(&mut buf, LogEntryKind::Inline, b"a", b"1"),
-            w.add(&mut buf, LogEntryKind::Separated, b"big", &[7u8; 300]),
-            w.add(&mut buf, LogEntryKind::Delete, b"gone", b"ignored"),
-        ];
-        w.finish(&mut buf);
-        (buf, p)
-    }
-
-    #[test]
-    fn batch_round_trips() {
-        let (buf, placements) = sample();
-        let Frame::Good { payload, frame_len } = decode_frame(&buf) else {
-            panic!("frame did not decode");
-        };
-        assert_eq!(frame_len, buf.len());
-        let mut r = BatchReader::new(payload).unwrap();
-        assert_eq!(
-            r.header(),
-            BatchHeader {
-                record_type: RecordType::Batch,
-                first_seq: 100,
-                synced_upto: 24,
-                count: 3
-            }
-        );
-        let e0 = r.next_entry().unwrap().unwrap();
-        assert_eq!(
-            (e0.kind, e0.seq, e0.key, e0.value),
-            (LogEntryKind::Inline, 100, &b"a"[..], &b"1"[..])
-        );
-        let e1 = r.next_entry().unwrap().unwrap();
-        assert_eq!(
-            (e1.kind, e1.seq, e1.key),
-            (LogEntryKind::Separated, 101, &b"big"[..])
-        );
-        assert_eq!(e1.len, entry_len(LogEntryKind::Separated, 3, 300));
-        assert_eq!(e1.offset + FRAME_HEADER_LEN, placements[1].offset);
-        let e2 = r.next_entry().unwrap().unwrap();
-        assert_eq!(
-            (e2.kind, e2.seq, e2.value),
-            (LogEntryKind::Delete, 102, &b""[..])
-        );
-        assert_eq!(r.next_entry().unwrap(), None);
-    }
-
-    #[test]
-    fn expiring_puts_carry_their_time_and_handles_skip_the_prefix() {
-        let mut buf = Vec::new();
-        let mut w = BatchRecordWriter::begin(&mut buf, 7, 0);
-        let a = w.add_expiring(&mut buf, LogEntryKind::Inline, b"a", b"1", Some(99));
-        let b = w.add_expiring(
-            &mut buf,
-            LogEntryKind::Separated,
-            b"b",
-            b"22",
-            Some(u64::MAX),
-        );
-        let c = w.add_expiring(&mut buf, LogEntryKind::Delete, b"c", b"", Some(5));
-        w.finish(&mut buf);
-        assert_eq!(buf[a.offset - EXPIRY_PREFIX_LEN], EXPIRY_PREFIX);
-        assert_eq!(
-            buf[c.offset],
-            LogEntryKind::Delete as u8,
-            "deletes take no prefix"
-        );
-        let entry = &buf[b.offset..b.offset + b.len];
-        assert_eq!(&entry[decode_separated(entry, b"b", 8).unwrap()], b"22");
-        let Frame::Good { payload, .. } = decode_frame(&buf) else {
-            panic!("frame did not decode");
-        };
-        let mut r = BatchReader::new(payload).unwrap();
-        let times: Vec<_> = std::iter::from_fn(|| r.next_entry().unwrap())
-            .map(|e| (e.key.to_vec(), e.expires_at))
-            .collect();
-        assert_eq!(
-            times,
-            vec![
-                (b"a".to_vec(), Some(99)),
-                (b"b".to_vec(), Some(u64::MAX)),
-                (b"c".to_vec(), None)
-            ]
-        );
-        // A prefix before a delete, a range deletion or another prefix is damage.
-        for bad in [
-            LogEntryKind::Delete as u8,
-            LogEntryKind::RangeDelete as u8,
-            EXPIRY_PREFIX,
-        ] {
-            let mut buf = Vec::new();
-            let w = BatchRecordWriter::begin(&mut buf, 7, 0);
-            buf.push(EXPIRY_PREFIX);
-            buf.extend_from_slice(&1u64.to_le_bytes());
-            buf.extend_from_slice(&[bad, 1, b'k']);
-            let mut w = w;
-            w.count = 1;
-            w.finish(&mut buf);
-            let Frame::Good { payload, .. } = decode_frame(&buf) else {
-                panic!("frame did not decode");
-            };
-            assert!(BatchReader::new(payload).unwrap().next_entry().is_err());
-        }
-    }
-
-    #[test]
-    fn range_deletions_carry_both_ends_and_never_an_expiry() {
-        let mut buf = Vec::new();
-        let mut w = BatchRecordWriter::begin(&mut buf, 40, 0);
-        let p = w.add_expiring(&mut buf, LogEntryKind::RangeDelete, b"b", b"key", Some(5));
-        w.add(&mut buf, LogEntryKind::Inline, b"a", b"1");
-        w.finish(&mut buf);
-        assert_eq!(p.len, entry_len(LogEntryKind::RangeDelete, 1, 3));
-        let Frame::Good { payload, .. } = decode_frame(&buf) else {
-            panic!("frame did not decode");
-        };
-        let mut r = BatchReader::new(payload).unwrap();
-        let e = r.next_entry().unwrap().unwrap();
-        assert_eq!(
-            (e.kind, e.seq, e.key, e.value, e.expires_at),
-            (LogEntryKind::RangeDelete, 40, &b"b"[..], &b"key"[..], None)
-        );
-        assert_eq!(r.next_entry().unwrap().unwrap().seq, 41);
-        assert_eq!(r.next_entry().unwrap(), None);
-    }
-
-    #[test]
-    fn separated_entry_checks_key_and_sequence() {
-        let (buf, p) = sample();
-        let entry = &buf[p[1].offset..p[1].offset + p[1].len];
-        let range = decode_separated(entry, b"big", 101).unwrap();
-        assert_eq!(&entry[range], &[7u8; 300][..]);
-        assert!(decode_separated(entry, b"bog", 101).is_err());
-        assert!(decode_separated(entry, b"big", 102).is_err());
-        assert!(decode_separated(&entry[..entry.len() - 1], b"big", 101).is_err());
-        let mut damaged = entry.to_vec();
-        damaged[20] ^= 1;
-        assert!(decode_separated(&damaged, b"big", 101).is_err());
-        let inline = &buf[p[0].offset..p[0].offset + p[0].len];
-        assert!(decode_separated(inline, b"a", 100).is_err());
-    }
-
-    #[test]
-    fn relocation_records_keep_their_sequences() {
-        let mut buf = Vec::new();
-        let mut w = RelocationWriter::begin(&mut buf, 7);
-        let a = w.add(&mut buf, 40, b"k1", b"v1");
-        w.add(&mut buf, 12, b"k0", b"v0");
-        w.finish(&mut buf);
-        let Frame::Good { payload, .. } = decode_frame(&buf) else {
-            panic!("frame did not decode");
-        };
-        let mut r = BatchReader::new(payload).unwrap();
-        assert_eq!(r.header().record_type, RecordType::Relocation);
-        let e = r.next_entry().unwrap().unwrap();
-        assert_eq!((e.seq, e.key, e.value), (40, &b"k1"[..], &b"v1"[..]));
-        assert_eq!(e.offset + FRAME_HEADER_LEN, a.offset);
-        let entry = &buf[a.offset..a.offset + a.len];
-        assert!(decode_separated(entry, b"k1", 40).is_ok());
-        assert_eq!(r.next_entry().unwrap().unwrap().seq, 12);
-        assert_eq!(r.next_entry().unwrap(), None);
-    }
-
-    #[test]
-    fn entry_lengths_match_encoding() {
-        let (_, p) = sample();
-        assert_eq!(p[0].len, entry_len(LogEntryKind::Inline, 1, 1));
-        assert_eq!(p[2].len, entry_len(LogEntryKind::Delete, 4, 0));
-    }
-
-    #[test]
-    fn sequences_past_the_maximum_are_rejected() {
-        let mut buf = Vec::new();
-        let mut w = BatchRecordWriter::begin(&mut buf, u64::MAX - 1, 0);
-        w.add(&mut buf, LogEntryKind::Inline, b"a", b"1");
-        w.add(&mut buf, LogEntryKind::Inline, b"b", b"2");
-        w.finish(&mut buf);
-        let Frame::Good { payload, .. } = decode_frame(&buf) else {
-            panic!("frame did not decode");
-        };
-        assert!(BatchReader::new(payload).is_err());
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn arbitrary_payloads_never_panic(bytes: Vec<u8>) {
-            if let Ok(mut r) = BatchReader::new(&bytes) {
-                while let Ok(Some(_)) = r.next_entry() {}
-            }
-            let _ = decode_separated(&bytes, b"k", 1);
-        }
-    }
-}
+#[path = "vlog_tests.rs"]
+mod tests;

@@ -39,6 +39,7 @@ use super::Throttle;
 use crate::Result;
 use crate::compaction::filter::{Decision, DropFilter};
 use crate::error::IoContext;
+use crate::format::compression::StoredValue;
 use crate::format::handle::ValueHandle;
 use crate::format::names::value_file_path;
 use crate::fs::Fs;
@@ -337,10 +338,15 @@ impl GroupJob {
                         offset,
                         len,
                     };
-                    let value = f.read_value(&h, &it.key, it.seq)?;
+                    // Copied as stored: a compressed value stays compressed.
+                    let (bytes, compressed) = f.read_stored(&h, &it.key, it.seq)?;
                     out.bytes_read += u64::from(len);
                     throttle.spend(u64::from(len));
-                    let (_, written) = w.add(&it.key, it.seq, &value)?;
+                    let stored = StoredValue {
+                        bytes: &bytes,
+                        compressed,
+                    };
+                    let (_, written) = w.add_stored(&it.key, it.seq, stored)?;
                     throttle.spend(u64::from(written));
                 }
             }

@@ -6,6 +6,7 @@ use super::damage::{Damage, MAX_DAMAGES};
 use super::log_scan::{FrameKind, LogVisitor, scan_log, skip_to};
 use super::punch_plan::Span;
 use crate::error::IoContext;
+use crate::format::compression::StoredValue;
 use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::vlog::{LogEntry, decode_separated};
 use crate::fs::Fs;
@@ -24,10 +25,22 @@ pub(crate) struct Record {
     pub key: Vec<u8>,
     /// The sequence number.
     pub seq: SeqNo,
-    /// The value.
+    /// The value as its entry stores it (see [`compressed`](Self::compressed)).
     pub value: Vec<u8>,
+    /// Whether `value` is the value's compressed form; copies keep it so.
+    pub compressed: bool,
     /// The entry's size in the file.
     pub len: u32,
+}
+
+impl Record {
+    /// The value in its stored form, for writing it elsewhere unchanged.
+    pub fn stored(&self) -> StoredValue<'_> {
+        StoredValue {
+            bytes: &self.value,
+            compressed: self.compressed,
+        }
+    }
 }
 
 /// What a read of a value file found.
@@ -83,6 +96,7 @@ impl LogVisitor for LogReader<'_> {
                 key: e.key.to_vec(),
                 seq: e.seq,
                 value: e.value.to_vec(),
+                compressed: e.compressed,
                 len: e.len as u32,
             });
         }
@@ -194,17 +208,18 @@ pub(crate) fn read_records(
         let decoded = match bytes {
             None => Err("SVTable entry outside the entry area".to_string()),
             Some(b) => decode_separated(b, &key, seq)
-                .map(|range| b.get(range).unwrap_or_default().to_vec())
+                .map(|v| (b.get(v.range).unwrap_or_default().to_vec(), v.compressed))
                 .map_err(|e| e.what),
         };
         // A damaged entry stays where it is.
         span.live |= decoded.is_err();
         scan.spans.push(span);
         match decoded {
-            Ok(value) => {
+            Ok((value, compressed)) => {
                 scan.account(seq, dropped);
                 scan.records.push(Record {
                     value,
+                    compressed,
                     key,
                     seq,
                     len,

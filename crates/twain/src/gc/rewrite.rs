@@ -52,7 +52,7 @@ pub(crate) fn write_svtable(
         let out = fs.create(&path).ctx("create", &path)?;
         let mut w = SvTableWriter::new(out, path.clone(), number, new_epoch);
         for r in &live {
-            let (_, len) = w.add(&r.key, r.seq, &r.value)?;
+            let (_, len) = w.add_stored(&r.key, r.seq, r.stored())?;
             lens.insert(r.seq, len);
             throttle.spend(u64::from(len));
         }

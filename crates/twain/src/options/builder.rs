@@ -44,6 +44,8 @@ setters! {
     bloom_bits_per_key: u32,
     compression: crate::Compression,
     compression_per_level: Vec<crate::Compression>,
+    value_compression: crate::Compression,
+    medium_value_compression: crate::Compression,
     block_cache_size: u64,
     l0_compaction_trigger: usize,
     l0_slowdown_trigger: usize,

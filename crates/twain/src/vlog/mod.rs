@@ -20,9 +20,10 @@ pub use sync::{LogSync, SpareLog};
 pub use writer::LogWriter;
 
 use crate::error::IoContext;
+use crate::format::compression::decompress_value;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{drop_file_path, value_file_path};
-use crate::format::vlog::decode_separated;
+use crate::format::vlog::{SeparatedValue, decode_separated};
 use crate::fs::{Fs, ReadableFile};
 use crate::key::SeqNo;
 use crate::{Error, Result};
@@ -273,19 +274,38 @@ impl ValueFile {
     }
 
     /// Reads the value a handle points at, verifying the entry's checksum, that it holds
-    /// `key`, and that it is the version `seq`.
+    /// `key`, and that it is the version `seq`; a compressed value comes back
+    /// decompressed.
     pub fn read_value(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Vec<u8>> {
-        let (mut buf, range) = self.read_entry(handle, key, seq)?;
-        buf.truncate(range.end);
-        buf.drain(..range.start);
+        let (mut buf, v) = self.read_entry(handle, key, seq)?;
+        if v.compressed {
+            return self.decompress(handle, buf.get(v.range).unwrap_or_default());
+        }
+        buf.truncate(v.range.end);
+        buf.drain(..v.range.start);
         Ok(buf)
     }
 
     /// As [`read_value`](Self::read_value), the value shared with the buffer the entry was
     /// read into instead of moved to its start.
     pub fn read_value_bytes(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Bytes> {
-        let (buf, range) = self.read_entry(handle, key, seq)?;
-        Ok(Bytes::from(buf).slice(range))
+        let (buf, _) = self.read_entry(handle, key, seq)?;
+        self.value_in(handle, &Bytes::from(buf), 0, key, seq)
+    }
+
+    /// Reads the value a handle points at as its entry stores it (compressed or not),
+    /// verified as [`read_value`](Self::read_value) does: for copies that keep the stored
+    /// form. Returns the stored bytes and whether they are compressed.
+    pub fn read_stored(
+        &self,
+        handle: &ValueHandle,
+        key: &[u8],
+        seq: SeqNo,
+    ) -> Result<(Vec<u8>, bool)> {
+        let (mut buf, v) = self.read_entry(handle, key, seq)?;
+        buf.truncate(v.range.end);
+        buf.drain(..v.range.start);
+        Ok((buf, v.compressed))
     }
 
     /// The verified entry `handle` points at, and where its value lies in it.
@@ -294,25 +314,54 @@ impl ValueFile {
         handle: &ValueHandle,
         key: &[u8],
         seq: SeqNo,
-    ) -> Result<(Vec<u8>, std::ops::Range<usize>)> {
+    ) -> Result<(Vec<u8>, SeparatedValue)> {
         let mut buf = vec![0u8; handle.len as usize];
         if !self.read_tail(handle.offset, &mut buf) {
             self.read_span(handle.offset, &mut buf)?;
         }
-        let range = self.value_range(handle, &buf, key, seq)?;
-        Ok((buf, range))
+        let v = decode_separated(&buf, key, seq)
+            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        Ok((buf, v))
     }
 
-    /// Where the value lies in `entry` (the bytes `handle` points at), verifying the
-    /// entry as [`read_value`](Self::read_value) does.
-    pub(crate) fn value_range(
+    /// The value of the entry `handle` points at, whose bytes start at `start` in `buf`
+    /// (a read that may hold other entries too), verified as
+    /// [`read_value`](Self::read_value) does: a slice of `buf`, or the value decompressed.
+    pub(crate) fn value_in(
         &self,
         handle: &ValueHandle,
-        entry: &[u8],
+        buf: &Bytes,
+        start: usize,
         key: &[u8],
         seq: SeqNo,
-    ) -> Result<std::ops::Range<usize>> {
-        decode_separated(entry, key, seq).map_err(|e| e.into_corruption(&self.path, handle.offset))
+    ) -> Result<Bytes> {
+        let end = start.saturating_add(handle.len as usize);
+        let Some(entry) = buf.get(start..end) else {
+            return Err(Error::corruption(
+                &self.path,
+                handle.offset,
+                "value entry outside the bytes read for it",
+            ));
+        };
+        let v = decode_separated(entry, key, seq)
+            .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        if v.compressed {
+            let stored = entry.get(v.range).unwrap_or_default();
+            return self.decompress(handle, stored).map(Bytes::from);
+        }
+        Ok(buf.slice(start + v.range.start..start + v.range.end))
+    }
+
+    /// Decompresses the stored value of the entry `handle` points at; damage is corruption
+    /// at the entry.
+    fn decompress(&self, handle: &ValueHandle, stored: &[u8]) -> Result<Vec<u8>> {
+        decompress_value(stored).map_err(|e| {
+            Error::corruption(
+                &self.path,
+                handle.offset,
+                format!("compressed value does not decode: {}", e.what),
+            )
+        })
     }
 
     /// Reads `buf.len()` bytes at `offset` from the operating system's file.

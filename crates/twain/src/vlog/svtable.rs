@@ -5,9 +5,10 @@ use crate::format::block::{
     BLOCK_TRAILER_LEN, Block, BlockBuilder, BlockIter, BlockType, block_trailer,
     check_block_trailer,
 };
+use crate::format::compression::{Compression, StoredValue, compress_value};
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header, encode_header};
 use crate::format::svtable::{SVT_FOOTER_LEN, SvtFooter, decode_index_value, encode_index_value};
-use crate::format::vlog::put_separated;
+use crate::format::vlog::put_separated_stored;
 use crate::fs::{ReadableFile, WritableFile};
 use crate::key::{EntryKind, ParsedKey, SeqNo, append_internal_key, compare_internal};
 use crate::{Error, Result};
@@ -52,6 +53,11 @@ pub struct SvTableWriter {
     last_key: Vec<u8>,
     ikey: Vec<u8>,
     index_value: Vec<u8>,
+    /// How [`add`](SvTableWriter::add) compresses values, and the smallest stored entry
+    /// (key + value) a compressed value may leave.
+    codec: Compression,
+    floor: usize,
+    packed: Vec<u8>,
 }
 
 impl SvTableWriter {
@@ -92,14 +98,51 @@ impl SvTableWriter {
             last_key: Vec::new(),
             ikey: Vec::new(),
             index_value: Vec::new(),
+            codec: Compression::None,
+            floor: 0,
+            packed: Vec::new(),
         }
     }
 
-    /// Adds `key@seq -> value` and returns where its entry starts and its length.
+    /// Makes [`add`](Self::add) store each value compressed with `codec` where that saves
+    /// an eighth and the key and the stored value keep at least `floor` bytes (the
+    /// threshold of the placement class being written).
+    pub fn compressing(mut self, codec: Compression, floor: usize) -> SvTableWriter {
+        self.codec = codec;
+        self.floor = floor;
+        self
+    }
+
+    /// Adds `key@seq -> value` (compressed if [`compressing`](Self::compressing) says so)
+    /// and returns where its entry starts and its length.
     /// REQUIRES: entries come in internal-key order.
     pub fn add(&mut self, key: &[u8], seq: SeqNo, value: &[u8]) -> Result<(u64, u32)> {
+        let floor = self.floor.saturating_sub(key.len());
+        let mut packed = std::mem::take(&mut self.packed);
+        let stored = if compress_value(self.codec, value, floor, &mut packed) {
+            StoredValue {
+                bytes: &packed,
+                compressed: true,
+            }
+        } else {
+            StoredValue::plain(value)
+        };
+        let added = self.add_stored(key, seq, stored);
+        self.packed = packed;
+        added
+    }
+
+    /// Adds `key@seq` with its value as stored elsewhere (a copy: a compressed value stays
+    /// compressed) and returns where its entry starts and its length.
+    /// REQUIRES: entries come in internal-key order.
+    pub fn add_stored(
+        &mut self,
+        key: &[u8],
+        seq: SeqNo,
+        stored: StoredValue<'_>,
+    ) -> Result<(u64, u32)> {
         self.next_key(key, seq, EntryKind::Handle)?;
-        let placed = put_separated(&mut self.buf, seq, key, value);
+        let placed = put_separated_stored(&mut self.buf, seq, key, stored);
         let offset = self.offset;
         let len = placed.len as u32;
         self.offset += placed.len as u64;
@@ -393,7 +436,7 @@ mod tests {
         assert_eq!(idx.find(&path, b"d", 1).unwrap(), None);
         let (off, len) = idx.find(&path, b"b", 5).unwrap().unwrap();
         let entry = file.read_vec(off, len as usize).unwrap();
-        let r = decode_separated(&entry, b"b", 5).unwrap();
+        let r = decode_separated(&entry, b"b", 5).unwrap().range;
         assert_eq!(&entry[r], b"b5");
         let all = idx.entries(&path).unwrap();
         assert_eq!(all.len(), 4);

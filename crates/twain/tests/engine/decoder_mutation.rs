@@ -245,8 +245,8 @@ proptest! {
         }
         let (entry, key, seq, value) = &found[idx % found.len()];
         let damaged = mutate(entry, &muts);
-        if let Ok(range) = decode_separated(&damaged, key, *seq) {
-            prop_assert_eq!(&damaged[range], &value[..]);
+        if let Ok(v) = decode_separated(&damaged, key, *seq) {
+            prop_assert_eq!(&damaged[v.range], &value[..]);
         }
     }
 

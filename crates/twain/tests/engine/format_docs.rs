@@ -114,6 +114,14 @@ fn value_log_doc_matches_code() {
         doc_constant("value-log.md", "ENTRY_CRC_LEN", ENTRY_CRC_LEN as u64),
         ENTRY_CRC_LEN as u64
     );
+    assert_eq!(
+        doc_constant(
+            "value-log.md",
+            "COMPRESSED_SEPARATED",
+            u64::from(twain::format::vlog::COMPRESSED_SEPARATED)
+        ),
+        u64::from(twain::format::vlog::COMPRESSED_SEPARATED)
+    );
     let mut buf = Vec::new();
     let mut w = BatchRecordWriter::begin(&mut buf, 100, 24);
     w.add(&mut buf, LogEntryKind::Inline, b"a", b"1");

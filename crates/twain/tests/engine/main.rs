@@ -176,6 +176,7 @@ mod table_dump;
 mod table_model;
 mod table_open_garbage;
 mod truncated_files;
+mod value_compression;
 mod value_file_accounting;
 mod value_file_garbage_header;
 mod write_stalls;

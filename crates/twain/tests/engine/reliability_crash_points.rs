@@ -216,6 +216,14 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
                 twain::Compression::Zstd,
             ][(seed % 3) as usize],
         )
+        // Separated values compressed or not, by seed (the workload's values compress).
+        .value_compression(
+            [
+                twain::Compression::None,
+                twain::Compression::Lz4,
+                twain::Compression::Zstd,
+            ][(seed / 3 % 3) as usize],
+        )
 }
 
 /// Counts shared by the observer and the test.
