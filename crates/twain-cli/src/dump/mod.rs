@@ -9,6 +9,7 @@
 //! a value file, which only the engine's reader knows how to.
 
 mod dir;
+mod records;
 mod summary;
 mod table;
 
@@ -28,28 +29,35 @@ use twain::{Error, Result};
 pub struct DumpArgs {
     /// A database file, or a database directory for a summary of every file in it.
     path: PathBuf,
-    /// List a table's entries from this key on (inclusive; `\xNN` escapes, hex with --hex).
+    /// List the entries of a table, value log or SVTable from this key on (inclusive;
+    /// `\xNN` escapes, hex with --hex).
     #[arg(long)]
     from: Option<String>,
-    /// List a table's entries before this key (exclusive).
+    /// List the entries of a table, value log or SVTable before this key (exclusive).
     #[arg(long)]
     to: Option<String>,
-    /// List at most this many of a table's entries.
+    /// List at most this many entries (of a table or value file), edits (of a manifest) or
+    /// drop blocks (of a drop file).
     #[arg(long)]
     limit: Option<usize>,
     /// Only the header and the properties: no entries.
     #[arg(long)]
     properties: bool,
     /// As one JSON object (exact numbers, whatever --bytes says; keys as `scan` prints
-    /// them). Entries are listed for tables; other files need --properties.
+    /// them), the entries, edits or drop blocks in its `listed` array.
     #[arg(long)]
     json: bool,
 }
 
 impl DumpArgs {
-    /// Whether the arguments select entries: only a table's can be.
+    /// Whether the arguments select entries.
     fn selects(&self) -> bool {
-        self.from.is_some() || self.to.is_some() || self.limit.is_some()
+        self.keys() || self.limit.is_some()
+    }
+
+    /// Whether they name a key range.
+    fn keys(&self) -> bool {
+        self.from.is_some() || self.to.is_some()
     }
 }
 
@@ -76,24 +84,22 @@ pub fn run(args: &DumpArgs, text: Text, sizes: Sizes, out: &mut dyn Write) -> Re
         )));
     }
     let s = summary::summarize(&fs, path)?;
-    let listed = s.kind == Kind::Table;
-    let engine_body = matches!(
+    let table = s.kind == Kind::Table;
+    let records = matches!(
         s.kind,
         Kind::ValueFile | Kind::SvTable | Kind::Manifest | Kind::DropFile
     );
-    if args.selects() && !listed {
+    let keyed = table || matches!(s.kind, Kind::ValueFile | Kind::SvTable);
+    if (args.keys() && !keyed) || (args.selects() && !(table || records)) {
         return Err(Error::InvalidArgument(format!(
-            "--from, --to and --limit select a table's entries; {} is a {} (dumped whole)",
+            "{} is a {}: {}",
             path.display(),
-            s.kind.name()
-        )));
-    }
-    if args.json && engine_body && !args.properties {
-        return Err(Error::InvalidArgument(format!(
-            "--json lists the entries of tables only; {} is a {}: add --properties for its \
-             header and properties",
-            path.display(),
-            s.kind.name()
+            s.kind.name(),
+            if records {
+                "it has no keys to select by --from or --to (--limit applies)"
+            } else {
+                "it has no entries to select (dumped whole)"
+            }
         )));
     }
     let sel = table::Selection {
@@ -113,11 +119,15 @@ pub fn run(args: &DumpArgs, text: Text, sizes: Sizes, out: &mut dyn Write) -> Re
     let entries = !args.properties;
     if args.json {
         let mut object = serde_json::Value::Object(s.to_json(text)).to_string();
-        if listed && entries {
+        if (table || records) && entries {
             // The entries are streamed: the object's closing brace comes after them.
             object.pop();
             writeln!(out, "{object},\"listed\":[").map_err(&w)?;
-            table::list_json(fs.as_ref(), &s, &sel, text, out)?;
+            if table {
+                table::list_json(fs.as_ref(), &s, &sel, text, out)?;
+            } else {
+                records::list_json(&fs, path, &sel, text, out)?;
+            }
             writeln!(out, "]}}").map_err(&w)?;
         } else {
             writeln!(out, "{object}").map_err(&w)?;
@@ -125,12 +135,12 @@ pub fn run(args: &DumpArgs, text: Text, sizes: Sizes, out: &mut dyn Write) -> Re
         return Ok(Outcome::Done);
     }
     write!(out, "{}", s.to_text(text, sizes)).map_err(&w)?;
-    if entries && listed {
+    if entries && table {
         writeln!(out).map_err(&w)?;
         table::list_text(fs.as_ref(), &s, &sel, text, sizes, out)?;
-    } else if entries && engine_body {
+    } else if entries && records {
         writeln!(out).map_err(&w)?;
-        twain::dump::dump_file(&fs, path, out)?;
+        records::list_text(&fs, path, &sel, out)?;
     }
     Ok(Outcome::Done)
 }

@@ -17,6 +17,7 @@ mod cli_counts_singular_and_plural;
 mod cli_debug_harnesses;
 mod cli_delete_range;
 mod cli_dump_directory_summary;
+mod cli_dump_lists_every_record_kind;
 mod cli_dump_selects_entries;
 mod cli_escaped_arguments;
 mod cli_exit_status;

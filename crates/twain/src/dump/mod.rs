@@ -1,18 +1,17 @@
 //! Readable dumps of every file kind, for `twain dump` and bug reports.
 
+mod items;
+
 use crate::cache::BlockCache;
 use crate::error::IoContext;
-use crate::format::drops::decode_block;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, decode_header};
 use crate::format::manifest::{ValueFileOrigin, VersionEdit};
 use crate::format::names::{FileType, parse_file_name_with_epoch};
-use crate::format::record::{FRAME_HEADER_LEN, Frame, decode_frame};
 use crate::format::table::{FOOTER_LEN, Footer};
-use crate::format::vlog::LogEntryKind;
 use crate::fs::{Fs, ReadableFile};
 use crate::table::Table;
-use crate::vlog::scan_value_file_skipping;
 use crate::{Error, Result};
+pub use items::{Entry, Item, Visit, walk};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -68,9 +67,20 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
         )));
     }
     match parse_file_name_with_epoch(name).map(|(k, n, _)| (k, n)) {
-        Some((FileType::SvTable, n)) => {
-            let epoch = parse_file_name_with_epoch(name).map_or(0, |(_, _, e)| e);
-            dump_svtable(fs, path, n, epoch, out)
+        Some((
+            FileType::SvTable | FileType::ValueLog | FileType::Manifest | FileType::Drops,
+            _,
+        )) => {
+            let text = TextWriter::new(path);
+            let mut failed = None;
+            items::walk(fs, path, &mut |item| match text.write(&item, out) {
+                Ok(()) => Ok(true),
+                Err(e) => {
+                    failed = Some(e);
+                    Ok(false)
+                }
+            })?;
+            failed.map_or(Ok(()), |e| Err(write_err(path)(e)))
         }
         Some((FileType::Table, n)) => {
             let reader = fs.open_read(path).ctx("open", path)?;
@@ -85,9 +95,6 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
             )?;
             crate::table::dump(&table, out)
         }
-        Some((FileType::ValueLog, n)) => dump_value_file(fs.as_ref(), path, n, out),
-        Some((FileType::Manifest, _)) => dump_framed(fs.as_ref(), path, FileKind::Manifest, out),
-        Some((FileType::Drops, _)) => dump_framed(fs.as_ref(), path, FileKind::Drops, out),
         Some((FileType::Current, _)) => {
             let f = fs.open_read(path).ctx("open", path)?;
             let len = f.len().ctx("stat", path)?;
@@ -132,7 +139,7 @@ pub fn dump_file(fs: &Arc<dyn Fs>, path: &Path, out: &mut dyn Write) -> Result<(
 
 /// Reads and checks the header of the `kind` file at `path`: its magic, version and
 /// checksum. Returns the file number it names and the file's length.
-fn check_header(fs: &dyn Fs, path: &Path, kind: FileKind) -> Result<(u64, u64)> {
+pub(crate) fn check_header(fs: &dyn Fs, path: &Path, kind: FileKind) -> Result<(u64, u64)> {
     let f = fs.open_read(path).ctx("open", path)?;
     let len = f.len().ctx("stat", path)?;
     let head = f
@@ -177,82 +184,10 @@ fn check_table_footer(f: &dyn ReadableFile, path: &Path, size: u64) -> Result<()
     Ok(())
 }
 
-fn dump_value_file(fs: &dyn Fs, path: &Path, number: u64, out: &mut dyn Write) -> Result<()> {
-    // The header first: the scan below would otherwise look through the whole file for a
-    // record that vouches for a damaged header.
-    check_header(fs, path, FileKind::ValueLog)?;
-    writeln!(out, "value file {number} ({})", path.display()).map_err(write_err(path))?;
-    let punched = punched_runs(fs, path, number, 0);
-    for (start, end) in &punched {
-        writeln!(out, "punched run @{start}..{end}: dead records, skipped")
-            .map_err(write_err(path))?;
-    }
-    let mut io_err = None;
-    let outcome = scan_value_file_skipping(fs, path, number, true, &punched, |at, len, reader| {
-        let h = reader.header();
-        let r = writeln!(
-            out,
-            "batch @{at} len {len}: first_seq {} count {} synced_upto {}",
-            h.first_seq, h.count, h.synced_upto
-        );
-        while let Some(e) = reader
-            .next_entry()
-            .map_err(|e| e.into_corruption(path, at + 8))?
-        {
-            let kind = match e.kind {
-                LogEntryKind::Delete => "delete",
-                LogEntryKind::Inline => "inline",
-                LogEntryKind::Separated if e.compressed => "separated compressed",
-                LogEntryKind::Separated => "separated",
-                LogEntryKind::RangeDelete => "delete-range",
-            };
-            // A compressed value is shown as the value it holds, with its stored size.
-            let value = match e.stored().value() {
-                Ok(v) if e.compressed => {
-                    format!("{} (stored in {} bytes)", preview(&v), e.value.len())
-                }
-                Ok(v) => preview(&v),
-                Err(err) => format!("<compressed value that does not decode: {}>", err.what),
-            };
-            let expiry = e
-                .expires_at
-                .map_or_else(String::new, |t| format!(" expires {t}"));
-            let r2 = writeln!(
-                out,
-                "  seq {} {kind} key \"{}\" value {}{expiry} (entry @{} len {})",
-                e.seq,
-                escape(e.key),
-                value,
-                at + 8 + e.offset as u64,
-                e.len
-            );
-            if let Err(e) = r2 {
-                io_err.get_or_insert(e);
-            }
-        }
-        if let Err(e) = r {
-            io_err.get_or_insert(e);
-        }
-        Ok(())
-    })?;
-    if let Some(e) = io_err {
-        return Err(write_err(path)(e));
-    }
-    if let Some((at, what)) = outcome.torn_at {
-        writeln!(out, "torn tail at {at}: {what}").map_err(write_err(path))?;
-    }
-    writeln!(
-        out,
-        "end: {} valid bytes of {}",
-        outcome.valid_end, outcome.file_len
-    )
-    .map_err(write_err(path))
-}
-
 /// The punched runs (`docs/format/manifest.md` tag 12) that the manifest of the database
 /// holding `path` records for epoch `epoch` of value file `number`; none if the file is
 /// not in a database directory whose manifest reads.
-fn punched_runs(fs: &dyn Fs, path: &Path, number: u64, epoch: u32) -> Vec<(u64, u64)> {
+pub(crate) fn punched_runs(fs: &dyn Fs, path: &Path, number: u64, epoch: u32) -> Vec<(u64, u64)> {
     // The most levels an engine may have: a manifest of any database reads.
     const MAX_LEVELS: usize = 16;
     let Some(dir) = path.parent() else {
@@ -272,117 +207,117 @@ fn punched_runs(fs: &dyn Fs, path: &Path, number: u64, epoch: u32) -> Vec<(u64, 
     }
 }
 
-fn dump_svtable(
-    fs: &Arc<dyn Fs>,
-    path: &Path,
-    number: u64,
-    epoch: u32,
-    out: &mut dyn Write,
-) -> Result<()> {
-    let file = crate::vlog::ValueFile::with_epoch(
-        Arc::clone(fs),
-        path.parent().unwrap_or(Path::new(".")),
-        number,
-        epoch,
-    );
-    let index = file.svtable()?;
-    let f = index.footer();
-    let w = write_err(path);
-    writeln!(
-        out,
-        "SVTable: value file {number}, epoch {epoch}, {} entries ({} bytes), index at {} ({} bytes)",
-        f.entry_count, f.entry_bytes, f.index_offset, f.index_size
-    )
-    .map_err(&w)?;
-    let punched = punched_runs(fs.as_ref(), path, number, epoch);
-    for (start, end) in &punched {
-        writeln!(out, "punched run @{start}..{end}: dead entries, skipped").map_err(&w)?;
-    }
-    for item in index.items(path)? {
-        let (key, seq) = (item.key, item.seq);
-        let Some((offset, len)) = item.record else {
-            writeln!(out, "  key \"{}\" seq {seq} tombstone", escape(&key)).map_err(&w)?;
-            continue;
-        };
-        if crate::gc::skip_to(&punched, offset).is_some() {
-            continue;
-        }
-        let h = crate::format::handle::ValueHandle {
-            file: number,
-            epoch,
-            offset,
-            len,
-        };
-        let (stored, compressed) = file.read_stored(&h, &key, seq)?;
-        let value = if compressed {
-            let v = file.read_value(&h, &key, seq)?;
-            format!("{} (stored in {} bytes)", preview(&v), stored.len())
-        } else {
-            preview(&stored)
-        };
-        writeln!(
-            out,
-            "  key \"{}\" seq {seq} @{offset} len {len} value {value}",
-            escape(&key),
-        )
-        .map_err(&w)?;
-    }
-    Ok(())
+/// Renders [`Item`]s as the text `dump_file` prints, one line or a few per item.
+#[derive(Debug, Clone)]
+pub struct TextWriter {
+    path: std::path::PathBuf,
+    svtable: bool,
 }
 
-/// Dumps a manifest or drop file frame by frame: each frame's header is read first, then
-/// its payload, so memory stays at one frame however long the file is.
-fn dump_framed(fs: &dyn Fs, path: &Path, kind: FileKind, out: &mut dyn Write) -> Result<()> {
-    let (number, len) = check_header(fs, path, kind)?;
-    let f = fs.open_read(path).ctx("open", path)?;
-    let w = write_err(path);
-    writeln!(out, "{kind:?} file, number {number}").map_err(&w)?;
-    let mut offset = FILE_HEADER_LEN as u64;
-    while offset < len {
-        let head_len = (len - offset).min(FRAME_HEADER_LEN as u64) as usize;
-        let head = f.read_vec(offset, head_len).ctx("read", path)?;
-        let frame = match decode_frame(&head) {
-            Frame::Truncated { needed } if needed > 0 && offset + needed as u64 <= len => {
-                f.read_vec(offset, needed).ctx("read", path)?
+impl TextWriter {
+    /// A writer for the items of the file at `path` (an SVTable's entries are shown by
+    /// key first, a log's by sequence).
+    pub fn new(path: &Path) -> TextWriter {
+        TextWriter {
+            path: path.to_path_buf(),
+            svtable: path.extension().is_some_and(|e| e == "svt"),
+        }
+    }
+
+    /// Writes `item`.
+    pub fn write(&self, item: &Item<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+        match item {
+            Item::ValueFile {
+                number,
+                epoch,
+                svtable: Some((count, bytes, index_at, index_len)),
+            } => {
+                writeln!(
+                    out,
+                    "SVTable: value file {number}, epoch {epoch}, {count} entries ({bytes} bytes), index at {index_at} ({index_len} bytes)"
+                )
             }
-            _ => head,
-        };
-        match decode_frame(&frame) {
-            Frame::Good { payload, frame_len } => {
-                let at = offset + FRAME_HEADER_LEN as u64;
-                match kind {
-                    FileKind::Manifest => {
-                        let e = VersionEdit::decode(payload)
-                            .map_err(|e| e.into_corruption(path, at))?;
-                        writeln!(out, "edit @{offset}:").map_err(&w)?;
-                        dump_edit(&e, out).map_err(&w)?;
+            Item::ValueFile { number, .. } => {
+                writeln!(out, "value file {number} ({})", self.path.display())
+            }
+            Item::Framed { kind, number } => writeln!(out, "{kind:?} file, number {number}"),
+            Item::Punched { start, end } => {
+                let what = if self.svtable { "entries" } else { "records" };
+                writeln!(out, "punched run @{start}..{end}: dead {what}, skipped")
+            }
+            Item::Batch {
+                at,
+                len,
+                first_seq,
+                count,
+                synced_upto,
+            } => writeln!(
+                out,
+                "batch @{at} len {len}: first_seq {first_seq} count {count} synced_upto {synced_upto}"
+            ),
+            Item::Entry(e) => {
+                let value = match &e.value {
+                    None => String::new(),
+                    Some(Ok(v)) => match e.stored_len {
+                        Some(n) => format!(" value {} (stored in {n} bytes)", preview(v)),
+                        None => format!(" value {}", preview(v)),
+                    },
+                    Some(Err(what)) => {
+                        format!(" value <compressed value that does not decode: {what}>")
                     }
-                    _ => {
-                        let drops =
-                            decode_block(payload).map_err(|e| e.into_corruption(path, at))?;
-                        writeln!(out, "drop block @{offset}: {} records", drops.len())
-                            .map_err(&w)?;
-                        for (seq, len) in drops {
-                            writeln!(out, "  seq {seq} len {len}").map_err(&w)?;
-                        }
+                };
+                if self.svtable {
+                    if e.kind == "tombstone" {
+                        return writeln!(
+                            out,
+                            "  key \"{}\" seq {} tombstone",
+                            escape(e.key),
+                            e.seq
+                        );
                     }
+                    return writeln!(
+                        out,
+                        "  key \"{}\" seq {} @{} len {}{value}",
+                        escape(e.key),
+                        e.seq,
+                        e.offset,
+                        e.len
+                    );
                 }
-                offset += frame_len as u64;
+                let expiry = e
+                    .expires_at
+                    .map_or_else(String::new, |t| format!(" expires {t}"));
+                writeln!(
+                    out,
+                    "  seq {} {} key \"{}\"{value}{expiry} (entry @{} len {})",
+                    e.seq,
+                    e.kind,
+                    escape(e.key),
+                    e.offset,
+                    e.len
+                )
             }
-            Frame::Truncated { .. } => {
-                writeln!(out, "torn tail at {offset}").map_err(&w)?;
-                break;
+            Item::Edit { at, edit } => {
+                writeln!(out, "edit @{at}:")?;
+                write_edit(edit, out)
             }
-            Frame::Bad { what } => {
-                writeln!(out, "damaged record at {offset}: {what}").map_err(&w)?;
-                break;
+            Item::Drops { at, records } => {
+                writeln!(out, "drop block @{at}: {} records", records.len())?;
+                for (seq, len) in records.iter() {
+                    writeln!(out, "  seq {seq} len {len}")?;
+                }
+                Ok(())
             }
+            Item::Stop { at, what } => writeln!(out, "{what} at {at}"),
+            Item::End {
+                valid_end,
+                file_len,
+            } => writeln!(out, "end: {valid_end} valid bytes of {file_len}"),
         }
     }
-    Ok(())
 }
 
-fn dump_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_edit(e: &VersionEdit, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(n) = e.next_file_number {
         writeln!(out, "  next_file_number {n}")?;
     }
