@@ -31,15 +31,20 @@ impl FjallEngine {
             .map_err(err)?;
         let threshold = u32::try_from(s.separation_threshold).unwrap_or(u32::MAX);
         let memtable = s.memtable_size as u64;
+        let codec = if s.lz4 {
+            CompressionType::Lz4
+        } else {
+            CompressionType::None
+        };
         let ks = db
             .keyspace("bench", move || {
                 KeyspaceCreateOptions::default()
                     .max_memtable_size(memtable)
-                    .data_block_compression_policy(CompressionPolicy::all(CompressionType::None))
+                    .data_block_compression_policy(CompressionPolicy::all(codec))
                     .with_kv_separation(Some(
                         KvSeparationOptions::default()
                             .separation_threshold(threshold)
-                            .compression(CompressionType::None),
+                            .compression(codec),
                     ))
             })
             .map_err(err)?;

@@ -52,6 +52,11 @@ struct Cli {
     /// Values at least this large are separated by BlobDB and fjall.
     #[arg(long, default_value_t = 64)]
     separation_threshold: u64,
+    /// Compression of the peers: `none` (the default, the fair settings of PEERS.md) or
+    /// `lz4` (RocksDB and BlobDB: table blocks and blob files; fjall: data blocks and
+    /// blobs). Give twain the same with `--set compression=lz4 --set value_compression=lz4`.
+    #[arg(long, default_value = "none", value_parser = ["none", "lz4"])]
+    peer_compression: String,
     /// Draw throughput, space amplification, cumulative write amplification and memory
     /// use over time, one panel per metric, every engine, into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
@@ -110,6 +115,7 @@ fn run(cli: Cli) -> BenchResult<()> {
         bloom_bits_per_key: twain_opts.bloom_bits_per_key,
         block_cache_size: twain_opts.block_cache_size as usize,
         sync: cli.bench.sync,
+        lz4: cli.peer_compression == "lz4",
     };
     let engines: Vec<String> = cli
         .engines
@@ -145,7 +151,8 @@ fn run(cli: Cli) -> BenchResult<()> {
         base.display()
     );
     println!(
-        "# peers: compression off, memtable {} B, {} background jobs, max_subcompactions {}, bloom {} bits/key, block cache {} B, sync {}, BlobDB min_blob_size {} with blob GC (age cutoff 0.25), fjall separation threshold {}",
+        "# peers: compression {}, memtable {} B, {} background jobs, max_subcompactions {}, bloom {} bits/key, block cache {} B, sync {}, BlobDB min_blob_size {} with blob GC (age cutoff 0.25), fjall separation threshold {}",
+        if settings.lz4 { "lz4" } else { "off" },
         settings.memtable_size,
         settings.background_jobs,
         settings.subcompactions,

@@ -23,6 +23,18 @@ pub struct PeerSettings {
     pub block_cache_size: usize,
     /// Sync every write.
     pub sync: bool,
+    /// LZ4 on table blocks and separated values (off: no compression anywhere).
+    pub lz4: bool,
+}
+
+impl PeerSettings {
+    fn rocks_compression(&self) -> DBCompressionType {
+        if self.lz4 {
+            DBCompressionType::Lz4
+        } else {
+            DBCompressionType::None
+        }
+    }
 }
 
 /// A RocksDB database under benchmark. Thread-safe.
@@ -40,7 +52,7 @@ impl RocksEngine {
         let name = if blob { "blobdb" } else { "rocksdb" };
         let mut opts = Options::default();
         opts.create_if_missing(true);
-        opts.set_compression_type(DBCompressionType::None);
+        opts.set_compression_type(s.rocks_compression());
         opts.set_write_buffer_size(s.memtable_size);
         opts.set_max_background_jobs(s.background_jobs as i32);
         opts.set_max_subcompactions(u32::try_from(s.subcompactions).unwrap_or(u32::MAX));
@@ -54,7 +66,7 @@ impl RocksEngine {
         if blob {
             opts.set_enable_blob_files(true);
             opts.set_min_blob_size(s.separation_threshold);
-            opts.set_blob_compression_type(DBCompressionType::None);
+            opts.set_blob_compression_type(s.rocks_compression());
             opts.set_enable_blob_gc(true);
             opts.set_blob_gc_age_cutoff(0.25);
         }
