@@ -39,18 +39,30 @@ fn selected(
     mut each: impl FnMut(&Item<'_>) -> Result<()>,
 ) -> Result<()> {
     let mut left = sel.limit.unwrap_or(usize::MAX);
+    // An SVTable's entries come in key order: the walk ends at --to.
+    let mut sorted = false;
     walk(fs, path, &mut |item| {
+        if let Item::ValueFile { svtable, .. } = &item {
+            sorted = svtable.is_some();
+        }
         if matches!(item, Item::ValueFile { .. } | Item::Framed { .. }) {
             return Ok(true);
         }
+        if let Item::Entry(e) = &item
+            && sorted
+            && sel.to.as_deref().is_some_and(|to| e.key >= to)
+        {
+            return Ok(false);
+        }
         let (counted, kept) = judge(&item, sel);
+        // Past the limit nothing more is shown, a batch's header included.
+        if left == 0 && (counted || matches!(item, Item::Batch { .. })) {
+            return Ok(false);
+        }
         if !kept {
             return Ok(true);
         }
         if counted {
-            if left == 0 {
-                return Ok(false);
-            }
             left -= 1;
         }
         each(&item)?;
@@ -135,7 +147,9 @@ fn to_json(item: &Item<'_>, text: Text) -> Value {
                 .collect();
             json!({"drops": {"offset": at, "records": records}})
         }
-        Item::Stop { at, what } => json!({"stop": {"offset": at, "what": what}}),
+        Item::Stop { kind, at, what } => {
+            json!({"stop": {"kind": kind, "offset": at, "what": what}})
+        }
         Item::End {
             valid_end,
             file_len,

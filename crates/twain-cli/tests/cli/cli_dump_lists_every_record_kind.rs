@@ -129,6 +129,20 @@ fn value_files_manifests_and_drop_files_are_listed_selected_and_json() {
         3
     );
     assert!(
+        limited
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("  seq "),
+        "nothing after the last entry listed, no next batch's header: {limited}"
+    );
+    let none = ok(&["dump", &log, "--limit", "0"], b"");
+    assert!(
+        !none.contains("batch @") && !none.contains("  seq "),
+        "{none}"
+    );
+    assert!(
         limited.contains("separated compressed") && limited.contains("stored in"),
         "{limited}"
     );

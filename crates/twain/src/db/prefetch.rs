@@ -22,6 +22,7 @@
 use super::iter::Found;
 use super::{SuperVersion, lock};
 use crate::Error;
+use crate::format::compression::decompress_value;
 use crate::format::handle::ValueHandle;
 use crate::key::{ParsedKey, SeqNo};
 use crate::stats::Counters;
@@ -130,7 +131,12 @@ struct BatchState {
 
 enum Outcome {
     Pending,
-    Read(Bytes),
+    /// The value, or (`compressed`) its stored form, decompressed when the cursor takes
+    /// it: what is held ahead is what the budget counted.
+    Read {
+        bytes: Bytes,
+        compressed: bool,
+    },
     /// The read or its check failed: the cursor reads the value itself.
     Failed,
 }
@@ -246,8 +252,8 @@ fn run(job: Job, queue: &Queue) {
             match s.outcomes.get_mut(&id) {
                 Some(slot) => *slot = outcome,
                 None => {
-                    if let Outcome::Read(v) = outcome {
-                        Counters::add(&batch.counters.prefetch_wasted_bytes, v.len() as u64);
+                    if let Outcome::Read { bytes, .. } = outcome {
+                        Counters::add(&batch.counters.prefetch_wasted_bytes, bytes.len() as u64);
                     }
                 }
             }
@@ -287,11 +293,11 @@ fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
         .map(|item| {
             let h = &item.handle;
             let start = (h.offset - run.offset) as usize;
-            let outcome = match run.file.value_in(h, &buf, start, &item.key, item.seq) {
-                Ok(value) if ok => {
+            let outcome = match run.file.stored_in(h, &buf, start, &item.key, item.seq) {
+                Ok((bytes, compressed)) if ok => {
                     Counters::add(&c.value_reads, 1);
                     Counters::add(&c.value_bytes_read, u64::from(h.len));
-                    Outcome::Read(value)
+                    Outcome::Read { bytes, compressed }
                 }
                 _ => Outcome::Failed,
             };
@@ -478,8 +484,19 @@ impl Prefetcher {
             }
             s = self.batch.wait(s);
         }
-        match s.outcomes.remove(&id) {
-            Some(Outcome::Read(v)) => Some((ahead.found, Some(v))),
+        let outcome = s.outcomes.remove(&id);
+        drop(s);
+        match outcome {
+            Some(Outcome::Read {
+                bytes,
+                compressed: false,
+            }) => Some((ahead.found, Some(bytes))),
+            // A value that does not decode is read again by the cursor, which reports it
+            // as corruption with its file and offset.
+            Some(Outcome::Read { bytes, .. }) => match decompress_value(&bytes) {
+                Ok(v) => Some((ahead.found, Some(Bytes::from(v)))),
+                Err(_) => Some((ahead.found, None)),
+            },
             _ => Some((ahead.found, None)),
         }
     }
@@ -516,9 +533,12 @@ impl Prefetcher {
             let mut s = lock(&self.batch.state);
             for a in self.ahead.drain(..) {
                 if let Some(id) = a.id
-                    && let Some(Outcome::Read(v)) = s.outcomes.remove(&id)
+                    && let Some(Outcome::Read { bytes, .. }) = s.outcomes.remove(&id)
                 {
-                    Counters::add(&self.batch.counters.prefetch_wasted_bytes, v.len() as u64);
+                    Counters::add(
+                        &self.batch.counters.prefetch_wasted_bytes,
+                        bytes.len() as u64,
+                    );
                 }
             }
         }

@@ -75,9 +75,11 @@ pub enum Item<'a> {
     },
     /// Where reading stopped before the file's end: a torn tail or damage.
     Stop {
+        /// `torn tail` or `damaged record`.
+        kind: &'static str,
         /// The offset.
         at: u64,
-        /// What was found there.
+        /// What was found there (may be empty).
         what: String,
     },
     /// A value log's end: its valid bytes and its length.
@@ -113,6 +115,9 @@ pub struct Entry<'a> {
     pub len: u64,
 }
 
+/// How [`walk_log`] ends a scan its visitor stopped.
+const STOPPED: &str = "dump walk stopped by its visitor";
+
 /// What a visitor says after each item: go on, or stop reading.
 pub type Visit<'v> = dyn FnMut(Item<'_>) -> Result<bool> + 'v;
 
@@ -147,9 +152,10 @@ fn walk_log(fs: &dyn Fs, path: &Path, number: u64, visit: &mut Visit<'_>) -> Res
     for &(start, end) in &punched {
         going = going && visit(Item::Punched { start, end })?;
     }
-    let outcome = scan_value_file_skipping(fs, path, number, true, &punched, |at, len, reader| {
+    let scanned = scan_value_file_skipping(fs, path, number, true, &punched, |at, len, reader| {
         if !going {
-            return Ok(());
+            // The visitor has what it wanted: end the scan here, not at the file's end.
+            return Err(Error::InvalidArgument(STOPPED.into()));
         }
         let h = reader.header();
         going = visit(Item::Batch {
@@ -185,13 +191,17 @@ fn walk_log(fs: &dyn Fs, path: &Path, number: u64, visit: &mut Visit<'_>) -> Res
             }))?;
         }
         Ok(())
-    })?;
+    });
+    let outcome = match scanned {
+        Err(Error::InvalidArgument(what)) if !going && what == STOPPED => return Ok(()),
+        other => other?,
+    };
     if !going {
         return Ok(());
     }
     if let Some((at, what)) = outcome.torn_at {
-        let what = format!("torn tail: {what}");
-        if !visit(Item::Stop { at, what })? {
+        let kind = "torn tail";
+        if !visit(Item::Stop { kind, at, what })? {
             return Ok(());
         }
     }
@@ -260,9 +270,12 @@ fn walk_svtable(
         };
         let (stored, compressed) = file.read_stored(&h, &key, seq)?;
         let value = if compressed {
-            file.read_value(&h, &key, seq)?
+            // Shown as damage, as a log's entry is; the walk goes on.
+            crate::format::compression::decompress_value(&stored)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| e.what)
         } else {
-            stored.clone()
+            Ok(std::borrow::Cow::Borrowed(&stored[..]))
         };
         let entry = Entry {
             seq,
@@ -272,7 +285,7 @@ fn walk_svtable(
                 "separated"
             },
             key: &key,
-            value: Some(Ok(value.into())),
+            value: Some(value),
             stored_len: compressed.then_some(stored.len()),
             expires_at: None,
             offset,
@@ -329,15 +342,17 @@ fn walk_framed(fs: &dyn Fs, path: &Path, kind: FileKind, visit: &mut Visit<'_>) 
             }
             Frame::Truncated { .. } => {
                 visit(Item::Stop {
+                    kind: "torn tail",
                     at: offset,
-                    what: "torn tail".into(),
+                    what: String::new(),
                 })?;
                 false
             }
             Frame::Bad { what } => {
                 visit(Item::Stop {
+                    kind: "damaged record",
                     at: offset,
-                    what: format!("damaged record: {what}"),
+                    what: what.to_string(),
                 })?;
                 false
             }

@@ -308,7 +308,8 @@ impl TextWriter {
                 }
                 Ok(())
             }
-            Item::Stop { at, what } => writeln!(out, "{what} at {at}"),
+            Item::Stop { kind, at, what } if what.is_empty() => writeln!(out, "{kind} at {at}"),
+            Item::Stop { kind, at, what } => writeln!(out, "{kind} at {at}: {what}"),
             Item::End {
                 valid_end,
                 file_len,

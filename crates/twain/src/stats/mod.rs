@@ -323,6 +323,10 @@ pub struct Stats {
     /// deleted, in memtables and tables (what a model of the workload holds), as of the
     /// last pass over the key store.
     ///
+    /// A separated value stored compressed (`value_compression`) counts its stored
+    /// bytes: its length comes from its handle, and no value is read; so the figure, and
+    /// the space amplification made from it, is of the data as it lies on disk.
+    ///
     /// The pass merges the memtables and every table's keys (no value is read: a separated
     /// value's length comes from its handle), so its figure is exact — shadowed versions
     /// and tombstones count nothing whether or not compaction has dropped them yet;

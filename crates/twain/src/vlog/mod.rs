@@ -289,8 +289,12 @@ impl ValueFile {
     /// As [`read_value`](Self::read_value), the value shared with the buffer the entry was
     /// read into instead of moved to its start.
     pub fn read_value_bytes(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Bytes> {
-        let (buf, _) = self.read_entry(handle, key, seq)?;
-        self.value_in(handle, &Bytes::from(buf), 0, key, seq)
+        let (buf, v) = self.read_entry(handle, key, seq)?;
+        if v.compressed {
+            let stored = buf.get(v.range).unwrap_or_default();
+            return self.decompress(handle, stored).map(Bytes::from);
+        }
+        Ok(Bytes::from(buf).slice(v.range))
     }
 
     /// Reads the value a handle points at as its entry stores it (compressed or not),
@@ -335,6 +339,23 @@ impl ValueFile {
         key: &[u8],
         seq: SeqNo,
     ) -> Result<Bytes> {
+        let (stored, compressed) = self.stored_in(handle, buf, start, key, seq)?;
+        if compressed {
+            return self.decompress(handle, &stored).map(Bytes::from);
+        }
+        Ok(stored)
+    }
+
+    /// As [`value_in`](Self::value_in), the value as stored (a slice of `buf`) and whether
+    /// it is compressed.
+    pub(crate) fn stored_in(
+        &self,
+        handle: &ValueHandle,
+        buf: &Bytes,
+        start: usize,
+        key: &[u8],
+        seq: SeqNo,
+    ) -> Result<(Bytes, bool)> {
         let end = start.saturating_add(handle.len as usize);
         let Some(entry) = buf.get(start..end) else {
             return Err(Error::corruption(
@@ -345,11 +366,10 @@ impl ValueFile {
         };
         let v = decode_separated(entry, key, seq)
             .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
-        if v.compressed {
-            let stored = entry.get(v.range).unwrap_or_default();
-            return self.decompress(handle, stored).map(Bytes::from);
-        }
-        Ok(buf.slice(start + v.range.start..start + v.range.end))
+        Ok((
+            buf.slice(start + v.range.start..start + v.range.end),
+            v.compressed,
+        ))
     }
 
     /// Decompresses the stored value of the entry `handle` points at; damage is corruption
