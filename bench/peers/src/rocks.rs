@@ -155,6 +155,12 @@ impl Engine for RocksEngine {
     /// RocksDB's I/O statistics, so they include blob files written by flushes and by
     /// blob GC during compaction.
     fn counters(&self) -> BenchResult<EngineCounters> {
+        // RocksDB's own per-level compaction table, for comparing level shapes by hand.
+        if std::env::var_os("TWAIN_PEERS_ROCKSDB_STATS").is_some()
+            && let Ok(Some(stats)) = self.db.property_value("rocksdb.stats")
+        {
+            eprintln!("{stats}");
+        }
         let t = |k: Ticker| self.opts.get_ticker_count(k);
         let wal = t(Ticker::WalFileBytes);
         let flush = t(Ticker::FlushWriteBytes);

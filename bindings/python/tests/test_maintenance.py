@@ -58,7 +58,13 @@ def test_stats_is_the_json_form_as_a_dict(db):
     assert stats["user_ops"] == 1
     assert isinstance(stats["write_amplification"], float)
     assert {"levels", "value_files", "disk_total", "memtable_entries"} <= stats.keys()
-    assert all(set(level) == {"files", "bytes", "entries"} for level in stats["levels"])
+    assert all(
+        set(level) == {"files", "bytes", "entries", "target_bytes"} for level in stats["levels"]
+    )
+    # Static level sizing (the default): L1 targets l1_target_size (64 MiB), L0 and the
+    # last level have none.
+    assert stats["levels"][1]["target_bytes"] == 64 << 20
+    assert stats["levels"][0]["target_bytes"] == 0 == stats["levels"][-1]["target_bytes"]
 
 
 def test_data_persists_across_reopening(path):

@@ -148,6 +148,7 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
         format!("compression={}", rng.pick(&["none", "lz4", "zstd"])),
         // The stress values' letters compress with zstd, not with LZ4.
         format!("value_compression={}", rng.pick(&["none", "zstd", "zstd"])),
+        format!("level_sizing={}", rng.pick(&["static", "dynamic"])),
     ];
 
     (sets, sync)

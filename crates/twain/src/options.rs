@@ -83,6 +83,32 @@ impl ValueLayout {
     }
 }
 
+/// How the key store's levels are sized ([`Options::level_sizing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LevelSizing {
+    /// From L1 down: L1 targets `l1_target_size`, each deeper level `level_size_ratio`
+    /// times more, and L0 compacts into L1.
+    #[default]
+    Static,
+    /// From the biggest level up (RocksDB's `level_compaction_dynamic_level_bytes`): the
+    /// last level's size sets its target, each level above targets `level_size_ratio`
+    /// times less, and the first whose target is at most `l1_target_size` is the base,
+    /// into which L0 compacts. Levels above the base stay empty; about nine tenths of the
+    /// data (at ratio 10) sit in the last level whatever the database's size. See
+    /// `docs/architecture.md`, "Flush and compaction".
+    Dynamic,
+}
+
+impl LevelSizing {
+    /// The option value that names the sizing.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LevelSizing::Static => "static",
+            LevelSizing::Dynamic => "dynamic",
+        }
+    }
+}
+
 /// A step of a value GC run, reported to [`Options::gc_listener`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcEvent {
@@ -234,6 +260,10 @@ pub struct Options {
     pub l1_target_size: u64,
     /// Size ratio between adjacent levels. Range: 2 ..= 100. Default: 10.
     pub level_size_ratio: u64,
+    /// How levels are sized ([`LevelSizing`]): `static` (from L1 down) or `dynamic` (from
+    /// the biggest level up, L0 compacting into the highest level that has a target; then
+    /// `l1_target_size` is the most that base level targets). Default: static.
+    pub level_sizing: LevelSizing,
     /// Number of levels, L0 included. Range: 2 ..= 16. Default: 7.
     pub num_levels: usize,
     /// Compaction output files are cut at this size. Range: 4 KiB ..= 4 GiB.
@@ -343,6 +373,7 @@ impl Default for Options {
             l0_stop_trigger: 36,
             l1_target_size: 64 << 20,
             level_size_ratio: 10,
+            level_sizing: LevelSizing::Static,
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
@@ -394,6 +425,7 @@ impl std::fmt::Debug for Options {
             .field("l0_stop_trigger", &self.l0_stop_trigger)
             .field("l1_target_size", &self.l1_target_size)
             .field("level_size_ratio", &self.level_size_ratio)
+            .field("level_sizing", &self.level_sizing)
             .field("num_levels", &self.num_levels)
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
@@ -570,6 +602,17 @@ impl Options {
                 }
             }
             "compaction_offload_full_check" => self.compaction_offload_full_check = flag()?,
+            "level_sizing" => {
+                self.level_sizing = match value {
+                    "static" => LevelSizing::Static,
+                    "dynamic" => LevelSizing::Dynamic,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "option level_sizing: {value:?} is not static or dynamic"
+                        )));
+                    }
+                }
+            }
             "value_layout" => {
                 self.value_layout = match value {
                     "log" => ValueLayout::Log,

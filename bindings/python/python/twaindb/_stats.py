@@ -11,11 +11,13 @@ from typing import TypedDict
 
 
 class LevelStats(TypedDict):
-    """One LSM level: its table files, their bytes on disk, and the entries they hold."""
+    """One LSM level: its table files, their bytes on disk, the entries they hold, and
+    the bytes its compactions aim to keep it under (0: none, see ``level_sizing``)."""
 
     files: int
     bytes: int
     entries: int
+    target_bytes: int
 
 
 class HashLayoutStats(TypedDict):

@@ -12,20 +12,83 @@ use std::collections::HashSet;
 pub struct LevelShape {
     /// L0 file count that triggers a compaction.
     pub l0_trigger: usize,
-    /// Target size of L1.
+    /// Target size of L1 (static sizing), or the most the base level may target (dynamic).
     pub l1_target: u64,
     /// Growth factor per level.
     pub ratio: u64,
+    /// Whether targets are derived from the biggest level down (`LevelSizing::Dynamic`).
+    pub dynamic: bool,
+}
+
+/// What a shape asks of one version: the level L0 compacts into and each level's target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelTargets {
+    /// The level L0 compacts into when every level above it is empty: 1 with static
+    /// sizing; with dynamic sizing the highest level that has a target.
+    pub base: usize,
+    /// Target bytes per level (index 0, L0, has none: 0). Levels above `base` target 0:
+    /// whatever they hold goes down.
+    pub bytes: Vec<u64>,
 }
 
 impl LevelShape {
-    /// The target size of level `level` (>= 1).
+    /// The target size of level `level` (>= 1) under static sizing.
     pub fn target(&self, level: usize) -> u64 {
         let mut t = self.l1_target;
         for _ in 1..level {
             t = t.saturating_mul(self.ratio);
         }
         t
+    }
+
+    /// The base level and every level's target for `state`.
+    ///
+    /// Static sizing: L1 targets `l1_target`, each deeper level `ratio` times more.
+    ///
+    /// Dynamic sizing (RocksDB's `level_compaction_dynamic_level_bytes`, our own code): the
+    /// biggest level below L0 (normally the last) sets the last level's target; each level
+    /// above targets `ratio` times less, up to the first whose target is at most
+    /// `l1_target`: the base. Its target lies in `(l1_target / ratio, l1_target]` once the
+    /// tree is bigger than `l1_target`; a smaller tree has the last level as its base, so
+    /// L0 goes straight down to it. Levels stay empty until the data needs them, and about
+    /// `1 - 1 / ratio` of the data sits in the last level whatever the database's size.
+    pub fn targets(&self, state: &VersionState) -> LevelTargets {
+        let last = state.levels.len().saturating_sub(1).max(1);
+        let mut bytes = vec![0u64; last + 1];
+        if !self.dynamic {
+            for (level, b) in bytes.iter_mut().enumerate().skip(1) {
+                *b = self.target(level);
+            }
+            return LevelTargets { base: 1, bytes };
+        }
+        let biggest = (1..=last).map(|l| state.level_bytes(l)).max().unwrap_or(0);
+        let ratio = self.ratio.max(2);
+        let (mut base, mut t) = (last, biggest.max(1));
+        bytes[last] = t;
+        while base > 1 && t > self.l1_target {
+            t /= ratio;
+            base -= 1;
+            bytes[base] = t.max(1);
+        }
+        LevelTargets { base, bytes }
+    }
+}
+
+impl LevelTargets {
+    /// The level L0 compacts into: the base, or the first level above it still holding
+    /// tables (so no older version ever ends up above a newer one).
+    pub fn l0_output(&self, state: &VersionState) -> usize {
+        (1..self.base)
+            .find(|&l| !state.levels.get(l).is_none_or(|f| f.is_empty()))
+            .unwrap_or(self.base)
+    }
+
+    /// The level `level` compacts into.
+    pub fn output_of(&self, state: &VersionState, level: usize) -> usize {
+        match level {
+            0 => self.l0_output(state),
+            _ => level + 1,
+        }
     }
 }
 
@@ -119,16 +182,24 @@ fn overlapping(state: &VersionState, level: usize, lo: &[u8], hi: &[u8]) -> Vec<
         .unwrap_or_default()
 }
 
-/// Each level's compaction score: L0 by file count, deeper levels by size over target.
-/// The last level has none.
+/// Each level's compaction score: L0 by file count, deeper levels by size over target; a
+/// level above the base (dynamic sizing) that still holds tables scores at least 1 (by
+/// its size over the least a base may target), so it drains. The last level has none.
 pub fn level_scores(state: &VersionState, shape: &LevelShape) -> Vec<f64> {
+    let targets = shape.targets(state);
     let last = state.levels.len().saturating_sub(1);
     (0..last)
         .map(|level| {
+            let size = state.level_bytes(level) as f64;
             if level == 0 {
                 state.levels[0].len() as f64 / shape.l0_trigger as f64
+            } else if level < targets.base {
+                match size > 0.0 {
+                    true => (size / (shape.l1_target / shape.ratio.max(2)).max(1) as f64).max(1.0),
+                    false => 0.0,
+                }
             } else {
-                state.level_bytes(level) as f64 / shape.target(level) as f64
+                size / targets.bytes[level].max(1) as f64
             }
         })
         .collect()
@@ -141,15 +212,18 @@ pub fn pick(
     busy: &HashSet<u64>,
 ) -> Option<CompactionTask> {
     let scores = level_scores(state, shape);
+    let targets = shape.targets(state);
     let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
     order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(Ordering::Equal));
     order
         .into_iter()
-        .find_map(|level| pick_level(state, level, busy, "size"))
+        .find_map(|level| pick_level(state, &targets, level, busy, "size"))
 }
 
 /// Picks a compaction of `level` regardless of its score: the tables of `level` that
-/// overlap `[lo, hi]` (all of them for L0) and what they overlap below. Used by manual
+/// overlap `[lo, hi]` (all of them for L0) and what they overlap in the next level that
+/// holds tables (empty levels between are skipped: nothing there can be newer or older
+/// than the inputs), or the next level if none below holds any. Used by manual
 /// compaction.
 pub fn pick_range(
     state: &VersionState,
@@ -167,7 +241,10 @@ pub fn pick_range(
     } else {
         inputs
     };
-    finish(state, level, inputs, busy, "manual")
+    let output = (level + 1..state.levels.len())
+        .find(|&l| !state.levels[l].is_empty())
+        .unwrap_or(level + 1);
+    finish(state, level, output, inputs, busy, "manual")
 }
 
 /// Picks a compaction of the bottom level `level` into itself: its tables overlapping
@@ -207,8 +284,13 @@ pub fn pick_bottom(
 /// table above another), and the tables go down in key order, level by level: no range
 /// starves. The bottom level is never picked: nothing lies below it. Rate limits belong to
 /// the caller (`db::background`): the pick itself is pure.
-pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<CompactionTask> {
+pub fn pick_garbage(
+    state: &VersionState,
+    shape: &LevelShape,
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
     let last = state.levels.len().checked_sub(1)?;
+    let targets = shape.targets(state);
     let shadows_deeper = |level: usize, lo: &[u8], hi: &[u8]| {
         (level + 1..=last).any(|l| !overlapping(state, l, lo, hi).is_empty())
     };
@@ -220,7 +302,14 @@ pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<Compact
             }
             let (lo, hi) = key_range(files.iter());
             if (files.len() > 1 || shadows_deeper(0, lo, hi))
-                && let Some(task) = finish(state, 0, files.clone(), busy, GARBAGE)
+                && let Some(task) = finish(
+                    state,
+                    0,
+                    targets.l0_output(state),
+                    files.clone(),
+                    busy,
+                    GARBAGE,
+                )
             {
                 return Some(task);
             }
@@ -229,7 +318,7 @@ pub fn pick_garbage(state: &VersionState, busy: &HashSet<u64>) -> Option<Compact
         let found = files.iter().find_map(|t| {
             let (lo, hi) = (user_key(&t.smallest), user_key(&t.largest));
             match shadows_deeper(level, lo, hi) {
-                true => finish(state, level, vec![t.clone()], busy, GARBAGE),
+                true => finish(state, level, level + 1, vec![t.clone()], busy, GARBAGE),
                 false => None,
             }
         });
@@ -251,10 +340,12 @@ pub const GARBAGE: &str = "garbage";
 /// tables are not picked again: repeated picks end.
 pub fn pick_expired(
     state: &VersionState,
+    shape: &LevelShape,
     expired: &HashSet<u64>,
     busy: &HashSet<u64>,
 ) -> Option<CompactionTask> {
     let last = state.levels.len().checked_sub(1)?;
+    let targets = shape.targets(state);
     for (level, files) in state.levels.iter().enumerate() {
         for t in files.iter().filter(|t| expired.contains(&t.number)) {
             let task = if level == last {
@@ -267,9 +358,10 @@ pub fn pick_expired(
                     reason: EXPIRED,
                 })
             } else if level == 0 {
-                finish(state, 0, files.clone(), busy, EXPIRED)
+                let output = targets.l0_output(state);
+                finish(state, 0, output, files.clone(), busy, EXPIRED)
             } else {
-                finish(state, level, vec![t.clone()], busy, EXPIRED)
+                finish(state, level, level + 1, vec![t.clone()], busy, EXPIRED)
             };
             if let Some(mut task) = task {
                 task.trivial_move = false;
@@ -285,6 +377,7 @@ pub const EXPIRED: &str = "expired";
 
 fn pick_level(
     state: &VersionState,
+    targets: &LevelTargets,
     level: usize,
     busy: &HashSet<u64>,
     reason: &'static str,
@@ -293,9 +386,10 @@ fn pick_level(
     if files.is_empty() {
         return None;
     }
+    let output = targets.output_of(state, level);
     if level == 0 {
         // L0 files overlap each other: compact them all together, one job at a time.
-        return finish(state, 0, files.clone(), busy, reason);
+        return finish(state, 0, output, files.clone(), busy, reason);
     }
     // Round-robin through the level, starting after the compaction pointer.
     let start = match &state.compact_pointers.get(level).cloned().flatten() {
@@ -304,18 +398,21 @@ fn pick_level(
     };
     (0..files.len())
         .map(|i| &files[(start + i) % files.len()])
-        .find_map(|t| finish(state, level, vec![t.clone()], busy, reason))
+        .find_map(|t| finish(state, level, output, vec![t.clone()], busy, reason))
 }
 
+/// The task merging `inputs` of `level` into `output_level` (deeper; every level between
+/// holds no table) with what they overlap there, unless a table taking part is busy.
 fn finish(
     state: &VersionState,
     level: usize,
+    output_level: usize,
     inputs: Vec<TableRecord>,
     busy: &HashSet<u64>,
     reason: &'static str,
 ) -> Option<CompactionTask> {
     let (lo, hi) = key_range(inputs.iter());
-    let lower = overlapping(state, level + 1, lo, hi);
+    let lower = overlapping(state, output_level, lo, hi);
     if inputs
         .iter()
         .chain(&lower)
@@ -326,7 +423,7 @@ fn finish(
     let trivial_move = inputs.len() == 1 && lower.is_empty();
     Some(CompactionTask {
         level,
-        output_level: level + 1,
+        output_level,
         inputs,
         lower,
         trivial_move,
@@ -341,7 +438,11 @@ mod tests {
     use crate::key::internal_key;
 
     fn state(tables: Vec<TableRecord>) -> VersionState {
-        let mut s = VersionState::empty(4);
+        state_of(4, tables)
+    }
+
+    fn state_of(levels: usize, tables: Vec<TableRecord>) -> VersionState {
+        let mut s = VersionState::empty(levels);
         s.apply(&VersionEdit {
             added_tables: tables,
             ..VersionEdit::default()
@@ -354,7 +455,100 @@ mod tests {
         l0_trigger: 2,
         l1_target: 1000,
         ratio: 10,
+        dynamic: false,
     };
+
+    const DYNAMIC: LevelShape = LevelShape {
+        dynamic: true,
+        ..SHAPE
+    };
+
+    fn state7(tables: Vec<TableRecord>) -> VersionState {
+        state_of(7, tables)
+    }
+
+    #[test]
+    fn dynamic_targets_follow_the_biggest_level() {
+        // An empty tree: the last level is the base.
+        let empty = state7(vec![]);
+        assert_eq!(DYNAMIC.targets(&empty).base, 6);
+        // 10,000 bytes at the bottom: L5 targets 1,000 (at most l1_target): the base.
+        let s = state7(vec![t(6, 1, "a", "z", 10_000)]);
+        let targets = DYNAMIC.targets(&s);
+        assert_eq!(targets.base, 5);
+        assert_eq!(targets.bytes, vec![0, 0, 0, 0, 0, 1_000, 10_000]);
+        // 120,000 bytes: L4 would target 1,200, over l1_target; L3's 120 is the base.
+        let s = state7(vec![t(6, 1, "a", "z", 120_000)]);
+        let targets = DYNAMIC.targets(&s);
+        assert_eq!(targets.base, 3);
+        assert_eq!(targets.bytes[3..], [120, 1_200, 12_000, 120_000]);
+        // Static sizing ignores the data.
+        assert_eq!(SHAPE.targets(&s).base, 1);
+        assert_eq!(SHAPE.targets(&s).bytes[1..4], [1_000, 10_000, 100_000]);
+    }
+
+    #[test]
+    fn dynamic_l0_goes_to_the_base_unless_a_level_above_holds_tables() {
+        let s = state7(vec![
+            t(0, 1, "a", "c", 10),
+            t(0, 2, "b", "f", 10),
+            t(6, 3, "a", "z", 10_000),
+        ]);
+        let task = pick(&s, &DYNAMIC, &HashSet::new()).unwrap();
+        assert_eq!((task.level, task.output_level), (0, 5));
+        assert!(task.lower.is_empty());
+        // The bottom level alone (a fresh tree): L0 straight into it, with its overlap.
+        let fresh = state7(vec![t(0, 1, "a", "c", 10), t(0, 2, "b", "f", 10)]);
+        let task = pick(&fresh, &DYNAMIC, &HashSet::new()).unwrap();
+        assert_eq!(task.output_level, 6);
+        // A table left above the base (say, from static sizing): L0 goes into its level,
+        // never past it, and that level drains first.
+        let mut mixed = s.clone();
+        mixed
+            .apply(&VersionEdit {
+                added_tables: vec![t(2, 4, "x", "y", 5)],
+                ..VersionEdit::default()
+            })
+            .unwrap();
+        let targets = DYNAMIC.targets(&mixed);
+        assert_eq!(targets.l0_output(&mixed), 2);
+        let scores = level_scores(&mixed, &DYNAMIC);
+        assert!(
+            scores[2] >= 1.0,
+            "a level above the base drains: {scores:?}"
+        );
+        // Garbage and expiry picks follow the same rule.
+        let garbage = pick_garbage(&s, &DYNAMIC, &HashSet::new()).unwrap();
+        assert_eq!((garbage.level, garbage.output_level), (0, 5));
+        let expired = pick_expired(&s, &DYNAMIC, &HashSet::from([1]), &HashSet::new()).unwrap();
+        assert_eq!(expired.output_level, 5);
+    }
+
+    #[test]
+    fn dynamic_levels_below_the_base_compact_by_their_targets() {
+        let s = state7(vec![t(5, 1, "a", "m", 1_500), t(6, 2, "a", "z", 10_000)]);
+        // L5 holds 1,500 against its 1,000 target.
+        let task = pick(&s, &DYNAMIC, &HashSet::new()).unwrap();
+        assert_eq!((task.level, task.output_level), (5, 6));
+        assert_eq!(task.lower.len(), 1);
+        let under = state7(vec![t(5, 1, "a", "m", 900), t(6, 2, "a", "z", 10_000)]);
+        assert_eq!(pick(&under, &DYNAMIC, &HashSet::new()), None);
+    }
+
+    #[test]
+    fn manual_picks_skip_empty_levels() {
+        let s = state7(vec![t(0, 1, "a", "c", 10), t(3, 2, "b", "d", 10)]);
+        let task = pick_range(&s, 0, b"a", b"z", &HashSet::new()).unwrap();
+        assert_eq!((task.output_level, task.lower.len()), (3, 1));
+        // Nothing below: the next level.
+        let top = state7(vec![t(0, 1, "a", "c", 10)]);
+        assert_eq!(
+            pick_range(&top, 0, b"a", b"z", &HashSet::new())
+                .unwrap()
+                .output_level,
+            1
+        );
+    }
 
     #[test]
     fn nothing_to_do_below_the_triggers() {
@@ -421,7 +615,7 @@ mod tests {
         ]);
         assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
         let mut steps = 0;
-        while let Some(task) = pick_garbage(&s, &HashSet::new()) {
+        while let Some(task) = pick_garbage(&s, &SHAPE, &HashSet::new()) {
             assert_eq!(task.reason, GARBAGE);
             assert_ne!(task.level, 3, "the bottom level is never picked");
             let mut outputs = Vec::new();
@@ -461,25 +655,25 @@ mod tests {
             t(3, 3, "x", "z", 100),
         ]);
         let none = HashSet::new();
-        assert_eq!(pick_expired(&s, &none, &none), None);
+        assert_eq!(pick_expired(&s, &SHAPE, &none, &none), None);
         // In L1 with nothing below to overlap: rewritten into L2, not moved.
-        let task = pick_expired(&s, &HashSet::from([1]), &none).unwrap();
+        let task = pick_expired(&s, &SHAPE, &HashSet::from([1]), &none).unwrap();
         assert_eq!(
             (task.level, task.output_level, task.trivial_move),
             (1, 2, false)
         );
         assert_eq!(task.reason, EXPIRED);
         // With its overlap below.
-        let task = pick_expired(&s, &HashSet::from([2]), &none).unwrap();
+        let task = pick_expired(&s, &SHAPE, &HashSet::from([2]), &none).unwrap();
         assert_eq!(
             task.lower.iter().map(|t| t.number).collect::<Vec<_>>(),
             vec![6]
         );
         // At the bottom level: into itself.
-        let task = pick_expired(&s, &HashSet::from([3]), &none).unwrap();
+        let task = pick_expired(&s, &SHAPE, &HashSet::from([3]), &none).unwrap();
         assert_eq!((task.level, task.output_level), (3, 3));
         assert_eq!(
-            pick_expired(&s, &HashSet::from([3]), &HashSet::from([3])),
+            pick_expired(&s, &SHAPE, &HashSet::from([3]), &HashSet::from([3])),
             None
         );
         // L0 goes whole.
@@ -488,17 +682,17 @@ mod tests {
             ..VersionEdit::default()
         })
         .unwrap();
-        let task = pick_expired(&s, &HashSet::from([5]), &none).unwrap();
+        let task = pick_expired(&s, &SHAPE, &HashSet::from([5]), &none).unwrap();
         assert_eq!((task.level, task.inputs.len()), (0, 2));
     }
 
     #[test]
     fn garbage_pick_skips_busy_tables_and_lone_tables() {
         let s = state(vec![t(1, 1, "a", "c", 10), t(2, 2, "a", "b", 10)]);
-        assert_eq!(pick_garbage(&s, &HashSet::from([2])), None);
-        assert!(pick_garbage(&s, &HashSet::new()).is_some());
+        assert_eq!(pick_garbage(&s, &SHAPE, &HashSet::from([2])), None);
+        assert!(pick_garbage(&s, &SHAPE, &HashSet::new()).is_some());
         let lone = state(vec![t(0, 1, "a", "c", 10), t(3, 2, "d", "f", 10)]);
-        assert_eq!(pick_garbage(&lone, &HashSet::new()), None);
+        assert_eq!(pick_garbage(&lone, &SHAPE, &HashSet::new()), None);
     }
 
     #[test]

@@ -334,6 +334,7 @@ pub(crate) fn shape(inner: &DbInner) -> LevelShape {
         l0_trigger: inner.opts.l0_compaction_trigger,
         l1_target: inner.opts.l1_target_size,
         ratio: inner.opts.level_size_ratio,
+        dynamic: inner.opts.level_sizing == crate::options::LevelSizing::Dynamic,
     }
 }
 
@@ -417,9 +418,9 @@ fn garbage_pick(
     if !plan.garbage_compactions {
         return None;
     }
-    let task = picker::pick_garbage(state, &st.busy_tables).or_else(|| {
+    let task = picker::pick_garbage(state, &shape(inner), &st.busy_tables).or_else(|| {
         let expired = super::compact::expired_tables(&sv.version, inner.opts.clock.now_millis());
-        picker::pick_expired(state, &expired, &st.busy_tables)
+        picker::pick_expired(state, &shape(inner), &expired, &st.busy_tables)
     })?;
     st.garbage_log = newest;
     Some(task)

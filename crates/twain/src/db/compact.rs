@@ -312,9 +312,10 @@ pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
             inner.check_bg_error()?;
             let version = Arc::clone(&inner.super_version().version);
             let none = HashSet::new();
-            let task = pick_garbage(&version.state, &none).or_else(|| {
+            let shape = super::background::shape(inner);
+            let task = pick_garbage(&version.state, &shape, &none).or_else(|| {
                 let expired = expired_tables(&version, inner.opts.clock.now_millis());
-                pick_expired(&version.state, &expired, &none)
+                pick_expired(&version.state, &shape, &expired, &none)
             });
             let Some(task) = task else {
                 return Ok(runs);

@@ -499,11 +499,17 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         super::space::shadowed_bytes(&version.state, version, l)
     });
     let mut referenced = 0u64;
+    let targets = super::background::shape(inner).targets(&version.state);
+    let last = version.levels.len().saturating_sub(1);
     let levels: Vec<LevelStats> = version
         .levels
         .iter()
-        .map(|files| {
+        .enumerate()
+        .map(|(level, files)| {
             let mut s = LevelStats::default();
+            if level > 0 && level >= targets.base && level < last {
+                s.target_bytes = targets.bytes.get(level).copied().unwrap_or(0);
+            }
             for t in files {
                 let p = t.table.properties();
                 s.files += 1;

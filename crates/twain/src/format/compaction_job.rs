@@ -103,9 +103,9 @@ pub fn decode_job(msg: &[u8]) -> Result<PartJob, DecodeError> {
     let mut d = open(msg, KIND_JOB)?;
     let level = level_of(&mut d, "level")?;
     let output_level = level_of(&mut d, "output level")?;
-    if output_level != level && output_level != level + 1 {
+    if output_level < level {
         return Err(d.error(format!(
-            "output level {output_level} is neither level {level} nor the next"
+            "output level {output_level} is above level {level}"
         )));
     }
     let inputs = tables(&mut d)?;

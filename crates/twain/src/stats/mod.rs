@@ -98,6 +98,10 @@ pub struct LevelStats {
     pub bytes: u64,
     /// Entries in them.
     pub entries: u64,
+    /// The bytes the level's compactions aim to keep it under (`Options::level_sizing`): 0
+    /// for L0 (its trigger is a file count), for the last level (nothing lies below it),
+    /// and for levels above the base under dynamic sizing (what they hold goes down).
+    pub target_bytes: u64,
 }
 
 /// One value file.

@@ -160,8 +160,8 @@ impl Stats {
             .iter()
             .map(|l| {
                 format!(
-                    "{{\"files\":{},\"bytes\":{},\"entries\":{}}}",
-                    l.files, l.bytes, l.entries
+                    "{{\"files\":{},\"bytes\":{},\"entries\":{},\"target_bytes\":{}}}",
+                    l.files, l.bytes, l.entries, l.target_bytes
                 )
             })
             .collect();
@@ -420,10 +420,14 @@ impl Stats {
         );
         for (i, l) in s.levels.iter().enumerate() {
             if l.files > 0 {
+                let target = match l.target_bytes {
+                    0 => String::new(),
+                    t => format!(" (target {})", z(t)),
+                };
                 line(
                     &format!("L{i}"),
                     format!(
-                        "{}, {}, {}",
+                        "{}, {}, {}{target}",
                         counted(l.files as u64, "file"),
                         z(l.bytes),
                         counted(l.entries, "entry")

@@ -105,6 +105,7 @@ mod iter_seek_keeps_its_view;
 mod iter_seek_model;
 mod keys_only_reads_no_value_file;
 mod lazy_entries_read_values_on_demand;
+mod level_sizing_dynamic;
 mod limits;
 mod live_bytes_become_exact_after_the_background_settles;
 mod lock_deleted_under_an_open_database;

@@ -126,6 +126,15 @@ fn compressed_options(fs: &Arc<dyn Fs>) -> Options {
         .medium_value_compression(twain::Compression::Zstd)
 }
 
+/// Levels sized from the biggest one up: L0 compacts into the base level, past the empty
+/// levels above it (`LevelSizing::Dynamic`).
+fn dynamic_level_options(fs: &Arc<dyn Fs>) -> Options {
+    options(fs)
+        .level_sizing(twain::LevelSizing::Dynamic)
+        .l1_target_size(16 << 10)
+        .level_size_ratio(4)
+}
+
 fn run_in(
     ops: Vec<Op>,
     options: fn(&Arc<dyn Fs>) -> Options,
@@ -277,6 +286,13 @@ proptest! {
     ) {
         run_in(ops, compressed_options)?;
     }
+
+    #[test]
+    fn engine_with_dynamic_levels_matches_btreemap(
+        ops in proptest::collection::vec(op(), 1..300)
+    ) {
+        run_in(ops, dynamic_level_options)?;
+    }
 }
 
 /// Enough writes to roll value files, flush many memtables and compact several levels.
@@ -289,6 +305,12 @@ fn long_run_matches_btreemap() {
 #[test]
 fn long_run_with_compressed_values_matches_btreemap() {
     long_run(compressed_options);
+}
+
+/// The same with dynamic level sizing.
+#[test]
+fn long_run_with_dynamic_levels_matches_btreemap() {
+    long_run(dynamic_level_options);
 }
 
 fn long_run(options: fn(&Arc<dyn Fs>) -> Options) {

@@ -169,17 +169,18 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
 pub const BACKGROUND_DEADLINE: Duration = Duration::from_secs(60);
 
 /// Waits (up to [`BACKGROUND_DEADLINE`]) until no level needs an automatic compaction
-/// under `db`'s options: fewer L0 files than the trigger and every level within its
-/// target size.
+/// under `db`'s options: fewer L0 files than the trigger, every level within its target
+/// size (`LevelStats::target_bytes`), and none above the base holding tables.
 pub fn wait_for_quiet(db: &Db) -> bool {
     let o = db.options().clone();
     wait_until(BACKGROUND_DEADLINE, || {
         let s = db.stats().expect("stats");
-        let mut target = o.l1_target_size;
         let mut quiet = s.levels[0].files < o.l0_compaction_trigger;
         for l in s.levels.iter().take(s.levels.len() - 1).skip(1) {
-            quiet &= l.bytes <= target;
-            target = target.saturating_mul(o.level_size_ratio);
+            quiet &= match l.target_bytes {
+                0 => l.files == 0,
+                target => l.bytes <= target,
+            };
         }
         quiet
     })
