@@ -430,14 +430,16 @@ pub(crate) fn fix_handle(
     file: &Arc<ValueFile>,
 ) -> Result<bool> {
     // Never to a dropped record: a manual compaction may have merged it inline
-    // (`compaction::place`). Checked before the write lock (the drop lock is held across fsyncs);
-    // a manual compaction that starts after the check is seen below by its count.
+    // (`compaction::place`). Checked before the write lock; the drop lock is held across
+    // fsyncs, so a busy one means no fix-up rather than a wait for the disk. A manual
+    // compaction that starts after the check is seen below by its count.
     let manual_before = inner.manual_compactions.load(Ordering::SeqCst);
-    if inner
+    match inner
         .drop_index
-        .is_dropped(file.number(), file.epoch(), seq)
+        .try_is_dropped(file.number(), file.epoch(), seq)
     {
-        return Ok(false);
+        Some(false) => {}
+        Some(true) | None => return Ok(false),
     }
     // A fix-up is an optimization: never wait for a writer (one may be stalled, holding
     // the write state until a flush makes room).

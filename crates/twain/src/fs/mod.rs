@@ -18,6 +18,7 @@
 //! file stays usable through handles already open, and `create` of an existing name empties
 //! that file in place.
 
+mod closer;
 mod fault;
 mod mem;
 mod real;
@@ -54,7 +55,9 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
     /// Opens an existing file for positional reads.
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>>;
-    /// Removes a file.
+    /// Removes a file. Its name is gone when this returns; its blocks may be freed later
+    /// ([`RealFs`] frees them on a background thread once no descriptor of this process
+    /// holds the file, so that no caller waits for the device's discard).
     fn remove_file(&self, path: &Path) -> io::Result<()>;
     /// Atomically renames `from` to `to`, replacing `to` if it exists.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;

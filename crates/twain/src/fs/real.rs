@@ -50,17 +50,34 @@ impl WritableFile for RealWritable {
     }
 }
 
+/// A file open for positional reads. `file` is `None` only inside `drop`.
 struct RealReadable {
-    file: File,
+    file: Option<File>,
+}
+
+impl RealReadable {
+    fn file(&self) -> io::Result<&File> {
+        self.file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("read of a closed file"))
+    }
 }
 
 impl ReadableFile for RealReadable {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        self.file.read_exact_at(buf, offset)
+        self.file()?.read_exact_at(buf, offset)
     }
 
     fn len(&self) -> io::Result<u64> {
-        Ok(self.file.metadata()?.len())
+        Ok(self.file()?.metadata()?.len())
+    }
+}
+
+impl Drop for RealReadable {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            super::closer::close(file);
+        }
     }
 }
 
@@ -112,12 +129,12 @@ impl Fs for RealFs {
 
     fn open_read(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
         Ok(Arc::new(RealReadable {
-            file: File::open(path)?,
+            file: Some(File::open(path)?),
         }))
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        std::fs::remove_file(path)
+        super::closer::remove(path)
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {

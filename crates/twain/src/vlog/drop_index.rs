@@ -273,6 +273,22 @@ impl DropIndex {
             .is_some_and(|d| d.epoch == epoch && d.seqs.contains(&seq))
     }
 
+    /// [`DropIndex::is_dropped`] if the drop lock is free now, `None` if it is held (a
+    /// flush, compaction or GC install holds it across syncs: a foreground caller that
+    /// may skip its work asks this way instead of waiting for the disk).
+    pub fn try_is_dropped(&self, number: u64, epoch: u32, seq: SeqNo) -> Option<bool> {
+        let files = match self.files.try_lock() {
+            Ok(files) => files,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(
+            files
+                .get(&number)
+                .is_some_and(|d| d.epoch == epoch && d.seqs.contains(&seq)),
+        )
+    }
+
     /// Forgets files no longer live.
     pub fn retain(&self, live: impl Fn(u64) -> bool) {
         self.lock().retain(|&n, _| live(n));
