@@ -669,6 +669,9 @@ impl Db {
     /// `sync` may then be lost.
     pub fn close(self) -> Result<()> {
         let closed = background::shutdown(&self.inner);
+        // The files this database deleted are freed on the file system's own thread
+        // (`fs::closer`): their space is free once close returns.
+        self.inner.fs.settle();
         match self.inner.read_only {
             Some(_) => Ok(()),
             None => closed,
@@ -679,6 +682,7 @@ impl Db {
 impl Drop for Db {
     fn drop(&mut self) {
         let _ = background::shutdown(&self.inner);
+        self.inner.fs.settle();
     }
 }
 

@@ -698,3 +698,74 @@ fn hash_layout_stats(
         flush_wait_micros: Counters::get(&c.hash_flush_wait_micros),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::fs::{Fs, MemFs};
+    use crate::{Db, GcMode, Options};
+    use std::sync::{Arc, mpsc};
+    use std::time::Duration;
+
+    fn value(tag: &str, i: u32) -> Vec<u8> {
+        format!("{tag}-{i:04}-").repeat(10).into_bytes()
+    }
+
+    /// A read that meets a stale handle while a flush, compaction or GC install holds the
+    /// drop lock (it keeps it across syncs) returns its value without waiting for the
+    /// lock, and leaves the handle for a later read to fix up.
+    #[test]
+    fn a_stale_read_does_not_wait_for_the_drop_lock() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let opts = Options::default()
+            .fs(fs)
+            .memtable_size(1 << 20)
+            .value_file_size(16 << 10)
+            .inline_threshold(32)
+            .l0_compaction_trigger(100)
+            .l0_slowdown_trigger(100)
+            .l0_stop_trigger(100)
+            .gc_enabled(false)
+            .gc_mode(GcMode::DropRecords)
+            .gc_threshold(1.0);
+        let db = Arc::new(Db::open(std::path::Path::new("/db"), opts).unwrap());
+        // One sealed value file, a third of it overwritten and compacted, then collected:
+        // the handles of the rest name its old epoch.
+        for i in 0..60u32 {
+            db.put(format!("k{i:04}"), value("a", i)).unwrap();
+        }
+        db.put("roll", vec![0u8; 20 << 10]).unwrap();
+        db.compact_range(None, None).unwrap();
+        let first = db.stats().unwrap().value_files[0].number;
+        for i in 40..60u32 {
+            db.put(format!("k{i:04}"), value("b", i)).unwrap();
+        }
+        db.compact_range(None, None).unwrap();
+        db.gc().unwrap();
+        let stats = db.stats().unwrap();
+        let file = stats.value_files.iter().find(|f| f.number == first);
+        assert_eq!(file.map(|f| f.epoch), Some(1), "the file was collected");
+
+        let held = db.inner.drop_index.lock();
+        let (tx, rx) = mpsc::channel();
+        let reader = Arc::clone(&db);
+        let t = std::thread::spawn(move || {
+            let _ = tx.send(reader.get("k0001"));
+        });
+        let got = rx.recv_timeout(Duration::from_secs(30));
+        drop(held);
+        t.join().unwrap();
+        let got = got.expect("the read waited for the drop lock");
+        assert_eq!(got.unwrap(), Some(value("a", 1)));
+        let during = db.stats().unwrap();
+        assert_eq!(during.svtable_searches, stats.svtable_searches + 1);
+        assert_eq!(
+            during.handle_fixups, stats.handle_fixups,
+            "no fix-up while the drop lock is held"
+        );
+        // With the lock free, the next read of the entry searches again and fixes it.
+        assert_eq!(db.get("k0001").unwrap(), Some(value("a", 1)));
+        let after = db.stats().unwrap();
+        assert_eq!(after.svtable_searches, during.svtable_searches + 1);
+        assert_eq!(after.handle_fixups, during.handle_fixups + 1);
+    }
+}

@@ -7,60 +7,100 @@
 //! foreground operation would wait for the disk. [`RealFs`](super::RealFs) instead hands
 //! such descriptors to one process-wide thread, `twain-closer`, which closes them in turn.
 //! Descriptors of files that still have a name are closed where they are dropped: that
-//! costs nothing.
+//! frees nothing, so it costs nothing.
 //!
-//! The space of a deleted file comes back once the closer has closed it, normally within
-//! the time the discard takes; nothing in the engine counts unnamed files.
+//! The queue is bounded ([`QUEUE_LEN`] descriptors): with it full (a burst of deletions
+//! on a slow device), a file is closed where it is dropped rather than holding more
+//! descriptors open. A process forked after the thread started has no closer thread, so
+//! it closes where it drops too. [`drain`] waits until everything queued before it is
+//! closed (`Db` close calls it, so the space of the files a database deleted is free
+//! when its close returns).
 
 use std::fs::File;
-use std::os::unix::fs::MetadataExt;
-use std::sync::mpsc::{Sender, channel};
-use std::sync::{Mutex, OnceLock};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+use std::sync::OnceLock;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
-/// The closer thread's queue; `None` if the thread could not be started (files are then
-/// closed where they are dropped, as before).
-static QUEUE: OnceLock<Option<Mutex<Sender<File>>>> = OnceLock::new();
+/// Descriptors that may wait for the closer at once.
+pub(crate) const QUEUE_LEN: usize = 64;
 
-fn queue() -> Option<&'static Mutex<Sender<File>>> {
-    QUEUE
-        .get_or_init(|| {
-            let (tx, rx) = channel::<File>();
-            std::thread::Builder::new()
-                .name("twain-closer".into())
-                .spawn(move || {
-                    // Each file is closed by its drop here; the loop ends when the
-                    // process does (the sender lives in a static).
-                    for file in rx {
-                        drop(file);
-                    }
-                })
-                .ok()
-                .map(|_| Mutex::new(tx))
-        })
-        .as_ref()
+/// How `remove` opens the file it holds across the unlink.
+#[cfg(target_os = "linux")]
+const HOLD_FLAGS: i32 = libc::O_PATH | libc::O_NOFOLLOW;
+#[cfg(not(target_os = "linux"))]
+const HOLD_FLAGS: i32 = libc::O_NONBLOCK | libc::O_NOFOLLOW;
+
+/// What the closer thread is handed.
+enum Job {
+    /// Close this file.
+    Close(File),
+    /// Say so once everything queued before this is closed.
+    Drain(SyncSender<()>),
 }
 
-/// Closes `file`: on the closer thread if no name refers to it any more, here otherwise.
+/// The closer thread's queue and the process that started it; `None` if the thread could
+/// not be started (files are then closed where they are dropped).
+static QUEUE: OnceLock<Option<(SyncSender<Job>, u32)>> = OnceLock::new();
+
+/// The queue, if this process has a closer thread.
+fn queue() -> Option<&'static SyncSender<Job>> {
+    let (tx, pid) = QUEUE
+        .get_or_init(|| {
+            let (tx, rx) = sync_channel::<Job>(QUEUE_LEN);
+            std::thread::Builder::new()
+                .name("twain-closer".into())
+                .spawn(move || serve(rx))
+                .ok()
+                .map(|_| (tx, std::process::id()))
+        })
+        .as_ref()?;
+    // After a fork the sender is still here but the thread is not.
+    (*pid == std::process::id()).then_some(tx)
+}
+
+/// The closer thread: closes files until the process ends (the sender lives in a static).
+fn serve(rx: Receiver<Job>) {
+    for job in rx {
+        #[cfg(test)]
+        let _held = tests::HOLD.lock();
+        match job {
+            Job::Close(file) => drop(file),
+            Job::Drain(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// Closes `file`: on the closer thread if no name refers to it any more (and the queue
+/// has room), here otherwise.
 pub(crate) fn close(file: File) {
     let unnamed = file.metadata().is_ok_and(|m| m.nlink() == 0);
     if !unnamed {
         return;
     }
-    if let Some(q) = queue() {
-        let tx = q.lock().unwrap_or_else(|e| e.into_inner());
-        // A send fails only if the thread is gone: the file comes back and closes here.
-        if let Err(back) = tx.send(file) {
-            drop(back.0);
+    if let Some(tx) = queue() {
+        // Full or gone: the file comes back and closes here.
+        if let Err(TrySendError::Full(back) | TrySendError::Disconnected(back)) =
+            tx.try_send(Job::Close(file))
+        {
+            drop(back);
         }
     }
 }
 
 /// Removes `path`; if the file is not open elsewhere in this process its blocks are
 /// freed by the closer, not by the caller.
-pub(crate) fn remove(path: &std::path::Path) -> std::io::Result<()> {
-    // Holding a descriptor across the unlink keeps the unlink itself cheap: the blocks
-    // are freed at the last close, which `close` sends to the closer thread.
-    let held = File::open(path).ok();
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
+    // A descriptor held across the unlink keeps the unlink itself cheap: the blocks are
+    // freed at the last close, which `close` sends to the closer. `O_PATH` needs no read
+    // permission and never blocks (a FIFO), `O_NOFOLLOW` never opens a link's target.
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(HOLD_FLAGS)
+        .open(path)
+        .ok();
     std::fs::remove_file(path)?;
     if let Some(file) = held {
         close(file);
@@ -68,65 +108,103 @@ pub(crate) fn remove(path: &std::path::Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Waits until every file queued before this call is closed (nothing to wait for without
+/// a closer thread).
+pub(crate) fn drain() {
+    let Some(tx) = queue() else {
+        return;
+    };
+    let (done_tx, done_rx) = sync_channel(1);
+    if tx.send(Job::Drain(done_tx)).is_ok() {
+        let _ = done_rx.recv();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
     use std::os::fd::AsRawFd;
-    use std::path::{Path, PathBuf};
-    use std::time::{Duration, Instant};
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+
+    /// Held by a test, it keeps the closer thread from closing anything.
+    pub(super) static HOLD: Mutex<()> = Mutex::new(());
 
     /// What descriptor `fd` of this process refers to now.
     fn target(fd: i32) -> Option<PathBuf> {
         std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()
     }
 
-    fn file_of(path: &Path, bytes: usize) {
-        File::create(path)
+    /// A file of `bytes` bytes in a fresh directory, by its canonical path (what
+    /// `/proc/self/fd` shows).
+    fn file_of(dir: &Path, name: &str, bytes: usize) -> PathBuf {
+        let path = dir.canonicalize().unwrap().join(name);
+        File::create(&path)
             .unwrap()
             .write_all(&vec![7u8; bytes])
             .unwrap();
+        path
+    }
+
+    /// Whether descriptor `fd` still refers to the file that was at `path` (Linux names an
+    /// unlinked one "`path` (deleted)").
+    fn still_open(fd: i32, path: &Path) -> bool {
+        target(fd).is_some_and(|t| t.to_string_lossy().starts_with(&*path.to_string_lossy()))
     }
 
     #[test]
     fn a_named_file_is_closed_where_it_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("named");
-        file_of(&path, 4096);
+        let path = file_of(dir.path(), "named", 4096);
         let f = File::open(&path).unwrap();
         let fd = f.as_raw_fd();
-        assert_eq!(target(fd).as_deref(), Some(path.as_path()));
+        assert!(still_open(fd, &path));
+        // The closer is held: only a close made here can close the file now.
+        let _held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         close(f);
-        // Closed before `close` returned: the descriptor no longer names the file.
-        assert_ne!(target(fd).as_deref(), Some(path.as_path()));
+        assert!(!still_open(fd, &path), "closed before `close` returned");
     }
 
     #[test]
     fn an_unnamed_file_is_closed_by_the_closer_thread() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("unnamed");
-        file_of(&path, 1 << 20);
+        let path = file_of(dir.path(), "unnamed", 1 << 20);
         let f = File::open(&path).unwrap();
         let fd = f.as_raw_fd();
-        let was = target(fd).unwrap();
-        remove(&path).unwrap();
-        assert!(!path.exists(), "removed at once");
-        close(f);
-        assert!(QUEUE.get().is_some_and(Option::is_some), "the closer runs");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        // Linux names the descriptor of an unlinked file "<path> (deleted)".
-        let still_open =
-            || target(fd).is_some_and(|t| t.to_string_lossy().starts_with(&*was.to_string_lossy()));
-        while still_open() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
+        {
+            let _held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+            remove(&path).unwrap();
+            assert!(!path.exists(), "the name is gone at once");
+            close(f);
+            assert!(
+                still_open(fd, &path),
+                "an unnamed file was closed by the caller"
+            );
         }
-        assert!(!still_open(), "the closer closed the descriptor");
+        drain();
+        assert!(!still_open(fd, &path), "the closer closed the descriptor");
     }
 
     #[test]
-    fn removing_a_missing_file_fails_as_before() {
+    fn removing_a_missing_file_or_a_directory_fails_as_before() {
         let dir = tempfile::tempdir().unwrap();
         let e = remove(&dir.path().join("absent")).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(remove(&sub).is_err());
+        assert!(sub.is_dir());
+    }
+
+    #[test]
+    fn removing_a_fifo_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        remove(&fifo).unwrap();
+        assert!(!fifo.exists());
     }
 }

@@ -699,6 +699,10 @@ impl Fs for FaultFs {
             .run(path, None, || self.inner.link_count(path))
     }
 
+    fn settle(&self) {
+        self.inner.settle();
+    }
+
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>> {
         let lock = self
             .shared

@@ -122,6 +122,10 @@ pub trait Fs: Send + Sync + fmt::Debug {
     /// Takes an exclusive advisory lock on `path` (created if missing), held until the
     /// returned guard is dropped. Fails with `WouldBlock` if someone else holds it.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn FileLock>>;
+    /// Waits until the blocks of the files removed so far are freed, for a file system
+    /// that frees them in the background ([`RealFs`]: its closer thread). The default
+    /// has nothing to wait for.
+    fn settle(&self) {}
 }
 
 /// The block size of the allocation model of [`MemFs`] (and of the default

@@ -137,6 +137,10 @@ impl Fs for RealFs {
         super::closer::remove(path)
     }
 
+    fn settle(&self) {
+        super::closer::drain();
+    }
+
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         std::fs::rename(from, to)
     }
