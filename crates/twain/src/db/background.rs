@@ -29,9 +29,6 @@ pub(crate) struct BgState {
     /// `Counters::user_ops` when the compaction threads last saw it change, and when.
     pub seen_ops: u64,
     pub ops_seen_at: Option<Instant>,
-    /// `Counters::user_bytes` (bytes users wrote) when last seen to change, and when.
-    pub seen_written: u64,
-    pub written_seen_at: Option<Instant>,
     /// The newest value file when the last garbage compaction was picked (or when the
     /// compaction threads first looked): 0 before that.
     pub garbage_log: u64,
@@ -46,17 +43,6 @@ impl BgState {
             self.ops_seen_at = Some(Instant::now());
         }
         self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)
-    }
-
-    /// Whether no user write came for `IDLE_WAIT`, given the bytes users wrote so far
-    /// (`Counters::user_bytes`).
-    pub fn writes_quiet(&mut self, written: u64) -> bool {
-        if written != self.seen_written || self.written_seen_at.is_none() {
-            self.seen_written = written;
-            self.written_seen_at = Some(Instant::now());
-        }
-        self.written_seen_at
-            .is_some_and(|t| t.elapsed() >= IDLE_WAIT)
     }
 }
 
@@ -422,13 +408,11 @@ fn garbage_pick(
     if !sv.imms.is_empty() || !shadowed_garbage(inner, &sv.version) {
         return None;
     }
-    let written = inner.counters.user_bytes.load(Ordering::Relaxed);
-    let foreground = pacing::Foreground::new(quiet, st.writes_quiet(written));
     let amp = pacing::current_amp(inner).unwrap_or(None);
     let plan = pacing::plan(
         amp,
         inner.opts.space_amp_target,
-        foreground,
+        quiet,
         inner.opts.gc_threshold,
     );
     if !plan.garbage_compactions {

@@ -13,13 +13,6 @@
 //! | ½ … 1 | rises to 0.9 | rises to 1 | from ¾ | no |
 //! | ≥ 1 | 0.9 | 1 | yes | when a tenth of it is dead |
 //!
-//! The ramp between ½ and 1 is for a foreground that *writes*: it makes the garbage, so
-//! GC starts early enough to hold the target through a burst. A foreground that only
-//! reads (no write for a second) makes none, so below the target the background rests
-//! and leaves it the machine: a GC run costs reads CPU and makes the handles into the file
-//! it rewrote stale (each then costs a search, see `read`). At the target or above it,
-//! reads or not, the table holds.
-//!
 //! The *duty* is the share of wall time the GC thread spends collecting: after a run that
 //! took `d` it rests `d × (1/duty − 1)`, so below the target the foreground keeps most of
 //! the machine, and under a write burst that pushes the figure up, GC gets more of it.
@@ -55,36 +48,9 @@ pub(crate) struct Plan {
     pub over_budget: bool,
 }
 
-/// What the foreground has been doing for the last second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Foreground {
-    /// No user operation.
-    Quiet,
-    /// Operations, but no write.
-    Reading,
-    /// Writes.
-    Writing,
-}
-
-impl Foreground {
-    /// From whether no operation (`quiet`) and whether no write (`writes_quiet`) came.
-    pub(crate) fn new(quiet: bool, writes_quiet: bool) -> Foreground {
-        match (quiet, writes_quiet) {
-            (true, _) => Foreground::Quiet,
-            (false, true) => Foreground::Reading,
-            (false, false) => Foreground::Writing,
-        }
-    }
-}
-
 /// The settings for space amplification `amp` (`None`: not known yet) under `target`,
-/// given what the `foreground` has been doing.
-pub(crate) fn plan(
-    amp: Option<f64>,
-    target: f64,
-    foreground: Foreground,
-    gc_threshold: f64,
-) -> Plan {
+/// with the foreground `quiet` (no user operation for a second) or not.
+pub(crate) fn plan(amp: Option<f64>, target: f64, quiet: bool, gc_threshold: f64) -> Plan {
     let resting = Plan {
         gc_threshold,
         gc_duty: RESTING_DUTY,
@@ -95,7 +61,7 @@ pub(crate) fn plan(
     let Some(amp) = amp else {
         return resting;
     };
-    if foreground == Foreground::Quiet {
+    if quiet {
         if amp <= idle_target(target) {
             return resting;
         }
@@ -108,7 +74,7 @@ pub(crate) fn plan(
         };
     }
     let pressure = (amp - 1.0) / (target - 1.0);
-    if pressure <= 0.5 || (foreground == Foreground::Reading && pressure < 1.0) {
+    if pressure <= 0.5 {
         return resting;
     }
     let ramp = ((pressure - 0.5) / 0.5).min(1.0);
@@ -171,18 +137,11 @@ pub(crate) fn plan_now(inner: &DbInner) -> (Plan, bool) {
         .counters
         .user_ops
         .load(std::sync::atomic::Ordering::Relaxed);
-    let written = inner
-        .counters
-        .user_bytes
-        .load(std::sync::atomic::Ordering::Relaxed);
-    let (quiet, writes_quiet) = {
-        let mut st = lock(&inner.bg.state);
-        (st.foreground_quiet(ops), st.writes_quiet(written))
-    };
+    let quiet = lock(&inner.bg.state).foreground_quiet(ops);
     let plan = plan(
         amp,
         inner.opts.space_amp_target,
-        Foreground::new(quiet, writes_quiet),
+        quiet,
         inner.opts.gc_threshold,
     );
     (plan, quiet)
@@ -195,7 +154,7 @@ mod tests {
     #[test]
     fn below_half_the_pressure_the_background_rests() {
         for amp in [None, Some(1.0), Some(1.1), Some(1.15)] {
-            let p = plan(amp, 1.3, Foreground::Writing, 0.5);
+            let p = plan(amp, 1.3, false, 0.5);
             assert_eq!(p.gc_threshold, 0.5);
             assert_eq!(p.gc_duty, RESTING_DUTY);
             assert!(!p.garbage_compactions && !p.seal_active);
@@ -204,9 +163,9 @@ mod tests {
 
     #[test]
     fn nearing_the_target_gc_gets_more_of_the_machine() {
-        let a = plan(Some(1.2), 1.3, Foreground::Writing, 0.5);
-        let b = plan(Some(1.25), 1.3, Foreground::Writing, 0.5);
-        let c = plan(Some(1.3), 1.3, Foreground::Writing, 0.5);
+        let a = plan(Some(1.2), 1.3, false, 0.5);
+        let b = plan(Some(1.25), 1.3, false, 0.5);
+        let c = plan(Some(1.3), 1.3, false, 0.5);
         assert!(a.gc_threshold < b.gc_threshold && b.gc_threshold < c.gc_threshold);
         assert!(a.gc_duty < b.gc_duty && b.gc_duty < c.gc_duty);
         assert!(!a.garbage_compactions && b.garbage_compactions);
@@ -214,43 +173,23 @@ mod tests {
         assert!(!b.over_budget && c.over_budget);
         assert_eq!(c.gc_threshold, FULL_THRESHOLD);
         assert_eq!(c.gc_duty, 1.0);
-        assert_eq!(plan(Some(4.0), 1.3, Foreground::Writing, 0.5), c);
-    }
-
-    #[test]
-    fn a_foreground_that_only_reads_keeps_the_machine_below_the_target() {
-        for amp in [1.2, 1.25, 1.29] {
-            let reading = plan(Some(amp), 1.3, Foreground::Reading, 0.5);
-            assert_eq!(reading, plan(Some(1.0), 1.3, Foreground::Writing, 0.5));
-            assert_ne!(reading, plan(Some(amp), 1.3, Foreground::Writing, 0.5));
-        }
-        // At the target and above it, reads or not, the background works as under writes.
-        for amp in [1.3, 1.6] {
-            assert_eq!(
-                plan(Some(amp), 1.3, Foreground::Reading, 0.5),
-                plan(Some(amp), 1.3, Foreground::Writing, 0.5)
-            );
-        }
-        assert_eq!(Foreground::new(true, true), Foreground::Quiet);
-        assert_eq!(Foreground::new(true, false), Foreground::Quiet);
-        assert_eq!(Foreground::new(false, true), Foreground::Reading);
-        assert_eq!(Foreground::new(false, false), Foreground::Writing);
+        assert_eq!(plan(Some(4.0), 1.3, false, 0.5), c);
     }
 
     #[test]
     fn a_user_threshold_above_the_ramp_is_kept() {
-        let p = plan(Some(1.25), 1.3, Foreground::Writing, 0.95);
+        let p = plan(Some(1.25), 1.3, false, 0.95);
         assert_eq!(p.gc_threshold, 0.95);
     }
 
     #[test]
     fn a_quiet_foreground_lets_the_background_finish_down_to_the_idle_target() {
         assert!((idle_target(1.3) - 1.1).abs() < 1e-9);
-        let busy = plan(Some(1.15), 1.3, Foreground::Quiet, 0.5);
+        let busy = plan(Some(1.15), 1.3, true, 0.5);
         assert!(busy.garbage_compactions && busy.seal_active && busy.gc_duty == 1.0);
         assert!(busy.over_budget);
         assert_eq!(busy.gc_threshold, FULL_THRESHOLD);
-        let done = plan(Some(1.09), 1.3, Foreground::Quiet, 0.5);
+        let done = plan(Some(1.09), 1.3, true, 0.5);
         assert!(!done.garbage_compactions && !done.seal_active && !done.over_budget);
         assert_eq!(done.gc_duty, RESTING_DUTY);
     }
