@@ -186,7 +186,11 @@ fn overlapping(state: &VersionState, level: usize, lo: &[u8], hi: &[u8]) -> Vec<
 /// level above the base (dynamic sizing) that still holds tables scores at least 1 (by
 /// its size over the least a base may target), so it drains. The last level has none.
 pub fn level_scores(state: &VersionState, shape: &LevelShape) -> Vec<f64> {
-    let targets = shape.targets(state);
+    scores_with(state, shape, &shape.targets(state))
+}
+
+/// [`level_scores`] with the shape's `targets` for `state` already worked out.
+fn scores_with(state: &VersionState, shape: &LevelShape, targets: &LevelTargets) -> Vec<f64> {
     let last = state.levels.len().saturating_sub(1);
     (0..last)
         .map(|level| {
@@ -211,8 +215,8 @@ pub fn pick(
     shape: &LevelShape,
     busy: &HashSet<u64>,
 ) -> Option<CompactionTask> {
-    let scores = level_scores(state, shape);
     let targets = shape.targets(state);
+    let scores = scores_with(state, shape, &targets);
     let mut order: Vec<usize> = (0..scores.len()).filter(|&l| scores[l] >= 1.0).collect();
     order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(Ordering::Equal));
     order

@@ -418,9 +418,10 @@ fn garbage_pick(
     if !plan.garbage_compactions {
         return None;
     }
-    let task = picker::pick_garbage(state, &shape(inner), &st.busy_tables).or_else(|| {
+    let shape = shape(inner);
+    let task = picker::pick_garbage(state, &shape, &st.busy_tables).or_else(|| {
         let expired = super::compact::expired_tables(&sv.version, inner.opts.clock.now_millis());
-        picker::pick_expired(state, &shape(inner), &expired, &st.busy_tables)
+        picker::pick_expired(state, &shape, &expired, &st.busy_tables)
     })?;
     st.garbage_log = newest;
     Some(task)
