@@ -112,9 +112,15 @@ fn a_tiny_database_reports_its_floor() {
 fn shadowed_inline_versions_are_compacted_away_unaided() {
     let dir = tempfile::tempdir().unwrap();
     let opts = || {
+        // No size compaction ever runs (L0 never reaches its trigger): only garbage
+        // compactions can take the shadowed versions away. With a trigger of 8, the 20
+        // flushes below made size compactions that, on a loaded machine, could finish the
+        // job before any garbage compaction was picked.
         (options(GcMode::DropRecords, 4 << 20))
             .inline_threshold(4096)
-            .l0_compaction_trigger(8)
+            .l0_compaction_trigger(1000)
+            .l0_slowdown_trigger(1000)
+            .l0_stop_trigger(1000)
     };
     let db = Db::open(dir.path(), opts()).unwrap();
     let target = db.stats().unwrap().space_amp_target;
