@@ -66,7 +66,7 @@ def ratio(a, b, phase):
     print(f"{a} / {b} {phase}: median {statistics.median(rs):.2f} (" + " / ".join(f"{r:.2f}" for r in rs) + ")")
 
 
-# Issue 4's ratios, and issue 12's (the vlog baseline, the hash layout) when those ran.
+# Issue 4's ratios, and issue 12's (the vlog baseline, the hash layout, the peers) when those ran.
 for a, b in [
     ("dr50", "ll50"),
     ("dr50", "off"),
@@ -75,6 +75,10 @@ for a, b in [
     ("dr", "ll"),
     ("hash", "vlog"),
     ("hash", "dr"),
+    ("hash", "rocksdb"),
+    ("hash", "blobdb"),
+    ("dr", "rocksdb"),
+    ("dr", "blobdb"),
 ]:
     for p in phases[1:]:
         if p.startswith("update") or p.startswith("overwrite") or p == "readrandomsame-2":

@@ -61,9 +61,9 @@ def test_stats_is_the_json_form_as_a_dict(db):
     assert all(
         set(level) == {"files", "bytes", "entries", "target_bytes"} for level in stats["levels"]
     )
-    # Static level sizing (the default): L1 targets l1_target_size (64 MiB), L0 and the
+    # Static level sizing (the default): L1 targets l1_target_size (256 MiB), L0 and the
     # last level have none.
-    assert stats["levels"][1]["target_bytes"] == 64 << 20
+    assert stats["levels"][1]["target_bytes"] == 256 << 20
     assert stats["levels"][0]["target_bytes"] == 0 == stats["levels"][-1]["target_bytes"]
 
 
