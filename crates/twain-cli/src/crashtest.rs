@@ -118,7 +118,7 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
             }
         ),
         format!("medium_merge_level={}", rng.pick(&["0", "0", "1", "2"])),
-        format!("l0_compaction_trigger={}", rng.pick(&["2", "4"])),
+        format!("l0_compaction_trigger={}", rng.pick(&["2", "4", "8"])),
         format!("block_size={}", rng.pick(&["256", "1K", "4K"])),
         format!("target_file_size={}", rng.pick(&["64K", "256K", "2M"])),
         format!("l1_target_size={}", rng.pick(&["256K", "1M", "8M"])),
