@@ -42,6 +42,11 @@ pub(crate) fn write_svtable(
     let (number, epoch) = (job.file.number(), job.file.epoch());
     if epoch == 0 {
         live.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
+        // One version twice in a log: lsm-lookup relocation judges a record live by its key
+        // and sequence, so when a version has a second copy in another value file (a
+        // compaction's re-placement), both copies can land in one relocation record. Either
+        // copy is the version (a read finds it by key and sequence): keep one.
+        live.dedup_by(|b, a| a.key == b.key && a.seq == b.seq);
     }
     let new_epoch = epoch + 1;
     let path = value_file_path(dir, number, new_epoch);
@@ -75,7 +80,7 @@ pub(crate) fn write_svtable(
 mod tests {
     use super::*;
     use crate::format::file_header::{FileKind, encode_header};
-    use crate::format::vlog::{BatchRecordWriter, LogEntryKind};
+    use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
     use crate::fs::{Fs, MemFs};
     use crate::vlog::ValueFile;
     use std::path::Path;
@@ -117,5 +122,41 @@ mod tests {
         let h = svt.find(b"c", 12).unwrap().unwrap();
         assert_eq!(svt.read_value(&h, b"c", 12).unwrap(), vec![b'c'; 40]);
         assert_eq!(svt.find(b"a", 11).unwrap(), None);
+    }
+
+    /// A log holding one version twice (two copies relocated together: the kill loop found
+    /// such a file, and GC refused it at every run) is rewritten with one copy.
+    #[test]
+    fn a_version_copied_twice_into_a_log_is_kept_once() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        let mut buf = encode_header(FileKind::ValueLog, 4).to_vec();
+        let mut w = RelocationWriter::begin(&mut buf, 0);
+        w.add(&mut buf, 7, b"k", &[b'v'; 40]);
+        w.add(&mut buf, 9, b"j", &[b'w'; 40]);
+        w.add(&mut buf, 7, b"k", &[b'v'; 40]);
+        w.finish(&mut buf);
+        let mut f = fs.create(&dir.join("000004.vlog")).unwrap();
+        f.append(&buf).unwrap();
+        let job = Job {
+            fs: Arc::clone(&fs),
+            dir: dir.to_path_buf(),
+            file: Arc::new(ValueFile::with_epoch(Arc::clone(&fs), dir, 4, 0)),
+            dropped: Default::default(),
+            separated_count: 3,
+            punched: Vec::new(),
+            bytes_per_sec: 0,
+            listener: None,
+        };
+        let mut throttle = Throttle::new(0);
+        let (input, _) = job.read(&mut throttle, true).unwrap();
+        let input = input.unwrap();
+        assert_eq!(input.records.len(), 3);
+        let out = write_svtable(&job, input.records, &mut throttle).unwrap();
+        assert_eq!(out.summary.unwrap().entry_count, 2);
+        let svt = ValueFile::with_epoch(Arc::clone(&fs), dir, 4, 1);
+        let h = svt.find(b"k", 7).unwrap().unwrap();
+        assert_eq!(svt.read_value(&h, b"k", 7).unwrap(), vec![b'v'; 40]);
     }
 }
