@@ -43,8 +43,10 @@ mod report;
 use log::{check_log_end, check_sealed_counts, check_value_file};
 pub use report::{CheckOptions, CheckReport, Finding};
 
-/// A separated entry found in a value file: its offset and length.
-type Separated = HashMap<SeqNo, (u64, u32)>;
+/// The separated entries found in a value file, by sequence: each copy's offset and length.
+/// A version can have two copies in one log (a relocation and a compaction's re-placement
+/// of it), stored differently (one compressed, one not).
+type Separated = HashMap<SeqNo, Vec<(u64, u32)>>;
 
 /// Table handles by (key, sequence), each with the table that holds it.
 type HandlesByVersion = HashMap<(Vec<u8>, SeqNo), Vec<(ValueHandle, PathBuf)>>;
@@ -214,11 +216,14 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let mut unmatched = Vec::new();
         for (&seq, &len) in &set {
             match entries.get(&seq) {
-                Some(&(_, l)) if l == len => {}
-                Some(&(_, l)) => report.problem(
+                Some(copies) if copies.iter().any(|&(_, l)| l == len) => {}
+                Some(copies) => report.problem(
                     &path,
                     None,
-                    format!("drop of sequence {seq} says {len} bytes, the entry has {l}"),
+                    format!(
+                        "drop of sequence {seq} says {len} bytes, the entry has {}",
+                        copies[0].1
+                    ),
                 ),
                 None => unmatched.push((seq, len)),
             }
@@ -511,21 +516,16 @@ fn check_svtable(
             return entries;
         }
     };
-    for (key, seq, offset, len) in index.entries(path).unwrap_or_default() {
-        let _ = key;
-        entries.insert(seq, (offset, len));
+    let mut count = 0u64;
+    for (_, seq, offset, len) in index.entries(path).unwrap_or_default() {
+        entries.entry(seq).or_default().push((offset, len));
+        count += 1;
     }
     report.value_records += records.len() as u64;
-    report.separated_entries += entries.len() as u64;
+    report.separated_entries += count;
     let file_len = fs.file_size(path).unwrap_or(0);
-    let bytes: u64 = entries.values().map(|&(_, l)| u64::from(l)).sum();
-    check_sealed_counts(
-        state,
-        number,
-        path,
-        (file_len, bytes, entries.len() as u64),
-        report,
-    );
+    let bytes: u64 = entries.values().flatten().map(|&(_, l)| u64::from(l)).sum();
+    check_sealed_counts(state, number, path, (file_len, bytes, count), report);
     entries
 }
 

@@ -223,6 +223,14 @@ pub struct Db {
     inner: Arc<DbInner>,
 }
 
+#[cfg(test)]
+impl Db {
+    /// The engine's state, for unit tests of the modules `db` drives.
+    pub(crate) fn inner(&self) -> &DbInner {
+        &self.inner
+    }
+}
+
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Db").field("dir", &self.inner.dir).finish()

@@ -548,8 +548,8 @@ pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
         .map_err(|e| inner.set_bg_error(e))
 }
 
-/// Appends the records of value file `file` that are still their key's newest version as
-/// one relocation record at the head of the log, and writes their new handles back into
+/// Appends the records of value file `file` (read at epoch `epoch`) that are still their
+/// key's newest version, each the very copy the tree's handle names, as one relocation record at the head of the log, and writes their new handles back into
 /// the memtable (value GC in lsm-lookup mode). The check and the write-back happen under
 /// the write lock, so a record overwritten or deleted meanwhile is never written back.
 /// Returns the number of records relocated, or `None` (nothing written) when a record
@@ -557,7 +557,7 @@ pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
 /// stay. Not synced: the caller syncs before deleting the old file.
 pub(crate) fn relocate(
     inner: &DbInner,
-    file: u64,
+    (file, epoch): (u64, u32),
     records: &[crate::gc::Record],
 ) -> Result<Option<usize>> {
     let mut guard = lock(&inner.write.state);
@@ -579,14 +579,19 @@ pub(crate) fn relocate(
     let mut separated = 0u64;
     for r in records {
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
-        let Some(expires_at) = crate::gc::newest_expiry_if_points_into(&sv, &r.key, r.seq, file)?
+        let at = crate::gc::CopyAt {
+            file,
+            epoch,
+            offset: r.offset,
+        };
+        let Some(expires_at) = crate::gc::newest_expiry_if_points_into(&sv, &r.key, r.seq, at)?
         else {
             // Overwritten or deleted since GC looked it up. A snapshot taken in between
             // still sees it, and it cannot be written back above the newer version: the
             // file must stay.
             for &snap in &snapshots {
                 Counters::add(&inner.counters.gc_lsm_lookups, 1);
-                if crate::gc::snapshot_sees(&sv, &r.key, r.seq, file, snap)? {
+                if crate::gc::snapshot_sees(&sv, &r.key, r.seq, at, snap)? {
                     return Ok(None);
                 }
             }

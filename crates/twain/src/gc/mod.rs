@@ -30,7 +30,7 @@ pub(crate) use punch::{
 };
 pub(crate) use punch_plan::{Choice, choose};
 pub(crate) use records::{Record, read_records};
-pub(crate) use relocate::{newest_expiry_if_points_into, relocate, snapshot_sees};
+pub(crate) use relocate::{CopyAt, newest_expiry_if_points_into, relocate, snapshot_sees};
 pub use report::{FileVerdict, GcReport, StayReason};
 pub(crate) use rewrite::{Rewritten, write_svtable};
 

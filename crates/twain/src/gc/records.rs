@@ -31,6 +31,8 @@ pub(crate) struct Record {
     pub compressed: bool,
     /// The entry's size in the file.
     pub len: u32,
+    /// Where the entry starts in the file: the offset a handle made for it names.
+    pub offset: u64,
 }
 
 impl Record {
@@ -82,7 +84,7 @@ struct LogReader<'a> {
 }
 
 impl LogVisitor for LogReader<'_> {
-    fn entry(&mut self, _at: u64, e: &LogEntry<'_>) {
+    fn entry(&mut self, at: u64, e: &LogEntry<'_>) {
         self.scan.account(e.seq, self.dropped);
         let dead = self.dropped.contains(&e.seq);
         if dead {
@@ -98,6 +100,7 @@ impl LogVisitor for LogReader<'_> {
                 value: e.value.to_vec(),
                 compressed: e.compressed,
                 len: e.len as u32,
+                offset: at,
             });
         }
     }
@@ -223,6 +226,7 @@ pub(crate) fn read_records(
                     key,
                     seq,
                     len,
+                    offset,
                 });
             }
             Err(what) if scan.damage.len() < MAX_DAMAGES => scan.damage.push(Damage {

@@ -19,51 +19,74 @@ use std::sync::Arc;
 /// Bytes of records relocated per write-lock hold.
 const RELOCATE_BATCH_BYTES: usize = 1 << 20;
 
-/// Whether the newest version of `key` is the record `seq` of value file `file`.
+/// One copy of a record: the value file, the file's epoch when it was read, and where the
+/// entry starts. A version can have more than one copy (a relocation and a compaction's
+/// re-placement of it can both land in one log): only the copy the tree's handle names is
+/// live, and collecting any other would copy the version twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CopyAt {
+    /// The value file's number.
+    pub file: u64,
+    /// Its epoch.
+    pub epoch: u32,
+    /// The entry's offset.
+    pub offset: u64,
+}
+
+impl CopyAt {
+    /// Whether `h` names this copy. A handle made for an older epoch of the file names
+    /// its version by key and sequence (resolved through the SVTable's index, which holds
+    /// one copy of each version); one made for this epoch names an offset.
+    fn named_by(&self, h: &ValueHandle) -> bool {
+        h.file == self.file && (h.epoch != self.epoch || h.offset == self.offset)
+    }
+}
+
+/// Whether the newest version of `key` is the record `seq` at `at`.
 pub(crate) fn newest_points_into(
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
-    file: u64,
+    at: CopyAt,
 ) -> Result<bool> {
-    Ok(newest_expiry_if_points_into(sv, key, seq, file)?.is_some())
+    Ok(newest_expiry_if_points_into(sv, key, seq, at)?.is_some())
 }
 
-/// `Some(expiry time)` when the newest version of `key` is the record `seq` of value file
-/// `file`: a relocated record keeps its expiry.
+/// `Some(expiry time)` when the newest version of `key` is the record `seq` at `at`: a
+/// relocated record keeps its expiry.
 pub(crate) fn newest_expiry_if_points_into(
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
-    file: u64,
+    at: CopyAt,
 ) -> Result<Option<Option<u64>>> {
     let Some((ikey, value)) = crate::db::read::newest_entry(sv, key)? else {
         return Ok(None);
     };
-    Ok(handle_into(&ikey, &value, seq, file))
+    Ok(handle_into(&ikey, &value, seq, at))
 }
 
-fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Result<bool> {
-    Ok(handle_into(ikey, value, seq, file).is_some())
+fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, at: CopyAt) -> bool {
+    handle_into(ikey, value, seq, at).is_some()
 }
 
-fn handle_into(ikey: &[u8], value: &[u8], seq: SeqNo, file: u64) -> Option<Option<u64>> {
+fn handle_into(ikey: &[u8], value: &[u8], seq: SeqNo, at: CopyAt) -> Option<Option<u64>> {
     let p = ParsedKey::parse(ikey);
     if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
         return None;
     }
     let (expires_at, encoded) = split_expiry(p.kind, value).ok()?;
     ValueHandle::decode(encoded)
-        .is_ok_and(|h| h.file == file)
+        .is_ok_and(|h| at.named_by(&h))
         .then_some(expires_at)
 }
 
-/// Whether a live snapshot at `snap` sees record `seq` of `file` for `key`.
+/// Whether a live snapshot at `snap` sees record `seq` at `at` for `key`.
 pub(crate) fn snapshot_sees(
     sv: &SuperVersion,
     key: &[u8],
     seq: SeqNo,
-    file: u64,
+    at: CopyAt,
     snap: SeqNo,
 ) -> Result<bool> {
     let lookup = lookup_key(key, snap);
@@ -73,30 +96,30 @@ pub(crate) fn snapshot_sees(
         .chain(std::iter::once(&sv.mem))
         .find_map(|m| m.get(&lookup));
     match found {
-        Some((ikey, value)) => points_into(&ikey, &value, seq, file),
+        Some((ikey, value)) => Ok(points_into(&ikey, &value, seq, at)),
         None => {
             // Not in a memtable: the record can only be seen through the tables.
             let mut it = sv.version.levels.iter().flatten();
             let hit = it.find_map(|t| t.table.get(&lookup).ok().flatten());
             match hit {
-                Some((ikey, value)) => points_into(&ikey, &value, seq, file),
+                Some((ikey, value)) => Ok(points_into(&ikey, &value, seq, at)),
                 None => Ok(false),
             }
         }
     }
 }
 
-/// Whether a live snapshot in `snapshots` sees record `key@seq` of value file `file`.
+/// Whether a live snapshot in `snapshots` sees record `key@seq` at `at`.
 fn seen_by_a_snapshot(
     inner: &DbInner,
     sv: &SuperVersion,
     (key, seq): (&[u8], SeqNo),
-    file: u64,
+    at: CopyAt,
     snapshots: &[SeqNo],
 ) -> Result<bool> {
     for &snap in snapshots {
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
-        if snapshot_sees(sv, key, seq, file, snap)? {
+        if snapshot_sees(sv, key, seq, at, snap)? {
             return Ok(true);
         }
     }
@@ -120,17 +143,22 @@ pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
     let snapshots = inner.snapshot_seqs();
     let mut valid = Vec::new();
     let mut superseded = Vec::new();
+    let copy = |offset| CopyAt {
+        file: number,
+        epoch,
+        offset,
+    };
     for r in records {
         let sv = inner.super_version();
         Counters::add(&inner.counters.gc_lsm_lookups, 1);
-        if newest_points_into(&sv, &r.key, r.seq, number)? {
+        if newest_points_into(&sv, &r.key, r.seq, copy(r.offset))? {
             valid.push(r);
             continue;
         }
-        if seen_by_a_snapshot(inner, &sv, (&r.key, r.seq), number, &snapshots)? {
+        if seen_by_a_snapshot(inner, &sv, (&r.key, r.seq), copy(r.offset), &snapshots)? {
             return Ok(Run::NotNow);
         }
-        superseded.push((r.key, r.seq));
+        superseded.push((r.key, r.seq, r.offset));
     }
     emit(
         inner,
@@ -147,7 +175,7 @@ pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
             bytes += valid[end].key.len() + valid[end].value.len();
             end += 1;
         }
-        if write::relocate(inner, number, &valid[start..end])?.is_none() {
+        if write::relocate(inner, (number, epoch), &valid[start..end])?.is_none() {
             // A record overwritten or deleted since the lookup, which a snapshot taken
             // meanwhile still sees: the file stays (the next run looks again).
             return Ok(Run::NotNow);
@@ -162,8 +190,8 @@ pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
     let still_seen = write::quiesced(inner, || -> Result<bool> {
         let sv = inner.super_version();
         let snapshots = inner.snapshot_seqs();
-        for (key, seq) in &superseded {
-            if seen_by_a_snapshot(inner, &sv, (key, *seq), number, &snapshots)? {
+        for (key, seq, offset) in &superseded {
+            if seen_by_a_snapshot(inner, &sv, (key, *seq), copy(*offset), &snapshots)? {
                 return Ok(true);
             }
         }
@@ -201,4 +229,66 @@ pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
     Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
     emit(inner, GcEvent::Installed { file: number });
     Ok(Run::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::{Fs, MemFs};
+    use crate::gc::Record;
+    use crate::{Db, Options};
+
+    /// The handle the newest version of `key` holds, and its sequence.
+    fn newest_handle(db: &Db, key: &[u8]) -> (SeqNo, ValueHandle) {
+        let sv = db.inner().super_version();
+        let (ikey, value) = crate::db::read::newest_entry(&sv, key).unwrap().unwrap();
+        let p = ParsedKey::parse(&ikey);
+        let (_, encoded) = split_expiry(p.kind, &value).unwrap();
+        (p.seq, ValueHandle::decode(encoded).unwrap())
+    }
+
+    /// The kill loop's case: one version with two copies in one log (a relocation and a
+    /// compaction's re-placement of it both landed there). Judged by key and sequence
+    /// alone, both copies were live and both were relocated again, into one record.
+    #[test]
+    fn only_the_copy_the_tree_names_is_relocated() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let opts = Options::default()
+            .fs(fs)
+            .gc_enabled(false)
+            .inline_threshold(0);
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        db.put("k", vec![b'v'; 1000]).unwrap();
+        let (seq, first) = newest_handle(&db, b"k");
+        let copy_at = |h: &ValueHandle| Record {
+            key: b"k".to_vec(),
+            seq,
+            value: vec![b'v'; 1000],
+            compressed: false,
+            len: h.len,
+            offset: h.offset,
+        };
+        let file = (first.file, first.epoch);
+        let moved = write::relocate(db.inner(), file, &[copy_at(&first)]).unwrap();
+        assert_eq!(moved, Some(1));
+        let (_, second) = newest_handle(&db, b"k");
+        assert_eq!(
+            second.file, first.file,
+            "relocated into the same log, the head"
+        );
+        assert_ne!(second.offset, first.offset);
+        // The first copy is garbage now: it is not moved again.
+        let again = write::relocate(db.inner(), file, &[copy_at(&first)]).unwrap();
+        assert_eq!(again, Some(0));
+        assert_eq!(newest_handle(&db, b"k").1, second);
+        let sv = db.inner().super_version();
+        let at = |h: &ValueHandle| CopyAt {
+            file: h.file,
+            epoch: h.epoch,
+            offset: h.offset,
+        };
+        assert!(!snapshot_sees(&sv, b"k", seq, at(&first), seq).unwrap());
+        assert!(snapshot_sees(&sv, b"k", seq, at(&second), seq).unwrap());
+        assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
+    }
 }
