@@ -549,8 +549,9 @@ pub(crate) fn sync_log(inner: &DbInner) -> Result<()> {
 }
 
 /// Appends the records of value file `file` (read at epoch `epoch`) that are still their
-/// key's newest version, each the very copy the tree's handle names, as one relocation record at the head of the log, and writes their new handles back into
-/// the memtable (value GC in lsm-lookup mode). The check and the write-back happen under
+/// key's newest version, each the very copy the tree's handle names, as one relocation
+/// record at the head of the log, and writes their new handles back into the memtable
+/// (value GC in lsm-lookup and vlog modes). The check and the write-back happen under
 /// the write lock, so a record overwritten or deleted meanwhile is never written back.
 /// Returns the number of records relocated, or `None` (nothing written) when a record
 /// that is no longer the newest is still seen by a live snapshot, so the old file must
@@ -560,13 +561,38 @@ pub(crate) fn relocate(
     (file, epoch): (u64, u32),
     records: &[crate::gc::Record],
 ) -> Result<Option<usize>> {
-    let mut guard = lock(&inner.write.state);
+    let mut guard = loop {
+        let mut guard = lock(&inner.write.state);
+        inner.check_bg_error()?;
+        make_room(inner, &mut guard)?;
+        if guard.log.position().offset >= inner.opts.value_file_size {
+            roll_log(inner, &mut guard)?;
+        }
+        // IMPORTANT: a version relocated into this log before, then moved out of it (a
+        // compaction merged it into the tree or placed it elsewhere, dropping the copy
+        // here) and now relocated again, would sit beside its dropped copy under the same
+        // sequence number, and drop sets name records by sequence: drop-records GC and
+        // hole punching would take the new copy for dead. Such a relocation starts a new
+        // log. The drop lock is never waited for under the write lock (installs hold it
+        // and then take the write lock): if it is busy, wait for it without.
+        let head = guard.log.value_file().number();
+        let dropped_here = records
+            .iter()
+            .map(|r| inner.drop_index.try_is_dropped(head, 0, r.seq))
+            .try_fold(false, |any, d| d.map(|d| any || d));
+        match dropped_here {
+            Some(false) => break guard,
+            Some(true) => {
+                roll_log(inner, &mut guard)?;
+                break guard;
+            }
+            None => {
+                drop(guard);
+                drop(inner.drop_index.lock());
+            }
+        }
+    };
     let ws = &mut *guard;
-    inner.check_bg_error()?;
-    make_room(inner, ws)?;
-    if ws.log.position().offset >= inner.opts.value_file_size {
-        roll_log(inner, ws)?;
-    }
     let sv = inner.super_version();
     // Under the write lock: no write and no new snapshot can see a state between these
     // lookups and the write-back.

@@ -247,29 +247,40 @@ mod tests {
         (p.seq, ValueHandle::decode(encoded).unwrap())
     }
 
-    /// The kill loop's case: one version with two copies in one log (a relocation and a
-    /// compaction's re-placement of it both landed there). Judged by key and sequence
-    /// alone, both copies were live and both were relocated again, into one record.
-    #[test]
-    fn only_the_copy_the_tree_names_is_relocated() {
-        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+    /// A database holding one separated version of `k` in its head log, on `fs`; the
+    /// version's sequence and handle.
+    fn one_version(fs: &Arc<dyn Fs>) -> (Db, SeqNo, ValueHandle) {
         let opts = Options::default()
-            .fs(fs)
+            .fs(Arc::clone(fs))
             .gc_enabled(false)
             .inline_threshold(0);
         let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
         db.put("k", vec![b'v'; 1000]).unwrap();
-        let (seq, first) = newest_handle(&db, b"k");
-        let copy_at = |h: &ValueHandle| Record {
+        let (seq, h) = newest_handle(&db, b"k");
+        (db, seq, h)
+    }
+
+    /// The record of that version at the copy `h` names.
+    fn copy_at(seq: SeqNo, h: &ValueHandle) -> Record {
+        Record {
             key: b"k".to_vec(),
             seq,
             value: vec![b'v'; 1000],
             compressed: false,
             len: h.len,
             offset: h.offset,
-        };
+        }
+    }
+
+    /// The kill loop's case: one version with two copies in one log (a relocation and a
+    /// compaction's re-placement of it both landed there). Judged by key and sequence
+    /// alone, both copies were live and both were relocated again, into one record.
+    #[test]
+    fn only_the_copy_the_tree_names_is_relocated() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let (db, seq, first) = one_version(&fs);
         let file = (first.file, first.epoch);
-        let moved = write::relocate(db.inner(), file, &[copy_at(&first)]).unwrap();
+        let moved = write::relocate(db.inner(), file, &[copy_at(seq, &first)]).unwrap();
         assert_eq!(moved, Some(1));
         let (_, second) = newest_handle(&db, b"k");
         assert_eq!(
@@ -278,7 +289,7 @@ mod tests {
         );
         assert_ne!(second.offset, first.offset);
         // The first copy is garbage now: it is not moved again.
-        let again = write::relocate(db.inner(), file, &[copy_at(&first)]).unwrap();
+        let again = write::relocate(db.inner(), file, &[copy_at(seq, &first)]).unwrap();
         assert_eq!(again, Some(0));
         assert_eq!(newest_handle(&db, b"k").1, second);
         let sv = db.inner().super_version();
@@ -289,6 +300,35 @@ mod tests {
         };
         assert!(!snapshot_sees(&sv, b"k", seq, at(&first), seq).unwrap());
         assert!(snapshot_sees(&sv, b"k", seq, at(&second), seq).unwrap());
+        assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
+    }
+
+    /// The kill loop's second case: a version relocated into the head log, then moved out
+    /// of it (its copy there dropped), then relocated again. Beside its dropped copy,
+    /// under the same sequence number, the new copy would be dead to drop-records GC and
+    /// hole punching: it goes to a new log instead.
+    #[test]
+    fn a_version_never_lands_beside_its_dropped_copy() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let (db, seq, first) = one_version(&fs);
+        let inner = db.inner();
+        let head = first.file;
+        // The copy in the head log is dropped (as a compaction merging it would).
+        let mut drops = crate::vlog::DropWriter::new();
+        drops.add(head, seq, 0, first.len, b"k");
+        let current = |n| {
+            let file = crate::vlog::ValueFile::with_epoch(Arc::clone(&fs), &inner.dir, n, 0);
+            Some(Arc::new(file))
+        };
+        let persisted = inner
+            .drop_index
+            .persist(fs.as_ref(), &inner.dir, &mut drops, current);
+        assert!(persisted.unwrap().is_some());
+        let moved = write::relocate(inner, (head, 0), &[copy_at(seq, &first)]).unwrap();
+        assert_eq!(moved, Some(1));
+        let (_, second) = newest_handle(&db, b"k");
+        assert_ne!(second.file, head, "a new log holds the relocated copy");
+        assert!(!inner.drop_index.is_dropped(second.file, 0, seq));
         assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
     }
 }
