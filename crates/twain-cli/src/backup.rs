@@ -1,5 +1,5 @@
-//! `twain checkpoint`, `twain backup` and `twain restore`: the command-line face of
-//! [`twain::Db::checkpoint`] and [`twain::backup`].
+//! `twain checkpoint`, `twain copy`, `twain backup` and `twain restore`: the command-line
+//! face of [`twain::Db::checkpoint`], [`twain::Db::copy_into`] and [`twain::backup`].
 
 use crate::Outcome;
 use crate::say::note;
@@ -16,6 +16,17 @@ pub struct CheckpointArgs {
     /// Copy every file instead of hard-linking the ones that never change.
     #[arg(long)]
     pub copy: bool,
+}
+
+/// `twain copy DIR`.
+#[derive(Debug, clap::Args)]
+pub struct CopyArgs {
+    /// Where the new database goes: a new or empty directory.
+    pub dir: PathBuf,
+    /// Set an option of the new database, e.g. `--to-set value_layout=hash` (repeatable;
+    /// `--set` applies to the source).
+    #[arg(long = "to-set", value_name = "KEY=VALUE")]
+    pub to_set: Vec<String>,
 }
 
 /// `twain backup DIR`.
@@ -78,6 +89,32 @@ pub fn checkpoint(
         sizes.show(info.bytes_linked),
         counted(info.files_copied, "file"),
         sizes.show(info.bytes_copied),
+    )
+    .map_err(w)
+}
+
+/// Copies the pairs of the database (opened read-only) into a new one and says how many.
+pub fn copy(
+    db: &Path,
+    sets: &[String],
+    args: &CopyArgs,
+    sizes: Sizes,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut opts = Options::default();
+    crate::commands::apply_sets(&mut opts, sets)?;
+    let source = twain::Db::open_read_only(db, opts)?;
+    let mut to = Options::default();
+    crate::commands::apply_sets(&mut to, &args.to_set)?;
+    let info = source.copy_into(&args.dir, to)?;
+    writeln!(
+        out,
+        "copied {} ({} expiring) into {}: keys {}, values {}",
+        counted(info.pairs, "pair"),
+        info.expiring,
+        args.dir.display(),
+        sizes.show(info.key_bytes),
+        sizes.show(info.value_bytes),
     )
     .map_err(w)
 }

@@ -206,6 +206,13 @@ enum Command {
         after_help = "Examples:\n  twain --db DIR checkpoint /backups/db-monday\n  twain --db DIR checkpoint --copy /mnt/other-disk/db"
     )]
     Checkpoint(crate::backup::CheckpointArgs),
+    /// Copy every pair (with its expiry time) into a new database in DIR opened with the
+    /// options --to-set gives: the way to change what a database keeps from its creation,
+    /// such as its value layout. The source is opened read-only.
+    #[command(
+        after_help = "Examples:\n  twain --db DIR copy NEWDIR --to-set value_layout=hash\n  twain --db DIR copy NEWDIR --to-set inline_threshold=1K --to-set compression=zstd"
+    )]
+    Copy(crate::backup::CopyArgs),
     /// Back the database up into a backup directory, incrementally (unchanged files are
     /// shared with earlier backups); or list, verify or delete its backups.
     #[command(
@@ -368,6 +375,9 @@ fn run_with(cli: &Cli, out: &mut dyn Write) -> twain::Result<Outcome> {
         Command::Repair => crate::repair::run(&cli.db, &cli.set, out)?,
         Command::Checkpoint(args) => {
             crate::backup::checkpoint(&cli.db, &cli.set, args, cli.sizes(), out)?;
+        }
+        Command::Copy(args) => {
+            crate::backup::copy(&cli.db, &cli.set, args, cli.sizes(), out)?;
         }
         Command::Backup(args) => {
             return crate::backup::backup(&cli.db, &cli.set, args, cli.sizes(), out);

@@ -85,8 +85,8 @@ pub use batch::{BatchOp, WriteBatch};
 pub use bytes::Bytes;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{
-    CheckpointInfo, Db, DbIterator, Entries, Entry, KeyExpiry, Keys, KvPair, Pinned, PinnedPair,
-    Snapshot,
+    COPY_MARKER, CheckpointInfo, CopyInfo, Db, DbIterator, Entries, Entry, KeyExpiry, Keys, KvPair,
+    Pinned, PinnedPair, Snapshot,
 };
 pub use error::{Error, Result};
 pub use format::compression::Compression;

@@ -13,6 +13,7 @@ mod cli_bulk;
 mod cli_checkpoint_backup_restore;
 mod cli_closed_stdout;
 mod cli_completions;
+mod cli_copy_changes_the_layout;
 mod cli_counts_singular_and_plural;
 mod cli_debug_harnesses;
 mod cli_delete_range;

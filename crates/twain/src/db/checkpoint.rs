@@ -69,7 +69,7 @@ pub(crate) fn checkpoint(inner: &DbInner, to: &Path, link: bool) -> Result<Check
         )));
     }
     let fs = inner.fs.as_ref();
-    prepare_dir(fs, &inner.dir, to)?;
+    prepare_dir(fs, &inner.dir, to, "checkpoint")?;
     flush::flush_all(inner)?;
     // IMPORTANT: held until the end, it keeps the files on disk and unpunched.
     let version = Arc::clone(&inner.super_version().version);
@@ -154,11 +154,12 @@ pub(crate) fn checkpoint(inner: &DbInner, to: &Path, link: bool) -> Result<Check
     Ok(info)
 }
 
-/// Creates `to`, which must not be the database's own directory nor hold anything.
-fn prepare_dir(fs: &dyn Fs, dir: &Path, to: &Path) -> Result<()> {
+/// Creates `to` for a `what` (a checkpoint, a copy), which must not be the database's
+/// own directory nor hold anything.
+pub(super) fn prepare_dir(fs: &dyn Fs, dir: &Path, to: &Path, what: &str) -> Result<()> {
     if to == dir {
         return Err(Error::InvalidArgument(format!(
-            "a checkpoint cannot go into the database's own directory {}",
+            "a {what} cannot go into the database's own directory {}",
             to.display()
         )));
     }
@@ -166,7 +167,7 @@ fn prepare_dir(fs: &dyn Fs, dir: &Path, to: &Path) -> Result<()> {
         let entries = fs.list_dir(to).ctx("list", to)?;
         if !entries.is_empty() {
             return Err(Error::InvalidArgument(format!(
-                "the checkpoint directory {} is not empty",
+                "the {what} directory {} is not empty",
                 to.display()
             )));
         }

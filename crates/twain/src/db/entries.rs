@@ -68,6 +68,26 @@ impl Entry {
         Ok(v.map(read::into_vec).unwrap_or_default())
     }
 
+    /// When the pair expires, in milliseconds since the Unix epoch by the database's clock
+    /// (see [`Db::put_with_expiry`](crate::Db::put_with_expiry)); `None` if it never does.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corruption`](crate::Error::Corruption) if the entry is flagged as expiring
+    /// but too short to hold the time (the iterator reports it first).
+    pub fn expires_at(&self) -> Result<Option<u64>> {
+        let p = crate::key::ParsedKey::parse(&self.found.ikey);
+        crate::key::split_expiry(p.kind, &self.found.value)
+            .map(|(expires_at, _)| expires_at)
+            .map_err(|_| {
+                crate::Error::corruption(
+                    Path::new("iterator"),
+                    0,
+                    "an expiring entry too short for its expiry time",
+                )
+            })
+    }
+
     /// The key, dropping the rest.
     pub fn into_key(self) -> Vec<u8> {
         self.key

@@ -6,6 +6,7 @@ mod background;
 mod checkpoint;
 mod coalesce;
 mod compact;
+mod copy;
 mod delete_range;
 mod entries;
 mod expiry;
@@ -32,6 +33,7 @@ pub use expiry::KeyExpiry;
 
 pub(crate) use crate::compaction::part::finish_table;
 pub use checkpoint::CheckpointInfo;
+pub use copy::{COPY_MARKER, CopyInfo};
 pub use entries::{Entries, Entry, Keys};
 pub use iter::{DbIterator, KvPair, PinnedPair};
 pub use pinned::Pinned;
@@ -249,13 +251,15 @@ impl Db {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for an option out of its range; [`Error::NotFound`]
+    /// [`Error::InvalidArgument`] for an option out of its range, or for a directory
+    /// holding a copy that did not finish ([`Db::copy_into`]); [`Error::NotFound`]
     /// without a database and `create_if_missing` off; [`Error::AlreadyExists`] with one
     /// and `error_if_exists` on; [`Error::Locked`] while another handle or process has it
     /// open; [`Error::Corruption`] naming the file and offset if the manifest, a table or
     /// the value log is damaged (a torn tail of the log is not damage: it is truncated);
     /// [`Error::Io`] if the directory cannot be read or written.
     pub fn open(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
+        copy::refuse_unfinished_copy(opts.fs.as_ref(), path.as_ref())?;
         let inner = open::open(path.as_ref(), opts, false)?;
         Ok(Db { inner })
     }
@@ -276,6 +280,7 @@ impl Db {
     /// but one deleted before this handle first read it fails that read with
     /// `Error::Io`; reopen then.
     pub fn open_read_only(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
+        copy::refuse_unfinished_copy(opts.fs.as_ref(), path.as_ref())?;
         let inner = open::open_read_only(path.as_ref(), opts)?;
         Ok(Db { inner })
     }

@@ -32,6 +32,7 @@ mod compaction_repoints_stale_handles;
 mod concurrency;
 mod concurrent_compact_range;
 mod contains_key_reads_no_value;
+mod copy_into_changes_the_layout;
 mod corruption;
 mod corruption_surfaces;
 mod counters_survive_reopen;
