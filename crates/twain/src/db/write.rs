@@ -572,14 +572,17 @@ pub(crate) fn relocate(
         // compaction merged it into the tree or placed it elsewhere, dropping the copy
         // here) and now relocated again, would sit beside its dropped copy under the same
         // sequence number, and drop sets name records by sequence: drop-records GC and
-        // hole punching would take the new copy for dead. Such a relocation starts a new
-        // log. The drop lock is never waited for under the write lock (installs hold it
-        // and then take the write lock): if it is busy, wait for it without.
+        // hole punching would take the new copy for dead. A copy made after this log
+        // became the head is in a file numbered above it (numbers only grow, and a GC
+        // rewrite keeps a file's number and holds only what it held), so records of such
+        // a file start a new log; so do records whose sequence this log's drops name
+        // already. The drop lock is never waited for under the write lock (installs hold
+        // it and then take the write lock): if it is busy, wait for it without.
         let head = guard.log.value_file().number();
         let dropped_here = records
             .iter()
             .map(|r| inner.drop_index.try_is_dropped(head, 0, r.seq))
-            .try_fold(false, |any, d| d.map(|d| any || d));
+            .try_fold(file >= head, |any, d| d.map(|d| any || d));
         match dropped_here {
             Some(false) => break guard,
             Some(true) => {

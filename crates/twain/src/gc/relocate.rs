@@ -272,9 +272,11 @@ mod tests {
         }
     }
 
-    /// The kill loop's case: one version with two copies in one log (a relocation and a
-    /// compaction's re-placement of it both landed there). Judged by key and sequence
-    /// alone, both copies were live and both were relocated again, into one record.
+    /// The kill loop's case: one version with two copies in one log (two relocations of
+    /// it). Judged by key and sequence alone, both copies were live and both were
+    /// relocated again, into one record. Only the copy at the offset the tree's handle
+    /// names is live; a relocation out of a file numbered at or above the head starts a
+    /// new log.
     #[test]
     fn only_the_copy_the_tree_names_is_relocated() {
         let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
@@ -283,23 +285,30 @@ mod tests {
         let moved = write::relocate(db.inner(), file, &[copy_at(seq, &first)]).unwrap();
         assert_eq!(moved, Some(1));
         let (_, second) = newest_handle(&db, b"k");
-        assert_eq!(
-            second.file, first.file,
-            "relocated into the same log, the head"
-        );
-        assert_ne!(second.offset, first.offset);
+        assert!(second.file > first.file, "out of the head: a new log");
         // The first copy is garbage now: it is not moved again.
         let again = write::relocate(db.inner(), file, &[copy_at(seq, &first)]).unwrap();
         assert_eq!(again, Some(0));
         assert_eq!(newest_handle(&db, b"k").1, second);
         let sv = db.inner().super_version();
-        let at = |h: &ValueHandle| CopyAt {
+        let at = |h: &ValueHandle, offset: u64| CopyAt {
             file: h.file,
             epoch: h.epoch,
-            offset: h.offset,
+            offset,
         };
-        assert!(!snapshot_sees(&sv, b"k", seq, at(&first), seq).unwrap());
-        assert!(snapshot_sees(&sv, b"k", seq, at(&second), seq).unwrap());
+        // Another copy in the same file, at another offset, is not the one named.
+        let elsewhere = at(&second, second.offset + 1);
+        assert!(!newest_points_into(&sv, b"k", seq, elsewhere).unwrap());
+        assert!(!snapshot_sees(&sv, b"k", seq, elsewhere, seq).unwrap());
+        assert!(newest_points_into(&sv, b"k", seq, at(&second, second.offset)).unwrap());
+        assert!(snapshot_sees(&sv, b"k", seq, at(&second, second.offset), seq).unwrap());
+        // An older epoch's handle names the version by key and sequence.
+        let later = CopyAt {
+            epoch: 1,
+            ..elsewhere
+        };
+        assert!(newest_points_into(&sv, b"k", seq, later).unwrap());
+        assert!(!snapshot_sees(&sv, b"k", seq, at(&first, first.offset), seq).unwrap());
         assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
     }
 
@@ -310,12 +319,24 @@ mod tests {
     #[test]
     fn a_version_never_lands_beside_its_dropped_copy() {
         let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
-        let (db, seq, first) = one_version(&fs);
+        let opts = Options::default()
+            .fs(Arc::clone(&fs))
+            .gc_enabled(false)
+            .inline_threshold(0)
+            .value_file_size(4 << 10);
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        db.put("k", vec![b'v'; 1000]).unwrap();
+        let (seq, first) = newest_handle(&db, b"k");
+        // The log rolls: the version's file is below the head now.
+        db.put("filler", vec![b'f'; 8 << 10]).unwrap();
+        db.put("roll", vec![b'r'; 1000]).unwrap();
+        let head = newest_handle(&db, b"roll").1.file;
+        assert!(head > first.file);
         let inner = db.inner();
-        let head = first.file;
-        // The copy in the head log is dropped (as a compaction merging it would).
+        // The head's drops name the version's sequence (as if a copy of it had been
+        // relocated there, then merged away by a compaction).
         let mut drops = crate::vlog::DropWriter::new();
-        drops.add(head, seq, 0, first.len, b"k");
+        drops.add(head, seq, 0, 1000, b"k");
         let current = |n| {
             let file = crate::vlog::ValueFile::with_epoch(Arc::clone(&fs), &inner.dir, n, 0);
             Some(Arc::new(file))
@@ -324,10 +345,10 @@ mod tests {
             .drop_index
             .persist(fs.as_ref(), &inner.dir, &mut drops, current);
         assert!(persisted.unwrap().is_some());
-        let moved = write::relocate(inner, (head, 0), &[copy_at(seq, &first)]).unwrap();
+        let moved = write::relocate(inner, (first.file, 0), &[copy_at(seq, &first)]).unwrap();
         assert_eq!(moved, Some(1));
         let (_, second) = newest_handle(&db, b"k");
-        assert_ne!(second.file, head, "a new log holds the relocated copy");
+        assert!(second.file > head, "a new log holds the relocated copy");
         assert!(!inner.drop_index.is_dropped(second.file, 0, seq));
         assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
     }
