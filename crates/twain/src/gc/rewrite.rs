@@ -82,9 +82,30 @@ mod tests {
     use crate::format::file_header::{FileKind, encode_header};
     use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
     use crate::fs::{Fs, MemFs};
+    use crate::key::SeqNo;
     use crate::vlog::ValueFile;
+    use std::collections::HashSet;
     use std::path::Path;
     use std::sync::Arc;
+
+    /// A GC job of value log `number` in `/db`, holding `bytes` (three separated records)
+    /// with the drop set `dropped`.
+    fn log_job(fs: &Arc<dyn Fs>, number: u64, bytes: &[u8], dropped: HashSet<SeqNo>) -> Job {
+        let dir = Path::new("/db");
+        let path = crate::format::names::value_file_path(dir, number, 0);
+        let mut f = fs.create(&path).unwrap();
+        f.append(bytes).unwrap();
+        Job {
+            fs: Arc::clone(fs),
+            dir: dir.to_path_buf(),
+            file: Arc::new(ValueFile::with_epoch(Arc::clone(fs), dir, number, 0)),
+            dropped,
+            separated_count: 3,
+            punched: Vec::new(),
+            bytes_per_sec: 0,
+            listener: None,
+        }
+    }
 
     /// A job runs from its inputs alone: a value log file on a file system, its drop set
     /// and count; no database.
@@ -99,18 +120,7 @@ mod tests {
             w.add(&mut buf, LogEntryKind::Separated, key, &[key[0]; 40]);
         }
         w.finish(&mut buf);
-        let mut f = fs.create(&dir.join("000003.vlog")).unwrap();
-        f.append(&buf).unwrap();
-        let job = Job {
-            fs: Arc::clone(&fs),
-            dir: dir.to_path_buf(),
-            file: Arc::new(ValueFile::with_epoch(Arc::clone(&fs), dir, 3, 0)),
-            dropped: [11].into(),
-            separated_count: 3,
-            punched: Vec::new(),
-            bytes_per_sec: 0,
-            listener: None,
-        };
+        let job = log_job(&fs, 3, &buf, [11].into());
         let mut throttle = Throttle::new(0);
         let (input, _) = job.read(&mut throttle, true).unwrap();
         let input = input.unwrap();
@@ -137,18 +147,7 @@ mod tests {
         w.add(&mut buf, 9, b"j", &[b'w'; 40]);
         w.add(&mut buf, 7, b"k", &[b'v'; 40]);
         w.finish(&mut buf);
-        let mut f = fs.create(&dir.join("000004.vlog")).unwrap();
-        f.append(&buf).unwrap();
-        let job = Job {
-            fs: Arc::clone(&fs),
-            dir: dir.to_path_buf(),
-            file: Arc::new(ValueFile::with_epoch(Arc::clone(&fs), dir, 4, 0)),
-            dropped: Default::default(),
-            separated_count: 3,
-            punched: Vec::new(),
-            bytes_per_sec: 0,
-            listener: None,
-        };
+        let job = log_job(&fs, 4, &buf, Default::default());
         let mut throttle = Throttle::new(0);
         let (input, _) = job.read(&mut throttle, true).unwrap();
         let input = input.unwrap();
