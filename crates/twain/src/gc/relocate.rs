@@ -11,7 +11,7 @@ use crate::Result;
 use crate::db::{DbInner, SuperVersion, lock, write};
 use crate::format::handle::ValueHandle;
 use crate::format::manifest::VersionEdit;
-use crate::key::{EntryKind, ParsedKey, SeqNo, lookup_key, split_expiry};
+use crate::key::{EntryKind, ParsedKey, SeqNo, split_expiry};
 use crate::options::GcEvent;
 use crate::stats::Counters;
 use std::sync::Arc;
@@ -81,7 +81,9 @@ fn handle_into(ikey: &[u8], value: &[u8], seq: SeqNo, at: CopyAt) -> Option<Opti
         .then_some(expires_at)
 }
 
-/// Whether a live snapshot at `snap` sees record `seq` at `at` for `key`.
+/// Whether a live snapshot at `snap` sees record `seq` at `at` for `key`: the entry a read
+/// at `snap` finds (the same search, newest memtable first, range deletions judged) names
+/// that copy.
 pub(crate) fn snapshot_sees(
     sv: &SuperVersion,
     key: &[u8],
@@ -89,24 +91,8 @@ pub(crate) fn snapshot_sees(
     at: CopyAt,
     snap: SeqNo,
 ) -> Result<bool> {
-    let lookup = lookup_key(key, snap);
-    let found = sv
-        .imms
-        .iter()
-        .chain(std::iter::once(&sv.mem))
-        .find_map(|m| m.get(&lookup));
-    match found {
-        Some((ikey, value)) => Ok(points_into(&ikey, &value, seq, at)),
-        None => {
-            // Not in a memtable: the record can only be seen through the tables.
-            let mut it = sv.version.levels.iter().flatten();
-            let hit = it.find_map(|t| t.table.get(&lookup).ok().flatten());
-            match hit {
-                Some((ikey, value)) => Ok(points_into(&ikey, &value, seq, at)),
-                None => Ok(false),
-            }
-        }
-    }
+    let found = crate::db::read::find(sv, key, snap, false, false)?;
+    Ok(found.is_some_and(|f| points_into(&f.ikey, &f.value, seq, at)))
 }
 
 /// Whether a live snapshot in `snapshots` sees record `key@seq` at `at`.
@@ -310,6 +296,32 @@ mod tests {
         assert!(newest_points_into(&sv, b"k", seq, later).unwrap());
         assert!(!snapshot_sees(&sv, b"k", seq, at(&first, first.offset), seq).unwrap());
         assert_eq!(db.get("k").unwrap().as_deref(), Some(&[b'v'; 1000][..]));
+    }
+
+    /// A snapshot sees what a read at its sequence finds: the active memtable before the
+    /// frozen ones, which hold only older versions. Searched the other way, an older
+    /// version in a frozen memtable hid the record the snapshot sees, and the record was
+    /// judged dead.
+    #[test]
+    fn a_snapshot_sees_the_active_memtable_first() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let (db, seq, h) = one_version(&fs);
+        let older = crate::key::internal_key(b"k", seq - 1, EntryKind::Inline as u8);
+        let imm = crate::memtable::Memtable::new(u64::MAX);
+        imm.insert(&older, b"old");
+        let live = db.inner().super_version();
+        let sv = SuperVersion {
+            mem: Arc::clone(&live.mem),
+            imms: vec![Arc::new(imm)],
+            version: Arc::clone(&live.version),
+        };
+        let at = CopyAt {
+            file: h.file,
+            epoch: h.epoch,
+            offset: h.offset,
+        };
+        assert!(snapshot_sees(&sv, b"k", seq, at, seq).unwrap());
+        assert!(!snapshot_sees(&sv, b"k", seq, at, seq - 1).unwrap());
     }
 
     /// The kill loop's second case: a version relocated into the head log, then moved out
