@@ -43,6 +43,7 @@ pub fn run(
         &CheckOptions {
             fs: Arc::new(twain::fs::RealFs::new()),
             num_levels: opts.num_levels,
+            clock: Arc::clone(&opts.clock),
         },
     )?;
     let text = match args.json {

@@ -84,9 +84,8 @@ pub(super) fn check_value_file(
     path: &Path,
     number: u64,
     is_last: bool,
-    state: &VersionState,
+    (state, now): (&VersionState, u64),
     versions: &mut LogVersions,
-
     report: &mut CheckReport,
 ) -> (Separated, Option<ScanOutcome>) {
     report.count_file(fs, path);
@@ -100,6 +99,7 @@ pub(super) fn check_value_file(
     // Punched runs are skipped, as every sequential reader does; their records are
     // counted from the manifest.
     let punched = state.punched.get(&number).map_or(&[][..], Vec::as_slice);
+    let flushed = (state.flushed_point.file, state.flushed_point.offset);
     let outcome =
         scan_value_file_skipping(fs, path, number, is_last, punched, |at, _len, reader| {
             records += 1;
@@ -117,6 +117,10 @@ pub(super) fn check_value_file(
                 versions.saw(e.key, e.seq);
                 if e.kind == LogEntryKind::Separated {
                     versions.records.insert((e.key.to_vec(), e.seq));
+                    if (number, at) >= flushed && e.expires_at.is_none_or(|t| t > now) {
+                        let at = versions.unflushed.entry((e.key.to_vec(), e.seq));
+                        at.or_default().push(number);
+                    }
 
                     let offset = payload_at + e.offset as u64;
                     entries
@@ -239,8 +243,15 @@ mod tests {
         });
         let mut report = CheckReport::default();
         let mut versions = LogVersions::default();
-        let (entries, outcome) =
-            check_value_file(&fs, &path, 7, false, &state, &mut versions, &mut report);
+        let (entries, outcome) = check_value_file(
+            &fs,
+            &path,
+            7,
+            false,
+            (&state, 0),
+            &mut versions,
+            &mut report,
+        );
         assert!(outcome.is_some());
         assert_eq!(entries.len(), 1, "one sequence number");
         let lens: Vec<u32> = entries[&42].iter().map(|&(_, l)| l).collect();

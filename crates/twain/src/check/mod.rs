@@ -14,6 +14,8 @@
 //!   a damaged sealed file is also listed as set aside if value GC would set it aside;
 //! - every drop file: every block's checksum, each drop naming a separated entry of its
 //!   value file with the right length, and at least as many drops as the manifest counts;
+//! - that no live version has every copy named by a counted drop (value GC would discard
+//!   it; see `dropped_live`);
 //! - the directory against the manifest: files it names must be present; files it does
 //!   not name are reported as orphans (the next open removes them); entries that are not
 //!   the engine's files (unknown names, a directory named like a table) are listed as
@@ -32,11 +34,12 @@ use crate::iter::InternalIterator;
 use crate::key::{EntryKind, ParsedKey, SeqNo, compare_internal};
 use crate::table::Table;
 use crate::version::{VersionState, read_manifest};
-use crate::vlog::{ScanOutcome, ValueFile, read_drop_set};
+use crate::vlog::{ScanOutcome, ValueFile, read_drop_file};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+mod dropped_live;
 mod log;
 mod report;
 
@@ -61,6 +64,10 @@ struct LogVersions {
     records: HashSet<(Vec<u8>, SeqNo)>,
     /// Range deletions in the value log (not flushed yet): `(start, end, sequence)`.
     ranges: Vec<(Vec<u8>, Vec<u8>, SeqNo)>,
+    /// Separated puts after the flushed point that have not expired (by the check's
+    /// clock), by (key, sequence): the value files holding them. The next open replays
+    /// them into the memtable.
+    unflushed: HashMap<(Vec<u8>, SeqNo), Vec<u64>>,
 }
 
 impl LogVersions {
@@ -80,8 +87,9 @@ impl LogVersions {
     }
 }
 
-/// Receives every entry of a table: user key, sequence, and its value handle if it has one.
-type Resolver<'a> = dyn FnMut(&[u8], SeqNo, Option<&ValueHandle>) -> Result<()> + 'a;
+/// Receives every entry of a table: user key, sequence, its value handle if it has one,
+/// and its expiry time if it has one.
+type Resolver<'a> = dyn FnMut(&[u8], SeqNo, Option<&ValueHandle>, Option<u64>) -> Result<()> + 'a;
 
 /// Verifies the database in `dir`; see the module docs for what is checked.
 ///
@@ -145,6 +153,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         report.problem(&path, None, "missing: it holds the flushed point");
     }
     let mut versions = LogVersions::default();
+    // Expiry is judged as the database would now.
+    let now = opts.clock.now_millis();
     let mut log_outcomes: Vec<(u64, ScanOutcome)> = Vec::new();
 
     let mut separated: BTreeMap<u64, Separated> = BTreeMap::new();
@@ -162,8 +172,15 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let entries = if epoch == 0 {
             // Unsealed log files (after the flushed point) may end in unsynced bytes.
             let in_log = state.value_files.get(&n).is_none_or(|f| f.sealed.is_none());
-            let (entries, outcome) =
-                check_value_file(fs, &path, n, in_log, &state, &mut versions, &mut report);
+            let (entries, outcome) = check_value_file(
+                fs,
+                &path,
+                n,
+                in_log,
+                (&state, now),
+                &mut versions,
+                &mut report,
+            );
             if in_log && let Some(o) = outcome {
                 log_outcomes.push((n, o));
             }
@@ -183,6 +200,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
 
     // Drop files, of each value file's current epoch.
     let mut dropped: HashMap<u64, BTreeMap<SeqNo, u32>> = HashMap::new();
+    // The drops value GC acts on: those the manifest counts (see `DropIndex::load`).
+    let mut counted_drops: HashMap<u64, HashSet<SeqNo>> = HashMap::new();
     for (&n, entries) in &separated {
         let epoch = value_epochs.get(&n).copied().unwrap_or(0);
         let path = drop_file_path(dir, n, epoch);
@@ -199,13 +218,16 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         }
         report.count_file(fs, &path);
         report.drop_files += 1;
-        let set = match read_drop_set(fs, &path, n) {
-            Ok(s) => s,
+        let mut contents = match read_drop_file(fs, &path, n) {
+            Ok(c) => c,
             Err(e) => {
                 report.problems.push(Finding::from_error(e, &path));
                 continue;
             }
         };
+        let set = contents.set.clone();
+        contents.keep_counted(counted);
+        counted_drops.insert(n, contents.set.into_keys().collect());
         report.drop_records += set.len() as u64;
         // Drops of records inside punched runs name entries the scan skipped: together
         // they must be what the manifest counts as punched.
@@ -217,14 +239,21 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         for (&seq, &len) in &set {
             match entries.get(&seq) {
                 Some(copies) if copies.iter().any(|&(_, l)| l == len) => {}
-                Some(copies) => report.problem(
-                    &path,
-                    None,
-                    format!(
-                        "drop of sequence {seq} says {len} bytes, the entry has {}",
-                        copies[0].1
-                    ),
-                ),
+                Some(copies) => {
+                    let lens: Vec<String> = copies.iter().map(|c| c.1.to_string()).collect();
+                    let has = match lens.len() {
+                        1 => "the entry has",
+                        _ => "its copies have",
+                    };
+                    report.problem(
+                        &path,
+                        None,
+                        format!(
+                            "drop of sequence {seq} says {len} bytes, {has} {}",
+                            lens.join(", ")
+                        ),
+                    )
+                }
                 None => unmatched.push((seq, len)),
             }
         }
@@ -282,6 +311,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
     // Tables; their handles are collected and resolved afterwards.
     let cache = Arc::new(BlockCache::new(0));
     let mut handles = HandlesByVersion::new();
+    // Versions the tables hold that have expired by the check's clock.
+    let mut expired: HashSet<(Vec<u8>, SeqNo)> = HashSet::new();
 
     for record in state.levels.iter().flatten() {
         let path = file_path(dir, FileType::Table, record.number);
@@ -295,17 +326,21 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         }
         report.count_file(fs, &path);
         report.tables += 1;
-        let mut collect = |key: &[u8], seq: SeqNo, h: Option<&ValueHandle>| -> Result<()> {
-            versions.saw(key, seq);
+        let mut collect =
+            |key: &[u8], seq: SeqNo, h: Option<&ValueHandle>, expires: Option<u64>| -> Result<()> {
+                versions.saw(key, seq);
+                if expires.is_some_and(|at| at <= now) {
+                    expired.insert((key.to_vec(), seq));
+                }
 
-            if let Some(h) = h {
-                handles
-                    .entry((key.to_vec(), seq))
-                    .or_default()
-                    .push((*h, path.clone()));
-            }
-            Ok(())
-        };
+                if let Some(h) = h {
+                    handles
+                        .entry((key.to_vec(), seq))
+                        .or_default()
+                        .push((*h, path.clone()));
+                }
+                Ok(())
+            };
         match check_table(fs, &path, record, &cache, &mut collect) {
             Ok((entries, _)) => report.table_entries += entries,
             Err(e) => report.problems.push(Finding::from_error(e, &path)),
@@ -330,6 +365,26 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             .map(|c| c.iter().filter_map(|n| files.get(n)).collect())
             .unwrap_or_default()
     };
+    if report.problems.is_empty() {
+        dropped_live::find(
+            &dropped_live::Inputs {
+                dir,
+                handles: &handles,
+                versions: &versions,
+                expired: &expired,
+                files: &files,
+                counted: &counted_drops,
+                held: &separated,
+            },
+            &mut report,
+        );
+    } else {
+        report.note(
+            dir,
+            None,
+            "live versions were not judged against the counted drops: other problems came first",
+        );
+    }
     let mut live_dropped = 0u64;
     let mut stale_shadowed = 0u64;
     let mut keys: Vec<_> = handles.into_iter().collect();
@@ -369,7 +424,11 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
                 match vf.read_value(&fh, &key, seq) {
                     Ok(_) => {
                         resolved = true;
-                        if dropped.get(&h.file).is_some_and(|d| d.contains_key(&seq)) {
+                        let uncounted = |d: &BTreeMap<SeqNo, u32>| {
+                            d.contains_key(&seq)
+                                && !counted_drops.get(&h.file).is_some_and(|c| c.contains(&seq))
+                        };
+                        if dropped.get(&h.file).is_some_and(uncounted) {
                             live_dropped += 1;
                         }
                         break;
@@ -586,17 +645,17 @@ fn check_table(
         }
         match p.entry_kind() {
             Some(EntryKind::Handle) => {
-                let (_, encoded) = crate::key::split_expiry(p.kind, it.value())
+                let (expires, encoded) = crate::key::split_expiry(p.kind, it.value())
                     .map_err(|_| bad(format!("key {shown}: too short for its expiry time")))?;
                 let h = ValueHandle::decode(encoded)
                     .map_err(|e| bad(format!("key {shown}: bad value handle: {}", e.what)))?;
-                resolve(p.user_key, p.seq, Some(&h))?;
+                resolve(p.user_key, p.seq, Some(&h), expires)?;
                 handles += 1;
             }
             Some(_) => {
                 crate::key::split_expiry(p.kind, it.value())
                     .map_err(|_| bad(format!("key {shown}: too short for its expiry time")))?;
-                resolve(p.user_key, p.seq, None)?
+                resolve(p.user_key, p.seq, None, None)?
             }
             None => return Err(bad(format!("key {shown} has unknown kind {}", p.kind))),
         }

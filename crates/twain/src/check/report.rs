@@ -13,6 +13,9 @@ pub struct CheckOptions {
     pub fs: Arc<dyn Fs>,
     /// Number of levels the database was created with. Default: 7 (the engine's default).
     pub num_levels: usize,
+    /// The clock expiry is judged by (the one the database runs with). Default: the
+    /// system's.
+    pub clock: Arc<dyn crate::Clock>,
 }
 
 impl Default for CheckOptions {
@@ -20,6 +23,7 @@ impl Default for CheckOptions {
         CheckOptions {
             fs: Arc::new(RealFs::new()),
             num_levels: crate::Options::default().num_levels,
+            clock: Arc::new(crate::SystemClock),
         }
     }
 }

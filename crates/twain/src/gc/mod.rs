@@ -140,21 +140,43 @@ impl Job {
     /// Reads the file's intact records, without the dropped ones if `skip_dropped`, and
     /// judges any damage met: `Err` with the damage if the file must be set aside. Also
     /// returns the bytes read.
+    ///
+    /// A dropped sequence that a value log holds twice is not taken for dead: drops name a
+    /// record by sequence, and engines before aade362 could write a relocated, live copy
+    /// of a version into the log that holds a dropped copy of it. Both copies are the same
+    /// version, so the file is read again with those sequences live: the rewrite keeps one
+    /// copy (reads find it by key and sequence) and no punch frees either. Should both
+    /// have been dead, one copy stays behind as garbage.
     pub fn read(
         &self,
         throttle: &mut Throttle,
         skip_dropped: bool,
     ) -> Result<(std::result::Result<Input, Damage>, u64)> {
         let fs = self.fs.as_ref();
-        let scan = read_records(
-            fs,
-            &self.file,
-            &self.punched,
-            throttle,
-            &self.dropped,
-            skip_dropped,
-        )?;
-        let verdict = judge(&scan, self.separated_count, &self.dropped);
+        let read = |dropped: &HashSet<SeqNo>, throttle: &mut Throttle| {
+            read_records(
+                fs,
+                &self.file,
+                &self.punched,
+                throttle,
+                dropped,
+                skip_dropped,
+            )
+        };
+        let mut scan = read(&self.dropped, throttle)?;
+        let mut dropped = std::borrow::Cow::Borrowed(&self.dropped);
+        if !scan.dropped_twice.is_empty() {
+            let first_read = scan.read;
+            let dead = self
+                .dropped
+                .difference(&scan.dropped_twice)
+                .copied()
+                .collect();
+            scan = read(&dead, throttle)?;
+            scan.read += first_read;
+            dropped = std::borrow::Cow::Owned(dead);
+        }
+        let verdict = judge(&scan, self.separated_count, &dropped);
         let input = match verdict {
             Verdict::SetAside(d) => Err(d),
             Verdict::Collect { corrupt_dead } => Ok(Input {

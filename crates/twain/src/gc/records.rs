@@ -62,6 +62,9 @@ pub(crate) struct Scan {
     /// The file's layout, punched runs left out (for [`choose`](super::punch_plan::choose)):
     /// a value log's frames, an SVTable's entries, in file order.
     pub spans: Vec<Span>,
+    /// Sequences in the drop set that a value log holds more than once (see
+    /// [`Job::read`](super::Job::read)).
+    pub dropped_twice: HashSet<SeqNo>,
 }
 
 impl Scan {
@@ -81,12 +84,17 @@ struct LogReader<'a> {
     /// The frame being read: whether it holds a live record, and its dead records.
     live: bool,
     dead: (u64, u64),
+    /// The dropped sequences met so far.
+    dead_seen: HashSet<SeqNo>,
 }
 
 impl LogVisitor for LogReader<'_> {
     fn entry(&mut self, at: u64, e: &LogEntry<'_>) {
         self.scan.account(e.seq, self.dropped);
         let dead = self.dropped.contains(&e.seq);
+        if dead && !self.dead_seen.insert(e.seq) {
+            self.scan.dropped_twice.insert(e.seq);
+        }
         if dead {
             self.dead.0 += 1;
             self.dead.1 += e.len as u64;
@@ -139,6 +147,7 @@ pub(crate) fn read_records(
             skip_dropped,
             live: false,
             dead: (0, 0),
+            dead_seen: HashSet::new(),
         };
         let read = scan_log(
             fs,

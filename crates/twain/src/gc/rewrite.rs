@@ -158,4 +158,36 @@ mod tests {
         let h = svt.find(b"k", 7).unwrap().unwrap();
         assert_eq!(svt.read_value(&h, b"k", 7).unwrap(), vec![b'v'; 40]);
     }
+
+    /// A dropped sequence the log holds twice is not taken for dead: engines before
+    /// aade362 could write a live, relocated copy of a version into the log that holds a
+    /// dropped copy of it (the kill loop left two such databases; GC lost their keys). The
+    /// rewrite keeps one copy, and no frame holding a copy is dead to a punch.
+    #[test]
+    fn a_dropped_sequence_held_twice_is_not_taken_for_dead() {
+        let fs: Arc<dyn Fs> = Arc::new(MemFs::new());
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        let mut buf = encode_header(FileKind::ValueLog, 5).to_vec();
+        for (seq, key, v) in [(7, b"k", b'v'), (9, b"j", b'w'), (7, b"k", b'v')] {
+            let mut w = RelocationWriter::begin(&mut buf, 0);
+            w.add(&mut buf, seq, key, &[v; 40]);
+            w.finish(&mut buf);
+        }
+        let job = log_job(&fs, 5, &buf, [7, 9].into());
+        let mut throttle = Throttle::new(0);
+        let (input, _) = job.read(&mut throttle, true).unwrap();
+        let input = input.unwrap();
+        let seqs: Vec<SeqNo> = input.records.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, [7, 7]);
+        // Three frames: j@9's alone is dead (the last frame always stays).
+        let live: Vec<bool> = input.spans.iter().map(|s| s.live).collect();
+        assert_eq!(live, [true, false, true]);
+        let out = write_svtable(&job, input.records, &mut throttle).unwrap();
+        assert_eq!(out.summary.unwrap().entry_count, 1);
+        let svt = ValueFile::with_epoch(Arc::clone(&fs), dir, 5, 1);
+        let h = svt.find(b"k", 7).unwrap().unwrap();
+        assert_eq!(svt.read_value(&h, b"k", 7).unwrap(), vec![b'v'; 40]);
+        assert_eq!(svt.find(b"j", 9).unwrap(), None);
+    }
 }

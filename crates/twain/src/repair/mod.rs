@@ -182,6 +182,7 @@ fn reuse_manifest(
     let check_opts = CheckOptions {
         fs: Arc::clone(fs),
         num_levels: opts.num_levels,
+        clock: Arc::clone(&opts.clock),
     };
     let mut report = RepairReport::default();
     let number = match read_manifest(fs.as_ref(), dir, opts.num_levels) {

@@ -47,13 +47,10 @@ impl DropIndex {
     /// file without an intact header removed); without (a read-only open), it is only
     /// ignored.
     ///
-    /// Blocks after those the manifest counts were appended by a flush or compaction whose
-    /// edit never landed (flushes and compactions append their block and log their edit
-    /// under the drop lock, so counted blocks come first). They go too: the work is redone
-    /// and drops again, and placement's drops (a value merged into the tree by a compaction
-    /// that did not install) name records the tables still point at. A file whose blocks
-    /// hold fewer drops than the manifest counts, or whose counted drops end inside a
-    /// block, is taken whole (manifests of older engines counted otherwise).
+    /// Blocks after those the manifest counts ([`DropFileContents::keep_counted`]) go too:
+    /// the work that appended them is redone and drops again, and placement's drops (a
+    /// value merged into the tree by a compaction that did not install) name records the
+    /// tables still point at.
     pub fn load(
         fs: &dyn Fs,
         dir: &Path,
@@ -64,34 +61,7 @@ impl DropIndex {
         for (number, epoch, counted) in files {
             let path = drop_file_path(dir, number, epoch);
             let mut contents = read_drop_file(fs, &path, number)?;
-            if (contents.set.len() as u64) > counted {
-                // The number of leading blocks holding exactly `counted` drops.
-                let mut total = 0u64;
-                let mut cut = (counted == 0).then_some(0);
-                for (i, (_, fresh)) in contents.blocks.iter().enumerate() {
-                    if cut.is_some() || total > counted {
-                        break;
-                    }
-                    total += fresh.len() as u64;
-                    if total == counted {
-                        cut = Some(i + 1);
-                    }
-                }
-                if let Some(keep) = cut {
-                    let end = match keep.checked_sub(1) {
-                        None => crate::format::file_header::FILE_HEADER_LEN as u64,
-                        Some(last) => contents
-                            .blocks
-                            .get(last)
-                            .map_or(contents.valid_len, |b| b.0),
-                    };
-                    contents.set = contents.blocks[..keep]
-                        .iter()
-                        .flat_map(|(_, fresh)| fresh.iter().copied())
-                        .collect();
-                    contents.valid_len = end;
-                }
-            }
+            contents.keep_counted(counted);
             if repair && contents.valid_len == 0 {
                 // Not even the header survived (or the file is empty): drops are appended
                 // only after a header, so start the file afresh when it is next needed.

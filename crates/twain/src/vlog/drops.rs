@@ -122,6 +122,43 @@ pub struct DropFileContents {
     pub file_len: u64,
 }
 
+impl DropFileContents {
+    /// Keeps only the leading blocks that hold exactly the `counted` drops the manifest
+    /// counts, cutting `set` and `valid_len` to them; the blocks after those were appended
+    /// by a flush or compaction whose edit never landed (flushes and compactions append
+    /// their block and log their edit under the drop lock, so counted blocks come first).
+    /// A file whose blocks hold fewer drops than counted, or whose counted drops end
+    /// inside a block, is kept whole (manifests of older engines counted otherwise).
+    pub fn keep_counted(&mut self, counted: u64) {
+        if (self.set.len() as u64) <= counted {
+            return;
+        }
+        let mut total = 0u64;
+        let mut cut = (counted == 0).then_some(0);
+        for (i, (_, fresh)) in self.blocks.iter().enumerate() {
+            if cut.is_some() || total > counted {
+                break;
+            }
+            total += fresh.len() as u64;
+            if total == counted {
+                cut = Some(i + 1);
+            }
+        }
+        let Some(keep) = cut else {
+            return;
+        };
+        let end = match keep.checked_sub(1) {
+            None => FILE_HEADER_LEN as u64,
+            Some(last) => self.blocks.get(last).map_or(self.valid_len, |b| b.0),
+        };
+        self.set = self.blocks[..keep]
+            .iter()
+            .flat_map(|(_, fresh)| fresh.iter().copied())
+            .collect();
+        self.valid_len = end;
+    }
+}
+
 /// Reads a drop file, telling a torn tail (ignored, reported through `valid_len`) from
 /// corruption (an error).
 pub fn read_drop_file(fs: &dyn Fs, path: &Path, number: u64) -> Result<DropFileContents> {

@@ -158,7 +158,11 @@ fn expiry_survives_placement_refresh_and_fixups() {
     assert_eq!(db.iter().count(), 166);
     assert_eq!(db.stats().unwrap().expired_entries, 134);
     drop(db);
-    let report = twain::check::check(dir.path(), &Default::default()).unwrap();
+    let opts = twain::check::CheckOptions {
+        clock: Arc::new(clock.clone()),
+        ..Default::default()
+    };
+    let report = twain::check::check(dir.path(), &opts).unwrap();
     assert!(report.is_ok(), "{}", report.to_text());
 }
 
@@ -193,6 +197,10 @@ fn in_the_hash_layout_expiring_puts_stay_inline_and_leave_with_their_compaction(
     assert_eq!(left.len(), 100);
     assert!(left.iter().all(|(_, v)| v == &vec![5u8; 1000]));
     drop(db);
-    let report = twain::check::check(dir.path(), &Default::default()).unwrap();
+    let opts = twain::check::CheckOptions {
+        clock: Arc::new(clock.clone()),
+        ..Default::default()
+    };
+    let report = twain::check::check(dir.path(), &opts).unwrap();
     assert!(report.is_ok(), "{}", report.to_text());
 }

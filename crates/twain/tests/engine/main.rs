@@ -16,6 +16,7 @@ mod backup_incremental_and_restored;
 mod batch_atomicity;
 mod batch_sequence_overflow;
 mod block_garbage;
+mod check_finds_live_versions_its_drops_name;
 mod check_knows_unflushed_range_deletions;
 mod checkpoint_crash_points;
 mod checkpoint_holds_every_acknowledged_write;

@@ -181,7 +181,11 @@ fn run(seed: u64, steps: u64, dir: &Path) {
     let end = clock.now_millis();
     check(&db, &model, end, &mut rng, "after the last compaction");
     drop(db);
-    let report = twain::check::check(dir, &Default::default()).unwrap();
+    let opts = twain::check::CheckOptions {
+        clock: std::sync::Arc::new(clock.clone()),
+        ..Default::default()
+    };
+    let report = twain::check::check(dir, &opts).unwrap();
     assert!(report.is_ok(), "seed {seed}: {}", report.to_text());
 }
 

@@ -440,6 +440,7 @@ fn check_state(
         Path::new(DIR),
         &CheckOptions {
             fs,
+            clock: Arc::new(twain::ManualClock::new(NOW)),
             ..CheckOptions::default()
         },
     );

@@ -409,6 +409,19 @@ pub fn table_handle_epochs(
     fs: &twain::fs::MemFs,
     dir: &str,
 ) -> Vec<(Vec<u8>, u64, u64, u32)> {
+    table_value_handles(db, fs, dir)
+        .into_iter()
+        .map(|(key, seq, h)| (key, seq, h.file, h.epoch))
+        .collect()
+}
+
+/// Every value handle in the tables of `db` (in directory `dir` of `fs`): (user key,
+/// sequence, handle), table by table in key order.
+pub fn table_value_handles(
+    db: &twain::Db,
+    fs: &twain::fs::MemFs,
+    dir: &str,
+) -> Vec<(Vec<u8>, u64, twain::format::handle::ValueHandle)> {
     use std::sync::Arc;
     use twain::fs::Fs;
     wait_for_obsolete_tables(db, fs, dir);
@@ -437,7 +450,7 @@ pub fn table_handle_epochs(
             let p = ParsedKey::parse(it.key());
             if p.entry_kind() == Some(EntryKind::Handle) {
                 let h = twain::format::handle::ValueHandle::decode(it.value()).unwrap();
-                out.push((p.user_key.to_vec(), p.seq, h.file, h.epoch));
+                out.push((p.user_key.to_vec(), p.seq, h));
             }
             it.next().unwrap();
         }

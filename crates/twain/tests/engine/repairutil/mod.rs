@@ -101,6 +101,7 @@ pub fn assert_check_ok(fs: &MemFs) {
         &CheckOptions {
             fs: Arc::new(fs.clone()),
             num_levels: existing(fs).num_levels,
+            ..CheckOptions::default()
         },
     )
     .unwrap();
