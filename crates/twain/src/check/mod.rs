@@ -293,7 +293,8 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
         let (Some(sealed), true) = (sealed, report.problems.iter().any(|p| p.file == path)) else {
             continue;
         };
-        let drops = dropped.get(&n).map(|d| d.keys().copied().collect());
+        // Value GC acts on the counted drops only.
+        let drops = counted_drops.get(&n).cloned();
         let file = ValueFile::with_epoch(Arc::clone(&opts.fs), dir, n, epoch);
         let punched = state.punched.get(&n).map_or(&[][..], Vec::as_slice);
         let found = crate::gc::would_set_aside(fs, &file, punched, sealed.separated_count, drops);

@@ -165,13 +165,16 @@ impl Job {
         };
         let mut scan = read(&self.dropped, throttle)?;
         let mut dropped = std::borrow::Cow::Borrowed(&self.dropped);
-        if !scan.dropped_twice.is_empty() {
+        // Only a run that skips dropped records acts on them (lsm-lookup judges every
+        // record by the tree and never punches).
+        if skip_dropped && !scan.dropped_twice.is_empty() {
             let first_read = scan.read;
             let dead = self
                 .dropped
                 .difference(&scan.dropped_twice)
                 .copied()
                 .collect();
+            drop(std::mem::take(&mut scan.records));
             scan = read(&dead, throttle)?;
             scan.read += first_read;
             dropped = std::borrow::Cow::Owned(dead);
