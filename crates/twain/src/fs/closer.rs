@@ -5,9 +5,10 @@
 //! of every extent, milliseconds for a value file. The last holder of an obsolete value
 //! file or table is often a reader (a scan's version, a get's), so without this a
 //! foreground operation would wait for the disk. [`RealFs`](super::RealFs) instead hands
-//! such descriptors to one process-wide thread, `twain-closer`, which closes them in turn.
-//! Descriptors of files that still have a name are closed where they are dropped: that
-//! frees nothing, so it costs nothing.
+//! its readers' descriptors to one process-wide thread, `twain-closer`, which closes them
+//! in turn. Every descriptor goes, named or not: a file that still has a name when its
+//! reader checks may lose it (and its other descriptors) before that reader's close, and
+//! then that close is the one that frees the blocks.
 //!
 //! The queue is bounded ([`QUEUE_LEN`] descriptors): with it full (a burst of deletions
 //! on a slow device), a file is closed where it is dropped rather than holding more
@@ -17,7 +18,7 @@
 //! when its close returns).
 
 use std::fs::File;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
@@ -73,13 +74,12 @@ fn serve(rx: Receiver<Job>) {
     }
 }
 
-/// Closes `file`: on the closer thread if no name refers to it any more (and the queue
-/// has room), here otherwise.
+/// Closes `file`: on the closer thread if the queue has room, here otherwise.
+///
+/// Named or not: checking the link count and closing here when it is not 0 would leave a
+/// window in which the name and every other descriptor go, and this close frees the
+/// blocks on the caller's thread.
 pub(crate) fn close(file: File) {
-    let unnamed = file.metadata().is_ok_and(|m| m.nlink() == 0);
-    if !unnamed {
-        return;
-    }
     if let Some(tx) = queue() {
         // Full or gone: the file comes back and closes here.
         if let Err(TrySendError::Full(back) | TrySendError::Disconnected(back)) =
@@ -131,6 +131,13 @@ mod tests {
     /// Held by a test, it keeps the closer thread from closing anything.
     pub(super) static HOLD: Mutex<()> = Mutex::new(());
 
+    /// Held by the tests that need room in the queue, and by the one that fills it.
+    static QUEUE_TESTS: Mutex<()> = Mutex::new(());
+
+    fn queue_tests() -> std::sync::MutexGuard<'static, ()> {
+        QUEUE_TESTS.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// What descriptor `fd` of this process refers to now.
     fn target(fd: i32) -> Option<PathBuf> {
         std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()
@@ -153,21 +160,74 @@ mod tests {
         target(fd).is_some_and(|t| t.to_string_lossy().starts_with(&*path.to_string_lossy()))
     }
 
+    /// A reader's close goes to the closer whether or not the file has a name: the name
+    /// (and the other descriptors) may go between a check of it and the close, and the
+    /// close would free the blocks here.
     #[test]
-    fn a_named_file_is_closed_where_it_is_dropped() {
+    fn a_named_file_is_closed_by_the_closer_thread_too() {
+        let _serial = queue_tests();
         let dir = tempfile::tempdir().unwrap();
-        let path = file_of(dir.path(), "named", 4096);
+        let path = file_of(dir.path(), "named", 1 << 20);
         let f = File::open(&path).unwrap();
         let fd = f.as_raw_fd();
-        assert!(still_open(fd, &path));
-        // The closer is held: only a close made here can close the file now.
-        let _held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
-        close(f);
-        assert!(!still_open(fd, &path), "closed before `close` returned");
+        {
+            let _held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+            close(f);
+            assert!(
+                still_open(fd, &path),
+                "a named file was closed by the caller"
+            );
+            // The name goes while the close waits in the queue: the last close, the one
+            // that frees the blocks, is the closer's.
+            remove(&path).unwrap();
+            assert!(still_open(fd, &path));
+        }
+        drain();
+        assert!(!still_open(fd, &path), "the closer closed the descriptor");
+    }
+
+    /// With the queue full, a descriptor closes where it is dropped rather than waiting.
+    #[test]
+    fn a_full_queue_closes_here() {
+        let _serial = queue_tests();
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_of(dir.path(), "many", 4096);
+        let held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+        // The closer takes one job and waits on `HOLD`; the queue holds QUEUE_LEN more.
+        // Other tests' closes may share the queue, so fill it until one comes back.
+        let mut queued = Vec::new();
+        loop {
+            let f = File::open(&path).unwrap();
+            let fd = f.as_raw_fd();
+            close(f);
+            if !still_open(fd, &path) {
+                break;
+            }
+            queued.push(fd);
+            assert!(
+                queued.len() <= QUEUE_LEN + 1,
+                "the queue took more than it holds"
+            );
+        }
+        assert!(
+            queued.len() >= QUEUE_LEN / 2,
+            "queued only {}",
+            queued.len()
+        );
+        drop(held);
+        drain();
+        // Descriptor numbers are reused once closed: the file itself must be closed.
+        for fd in queued {
+            assert!(
+                !still_open(fd, &path),
+                "descriptor {fd} still open after the drain"
+            );
+        }
     }
 
     #[test]
     fn an_unnamed_file_is_closed_by_the_closer_thread() {
+        let _serial = queue_tests();
         let dir = tempfile::tempdir().unwrap();
         let path = file_of(dir.path(), "unnamed", 1 << 20);
         let f = File::open(&path).unwrap();
