@@ -186,3 +186,5 @@ class Stats(TypedDict):
     hash_layout: HashLayoutStats | None
     garbage_compactions: int
     logs_sealed_for_gc: int
+    refresh_compactions: int
+    stale_handles: int

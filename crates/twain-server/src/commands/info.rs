@@ -227,6 +227,8 @@ fn engine(s: &Stats, out: &mut String) {
         ("reclaimable_log_bytes", s.reclaimable_log_bytes.to_string()),
         ("garbage_compactions", s.garbage_compactions.to_string()),
         ("logs_sealed_for_gc", s.logs_sealed_for_gc.to_string()),
+        ("refresh_compactions", s.refresh_compactions.to_string()),
+        ("stale_handles", s.stale_handles.to_string()),
         ("total_user_ops", s.totals.user_ops.to_string()),
         (
             "total_user_bytes_written",

@@ -5,7 +5,7 @@ use crate::format::manifest::{TableRecord, VersionEdit};
 use crate::key::{compare_internal, user_key};
 use crate::version::VersionState;
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The shape of the level tree a picker aims for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,7 +143,9 @@ impl CompactionTask {
             e.deleted_tables.push((self.output_level, t.number));
         }
         e.added_tables = outputs;
+        // An in-place rewrite moves nothing down: the level's round-robin stays put.
         if self.level > 0
+            && self.output_level != self.level
             && let Some(last) = self
                 .inputs
                 .iter()
@@ -378,6 +380,40 @@ pub fn pick_expired(
 
 /// The reason of compactions that drop expired puts.
 pub const EXPIRED: &str = "expired";
+
+/// Picks a refresh compaction: of `stale` (table number → stale handles, the tables worth
+/// one), the table below L0 with the most that is not busy, rewritten in place at its
+/// level (never moved: a move refreshes nothing), so that the compaction re-points its
+/// stale handles (`compaction::refresh`). In place keeps the level's order: the output
+/// covers no more than the input's key range. L0 is never picked (its order is by age).
+/// The caller keeps a table it refreshed out of `stale` until something changed, so
+/// repeated picks end.
+pub fn pick_refresh(
+    state: &VersionState,
+    stale: &HashMap<u64, u64>,
+    busy: &HashSet<u64>,
+) -> Option<CompactionTask> {
+    let (level, table, _) = state
+        .levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .flat_map(|(level, files)| files.iter().map(move |t| (level, t)))
+        .filter(|(_, t)| !busy.contains(&t.number))
+        .filter_map(|(level, t)| Some((level, t, *stale.get(&t.number)?)))
+        .max_by_key(|&(level, t, n)| (n, level, std::cmp::Reverse(t.number)))?;
+    Some(CompactionTask {
+        level,
+        output_level: level,
+        inputs: vec![table.clone()],
+        lower: Vec::new(),
+        trivial_move: false,
+        reason: REFRESH,
+    })
+}
+
+/// The reason of compactions that refresh stale handles.
+pub const REFRESH: &str = "refresh";
 
 fn pick_level(
     state: &VersionState,
@@ -688,6 +724,38 @@ mod tests {
         .unwrap();
         let task = pick_expired(&s, &SHAPE, &HashSet::from([5]), &none).unwrap();
         assert_eq!((task.level, task.inputs.len()), (0, 2));
+    }
+
+    #[test]
+    fn refresh_picks_the_stalest_table_below_l0_in_place() {
+        let s = state(vec![
+            t(0, 1, "a", "z", 100),
+            t(1, 2, "a", "c", 100),
+            t(3, 3, "a", "m", 100),
+            t(3, 4, "n", "z", 100),
+        ]);
+        let none = HashSet::new();
+        assert_eq!(pick_refresh(&s, &HashMap::new(), &none), None);
+        // L0 is never rewritten in place, however stale.
+        assert_eq!(pick_refresh(&s, &HashMap::from([(1, 500)]), &none), None);
+        let stale = HashMap::from([(1, 500), (2, 10), (3, 40), (4, 30)]);
+        let task = pick_refresh(&s, &stale, &none).unwrap();
+        assert_eq!(
+            (task.level, task.output_level, task.trivial_move),
+            (3, 3, false)
+        );
+        assert_eq!(
+            task.inputs.iter().map(|t| t.number).collect::<Vec<_>>(),
+            vec![3]
+        );
+        assert!(task.lower.is_empty());
+        assert_eq!(task.reason, REFRESH);
+        // A busy table is passed over; tables the state no longer holds count for nothing.
+        let task = pick_refresh(&s, &stale, &HashSet::from([3])).unwrap();
+        assert_eq!(task.inputs[0].number, 4);
+        assert_eq!(pick_refresh(&s, &HashMap::from([(9, 99)]), &none), None);
+        let task = pick_refresh(&s, &HashMap::from([(2, 1)]), &none).unwrap();
+        assert_eq!((task.level, task.output_level), (1, 1));
     }
 
     #[test]

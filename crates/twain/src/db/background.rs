@@ -1,14 +1,14 @@
 //! Background threads: one flushes frozen memtables, `compaction_threads` run
 //! compactions. They sleep on one condition variable that every state change signals.
 
-use super::{DbInner, SuperVersion, compact, flush, lock, pacing, value_gc};
+use super::{DbInner, SuperVersion, compact, flush, lock, pacing, stale, value_gc};
 use crate::Result;
 use crate::compaction::picker::{self, LevelShape};
 use crate::error::IoContext;
 use crate::gc::Victim;
 use crate::options::GcMode;
 use crate::vlog::{LogWriter, SpareLog, ValueFile};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -32,6 +32,11 @@ pub(crate) struct BgState {
     /// The newest value file when the last garbage compaction was picked (or when the
     /// compaction threads first looked): 0 before that.
     pub garbage_log: u64,
+    /// Under load, no refresh compaction starts before this (`stale::next_busy_start`).
+    pub refresh_not_before: Option<Instant>,
+    /// Tables refresh compactions wrote, each with `Counters::gc_runs` when it was picked:
+    /// not picked for refresh again until value GC has run since.
+    pub refreshed: HashMap<u64, u64>,
 }
 
 impl BgState {
@@ -350,7 +355,8 @@ fn compaction_loop(inner: &DbInner) {
                 if !inner.has_bg_error.load(Ordering::Acquire) && !st.manual {
                     let version = Arc::clone(&inner.super_version().version);
                     let task = picker::pick(&version.state, &shape, &st.busy_tables)
-                        .or_else(|| garbage_pick(inner, &mut st, &version.state));
+                        .or_else(|| garbage_pick(inner, &mut st, &version.state))
+                        .or_else(|| refresh_pick(inner, &mut st, &version));
                     if let Some(task) = task {
                         st.busy_tables.extend(task.input_numbers());
                         st.compactions_running += 1;
@@ -360,11 +366,19 @@ fn compaction_loop(inner: &DbInner) {
                 st = inner.bg.wait(st, IDLE_WAIT);
             }
         };
+        let started = Instant::now();
+        let gc_runs = inner.counters.gc_runs.load(Ordering::Relaxed);
         let result = compact::run(inner, &task);
         {
             let mut st = lock(&inner.bg.state);
             for n in task.input_numbers() {
                 st.busy_tables.remove(&n);
+            }
+            if task.reason == picker::REFRESH {
+                st.refresh_not_before = Some(stale::next_busy_start(started, started.elapsed()));
+                if let Ok(outputs) = &result {
+                    st.refreshed.extend(outputs.iter().map(|&n| (n, gc_runs)));
+                }
             }
             st.compactions_running -= 1;
         }
@@ -425,6 +439,35 @@ fn garbage_pick(
     })?;
     st.garbage_log = newest;
     Some(task)
+}
+
+/// A refresh compaction (`picker::pick_refresh`) of the table with the most stale handles
+/// among those the newest live-data pass found worth one (`stale::candidates`), with
+/// background GC enabled (it is what makes handles stale), when compactions refresh
+/// handles, no memtable waits for its flush, and either the
+/// foreground is quiet or the pacing of `stale` allows one under load. A table a refresh
+/// compaction wrote waits for the next value GC run.
+fn refresh_pick(
+    inner: &DbInner,
+    st: &mut BgState,
+    version: &crate::version::Version,
+) -> Option<picker::CompactionTask> {
+    if !inner.opts.gc_enabled || !compact::refreshes_handles(inner) {
+        return None;
+    }
+    let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));
+    if !quiet && st.refresh_not_before.is_some_and(|t| Instant::now() < t) {
+        return None;
+    }
+    if !inner.super_version().imms.is_empty() {
+        return None;
+    }
+    let live = inner.live_cache.last()?.outcome.ok()?;
+    let gc_runs = inner.counters.gc_runs.load(Ordering::Relaxed);
+    st.refreshed.retain(|_, runs| *runs >= gc_runs);
+    let mut stale = stale::candidates(version, &live.stale_handles);
+    stale.retain(|n, _| !st.refreshed.contains_key(n));
+    picker::pick_refresh(&version.state, &stale, &st.busy_tables)
 }
 
 /// Whether any garbage hides behind shadowed versions (per the newest live-data pass):

@@ -26,7 +26,8 @@ use std::time::Duration;
 /// How a compaction ended.
 #[derive(Debug, PartialEq, Eq)]
 enum Outcome {
-    Installed,
+    /// Installed, with these output tables.
+    Installed(Vec<u64>),
     /// The database is closing: outputs were discarded, inputs left in place.
     Abandoned,
     /// Value GC rewrote a value file whose values the compaction merged into the tree
@@ -34,20 +35,30 @@ enum Outcome {
     Conflict,
 }
 
-/// Runs one compaction task and installs its result.
-pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<()> {
+/// Runs one compaction task and installs its result. Returns the numbers of the tables
+/// it installed: none if it was abandoned (the database is closing) or lost a conflict
+/// with value GC, the inputs themselves for a trivial move.
+pub(crate) fn run(inner: &DbInner, task: &CompactionTask) -> Result<Vec<u64>> {
     run_placing(inner, task, None)
 }
 
 /// Runs one compaction task; `manual` is the range of a manual compaction, inside which
 /// placement may merge any handle (fix-ups are paused, see `compaction::place`).
-fn run_placing(inner: &DbInner, task: &CompactionTask, manual: Option<ManualRange>) -> Result<()> {
-    use crate::compaction::picker::{EXPIRED, GARBAGE};
+fn run_placing(
+    inner: &DbInner,
+    task: &CompactionTask,
+    manual: Option<ManualRange>,
+) -> Result<Vec<u64>> {
+    use crate::compaction::picker::{EXPIRED, GARBAGE, REFRESH};
     if task.reason == GARBAGE || task.reason == EXPIRED {
         Counters::add(&inner.counters.garbage_compactions, 1);
     }
+    if task.reason == REFRESH {
+        Counters::add(&inner.counters.refresh_compactions, 1);
+    }
     if task.trivial_move {
-        return trivial_move(inner, task);
+        trivial_move(inner, task)?;
+        return Ok(task.inputs.iter().map(|t| t.number).collect());
     }
     let version = Arc::clone(&inner.super_version().version);
     let mut written = Vec::new();
@@ -55,13 +66,16 @@ fn run_placing(inner: &DbInner, task: &CompactionTask, manual: Option<ManualRang
     // that no write is accepted once the failed operation has returned.
     let result =
         merge(inner, task, &version, &mut written, manual).map_err(|e| inner.set_bg_error(e));
-    if !matches!(result, Ok(Outcome::Installed)) {
+    if !matches!(result, Ok(Outcome::Installed(_))) {
         // Outputs that no version names are garbage; leftovers are removed on open.
         for (_, path) in &written {
             let _ = inner.fs.remove_file(path);
         }
     }
-    result.map(|_| ())
+    result.map(|outcome| match outcome {
+        Outcome::Installed(tables) => tables,
+        Outcome::Abandoned | Outcome::Conflict => Vec::new(),
+    })
 }
 
 fn trivial_move(inner: &DbInner, task: &CompactionTask) -> Result<()> {
@@ -138,6 +152,7 @@ fn merge(
     let bytes_read = task.input_bytes() + sum(|f| f.value_bytes_read);
     let mut bytes_written = sum(|f| f.table_bytes_written);
     let output_tables = outputs.len();
+    let output_numbers: Vec<u64> = outputs.iter().map(|t| t.number).collect();
     let mut edit = task.edit(outputs);
     for record in placed {
         bytes_written += record.total_bytes;
@@ -188,7 +203,7 @@ fn merge(
         jobs.len(),
         tally.parts.load(Ordering::Relaxed)
     );
-    Ok(Outcome::Installed)
+    Ok(Outcome::Installed(output_numbers))
 }
 
 /// Runs the parts `jobs` of one task, the first on this thread and each other on its own,
@@ -331,6 +346,12 @@ pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
 
 /// Waits for the running automatic compactions and keeps new ones from starting (one
 /// manual compaction at a time: they do not mark their inputs busy).
+/// Whether compactions re-point stale handles (`compaction::refresh`, the same test as
+/// `PartSettings::refresh`): value GC keeps file numbers only in drop-records mode.
+pub(crate) fn refreshes_handles(inner: &DbInner) -> bool {
+    inner.opts.gc_mode == crate::GcMode::DropRecords
+}
+
 fn pause_automatic(inner: &DbInner) {
     let mut st = lock(&inner.bg.state);
     while st.manual {
@@ -377,7 +398,7 @@ fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> 
     let bottom = deepest(&version);
     let hi = range_end(&version, end);
     match pick_bottom(&version.state, bottom, &lo, &hi, &HashSet::new()) {
-        Some(task) => run_placing(inner, &task, Some(manual)),
+        Some(task) => run_placing(inner, &task, Some(manual)).map(|_| ()),
         None => Ok(()),
     }
 }

@@ -26,6 +26,7 @@ mod range_view;
 pub(crate) mod read;
 mod snapshot;
 mod space;
+mod stale;
 pub(crate) mod value_gc;
 pub(crate) mod write;
 

@@ -645,6 +645,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         space_amp_target: inner.opts.space_amp_target,
         garbage_compactions: Counters::get(&c.garbage_compactions),
         logs_sealed_for_gc: Counters::get(&c.logs_sealed_for_gc),
+        refresh_compactions: Counters::get(&c.refresh_compactions),
+        stale_handles: live.as_ref().map_or(0, |l| l.stale_handles.values().sum()),
         gc_punched_bytes: Counters::get(&c.gc_punched_bytes),
         gc_punch_runs: Counters::get(&c.gc_punch_runs),
         gc_punch_unsupported: Counters::get(&c.gc_punch_unsupported) > 0,

@@ -57,6 +57,9 @@ pub(crate) struct LiveData {
     /// garbage in the key store itself (inline values above all), which only a compaction
     /// removes. Memtable entries are counted too.
     pub shadowed: u64,
+    /// Per table below L0: newest versions whose handle names an older epoch of its value
+    /// file than the pass's version holds (`stale::StaleTally`), for refresh compactions.
+    pub stale_handles: HashMap<u64, u64>,
 }
 
 impl LiveData {
@@ -86,6 +89,7 @@ pub(crate) fn live_data(
     let mut live = LiveData::default();
     let ranges = RangeView::of(sv, crate::key::MAX_SEQNO);
     let mut it = merged_sources(sv, false);
+    let tally = super::stale::StaleTally::new(sv);
     it.seek_to_first()?;
     let mut last_key: Option<Vec<u8>> = None;
     let mut until_check = STOP_CHECK_EVERY;
@@ -140,6 +144,7 @@ pub(crate) fn live_data(
                     live.bytes += key_len + value_len;
                     live.keys += 1;
                     *live.separated.entry(h.file).or_default() += u64::from(h.len);
+                    tally.count(it.current_child(), p.user_key, &h, &mut live.stale_handles);
                 }
                 None => {
                     return Err(Error::corruption(

@@ -88,6 +88,12 @@ impl MergingIterator {
     fn current(&self) -> Option<usize> {
         self.heap.first().copied()
     }
+
+    /// The index (in the order given to [`MergingIterator::new`]) of the child the cursor
+    /// is at; `None` when it is not valid.
+    pub fn current_child(&self) -> Option<usize> {
+        self.current()
+    }
 }
 
 impl InternalIterator for MergingIterator {

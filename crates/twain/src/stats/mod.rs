@@ -57,6 +57,7 @@ pub(crate) struct Counters {
     pub gc_corrupt_dead_records: AtomicU64,
     pub gc_files_set_aside: AtomicU64,
     pub garbage_compactions: AtomicU64,
+    pub refresh_compactions: AtomicU64,
     pub logs_sealed_for_gc: AtomicU64,
     pub gc_punch_runs: AtomicU64,
     pub gc_punched_bytes: AtomicU64,
@@ -397,6 +398,15 @@ pub struct Stats {
     /// Active value files sealed early for value GC since this open (by `Db::gc` or the
     /// background under the space target).
     pub logs_sealed_for_gc: u64,
+    /// Refresh compactions run since this open: tables below L0 rewritten in place to
+    /// re-point the handles that value GC left naming an older epoch of their file
+    /// by the background when value GC runs there (docs/architecture.md, "Refresh
+    /// compactions").
+    pub refresh_compactions: u64,
+    /// Newest versions in tables below L0 whose handle names an older epoch of its value
+    /// file, per the same live-data pass as [`Stats::live_bytes`] (0 without one): each
+    /// read of one searches the file's SVTable by key, until a compaction refreshes it.
+    pub stale_handles: u64,
     /// Dead records value GC could not read (damaged) and left behind, as it would have.
     pub gc_corrupt_dead_records: u64,
     /// Value files value GC set aside since the database was opened: damaged where a live

@@ -234,6 +234,8 @@ impl Stats {
         }
         o.num("garbage_compactions", self.garbage_compactions);
         o.num("logs_sealed_for_gc", self.logs_sealed_for_gc);
+        o.num("refresh_compactions", self.refresh_compactions);
+        o.num("stale_handles", self.stale_handles);
         o.finish()
     }
 
@@ -350,9 +352,11 @@ impl Stats {
         line(
             "stale handles",
             format!(
-                "{} re-pointed by compactions (since open {}); {} ({} by scans), {} fixed by reads",
+                "{} in tables; {} re-pointed by compactions (since open {}, {}); {} ({} by scans), {} fixed by reads",
+                s.stale_handles,
                 t.compaction_handle_refreshes,
                 s.compaction_handle_refreshes,
+                counted(s.refresh_compactions, "refresh compaction"),
                 counted(s.svtable_searches, "SVTable search"),
                 s.scan_svtable_searches,
                 s.handle_fixups

@@ -143,6 +143,7 @@ mod read_only_open_writes_nothing;
 mod read_options_fill_cache_and_prefetch;
 mod read_visibility_race;
 mod realfs_punch_hole;
+mod refresh_compactions_repoint_cold_tables;
 mod reliability_corruption;
 mod reliability_crash_points;
 mod reliability_io_errors;
