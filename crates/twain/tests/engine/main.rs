@@ -124,6 +124,7 @@ mod model_garbage_compaction_and_seals;
 mod model_gc_and_compactions_repoint_handles;
 mod model_ops;
 mod model_random_ops;
+mod model_refresh_compactions;
 mod model_subcompactions_match_one_part;
 mod multi_get_reads_a_value_file_together;
 mod nonsync_writes_never_fsync_on_the_writer_thread;
