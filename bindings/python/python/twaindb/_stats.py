@@ -163,6 +163,7 @@ class Stats(TypedDict):
     total_parts_taken_back: int
     total_worker_bytes_written: int
     total_offload_check_bytes: int
+    total_refresh_compactions: int
     levels: list[LevelStats]
     value_files: list[ValueFileStats]
     gc_corrupt_dead_records: int

@@ -34,6 +34,8 @@ pub(crate) struct BgState {
     pub garbage_log: u64,
     /// Under load, no refresh compaction starts before this (`stale::next_busy_start`).
     pub refresh_not_before: Option<Instant>,
+    /// `Counters::svtable_searches` when the last refresh compaction was picked.
+    pub refresh_searches: u64,
     /// Tables refresh compactions wrote, each with `Counters::gc_runs` when it was picked:
     /// not picked for refresh again until value GC has run since.
     pub refreshed: HashMap<u64, u64>,
@@ -444,9 +446,10 @@ fn garbage_pick(
 /// A refresh compaction (`picker::pick_refresh`) of the table with the most stale handles
 /// among those the newest live-data pass found worth one (`stale::candidates`), with
 /// background GC enabled (it is what makes handles stale), when compactions refresh
-/// handles, no memtable waits for its flush, and either the
-/// foreground is quiet or the pacing of `stale` allows one under load. A table a refresh
-/// compaction wrote waits for the next value GC run.
+/// handles, no memtable waits for its flush, and either the foreground is quiet or the
+/// pacing of `stale` allows one under load (reads searched SVTables since the last one,
+/// and the duty spacing has passed). A table a refresh compaction wrote waits for the next
+/// value GC run.
 fn refresh_pick(
     inner: &DbInner,
     st: &mut BgState,
@@ -456,7 +459,11 @@ fn refresh_pick(
         return None;
     }
     let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));
-    if !quiet && st.refresh_not_before.is_some_and(|t| Instant::now() < t) {
+    let searches = inner.counters.svtable_searches.load(Ordering::Relaxed);
+    if !quiet
+        && (st.refresh_not_before.is_some_and(|t| Instant::now() < t)
+            || searches.saturating_sub(st.refresh_searches) < stale::BUSY_MIN_SEARCHES)
+    {
         return None;
     }
     if !inner.super_version().imms.is_empty() {
@@ -467,7 +474,9 @@ fn refresh_pick(
     st.refreshed.retain(|_, runs| *runs >= gc_runs);
     let mut stale = stale::candidates(version, &live.stale_handles);
     stale.retain(|n, _| !st.refreshed.contains_key(n));
-    picker::pick_refresh(&version.state, &stale, &st.busy_tables)
+    let task = picker::pick_refresh(&version.state, &stale, &st.busy_tables)?;
+    st.refresh_searches = searches;
+    Some(task)
 }
 
 /// Whether any garbage hides behind shadowed versions (per the newest live-data pass):

@@ -20,8 +20,11 @@
 //! reorder L0.
 //!
 //! Pacing (`background::refresh_pick`): with the foreground quiet, refresh compactions
-//! run back to back; under load, one that took `d` allows the next `BUSY_SPACING × d`
-//! after its start, so they take at most a fifth of one compaction thread. A table a
+//! run back to back. Under load they run only for reads that pay: at least
+//! [`BUSY_MIN_SEARCHES`] SVTable searches (gets and scans meeting stale handles) since the
+//! last one, so a write-only load never pays for them; and one that took `d` allows the
+//! next `BUSY_SPACING × d` after its start, so they take at most a fifth of one compaction
+//! thread. A table a
 //! refresh compaction wrote is not picked for refresh again until value GC has run since:
 //! a handle that compaction could not refresh (its record gone, a damaged SVTable index)
 //! would otherwise make the same table look stale after every pass.
@@ -39,6 +42,10 @@ pub(crate) const MIN_STALE_FRACTION: f64 = 0.125;
 /// Under load, a refresh compaction that took `d` allows the next this many `d` after its
 /// start.
 pub(crate) const BUSY_SPACING: u32 = 5;
+
+/// Under load, a refresh compaction needs at least this many SVTable searches by reads
+/// since the last one: refreshing helps only reads, and a write-only load makes none.
+pub(crate) const BUSY_MIN_SEARCHES: u64 = 1024;
 
 /// Where one child of the merged iterator (`iter::merged_sources`) reads from.
 #[derive(Debug, Clone, Copy)]

@@ -175,6 +175,8 @@ pub enum CounterId {
     HashSegmentBytesWritten = 34,
     /// Bytes of live records in cold hash-layout segments that group GCs judged and left in place (hotness awareness).
     HashGcBytesNotCopied = 35,
+    /// Refresh compactions: tables below L0 rewritten in place to re-point stale handles.
+    RefreshCompactions = 36,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.

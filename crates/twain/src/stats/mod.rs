@@ -535,6 +535,7 @@ impl Stats {
             parts_taken_back: self.parts_taken_back,
             worker_bytes_written: self.worker_bytes_written,
             offload_check_bytes: self.offload_check_bytes,
+            refresh_compactions: self.refresh_compactions,
         }
     }
 

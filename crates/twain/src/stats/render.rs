@@ -152,6 +152,7 @@ impl Stats {
             ("parts_taken_back", t.parts_taken_back),
             ("worker_bytes_written", t.worker_bytes_written),
             ("offload_check_bytes", t.offload_check_bytes),
+            ("refresh_compactions", t.refresh_compactions),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -352,11 +353,12 @@ impl Stats {
         line(
             "stale handles",
             format!(
-                "{} in tables; {} re-pointed by compactions (since open {}, {}); {} ({} by scans), {} fixed by reads",
+                "{} in tables; {} re-pointed by compactions, {} (since open {}, {}); {} ({} by scans), {} fixed by reads",
                 s.stale_handles,
                 t.compaction_handle_refreshes,
+                counted(t.refresh_compactions, "refresh compaction"),
                 s.compaction_handle_refreshes,
-                counted(s.refresh_compactions, "refresh compaction"),
+                s.refresh_compactions,
                 counted(s.svtable_searches, "SVTable search"),
                 s.scan_svtable_searches,
                 s.handle_fixups

@@ -84,11 +84,14 @@ pub struct Totals {
     pub worker_bytes_written: u64,
     /// Bytes the host read back to check what a compaction worker returned.
     pub offload_check_bytes: u64,
+    /// Refresh compactions: tables below L0 rewritten in place to re-point the handles
+    /// value GC left stale (part of `compactions`).
+    pub refresh_compactions: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 35] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 36] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -138,6 +141,7 @@ impl Totals {
             (C::PartsTakenBack, &mut self.parts_taken_back),
             (C::WorkerBytesWritten, &mut self.worker_bytes_written),
             (C::OffloadCheckBytes, &mut self.offload_check_bytes),
+            (C::RefreshCompactions, &mut self.refresh_compactions),
         ]
     }
 
@@ -241,6 +245,7 @@ impl Counters {
             parts_taken_back: g(&self.parts_taken_back),
             worker_bytes_written: g(&self.worker_bytes_written),
             offload_check_bytes: g(&self.offload_check_bytes),
+            refresh_compactions: g(&self.refresh_compactions),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! A cold table that no compaction reaches keeps the handles value GC left stale until a
 //! refresh compaction rewrites it in place (`db::stale`): the live-data pass counts them
 //! (`Stats::stale_handles`), the background picks the table once background GC is on,
-//! and afterwards reads and scans search no SVTable. With background GC off nothing is
-//! rewritten behind the user's back.
+//! and afterwards reads and scans search no SVTable; the count persists. With background GC
+//! off nothing is rewritten behind the user's back.
 
 use crate::dbutil;
 use crate::gcutil;
@@ -80,4 +80,18 @@ fn the_background_refreshes_a_cold_table_and_reads_stop_searching() {
         recounted.to_text()
     );
     assert!(recounted.to_text().contains("refresh compaction"));
+    assert!(
+        recounted
+            .to_json()
+            .contains("\"total_refresh_compactions\":")
+    );
+    let refreshed = recounted.refresh_compactions;
+    assert_eq!(recounted.totals.refresh_compactions, refreshed);
+
+    // The count persists in the manifest.
+    drop(db);
+    let db = Db::open("/db", manual_gc_options(&fs)).unwrap();
+    let reopened = db.stats().unwrap();
+    assert_eq!(reopened.totals.refresh_compactions, refreshed);
+    assert_eq!(reopened.refresh_compactions, 0);
 }
