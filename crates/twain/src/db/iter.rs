@@ -152,6 +152,8 @@ pub(crate) fn merged_sources(sv: &SuperVersion, fill_cache: bool) -> MergingIter
 }
 
 /// Every entry of `mems` (newest first) and of `version`'s tables, in internal-key order.
+/// Children: each memtable, each L0 table, one per non-empty deeper level, in that order
+/// (`stale::StaleTally` relies on it).
 pub(crate) fn merged_of<'a>(
     mems: impl Iterator<Item = &'a Arc<Memtable>>,
     version: &Version,

@@ -24,10 +24,12 @@
 //! [`BUSY_MIN_SEARCHES`] SVTable searches (gets and scans meeting stale handles) since the
 //! last one, so a write-only load never pays for them; and one that took `d` allows the
 //! next `BUSY_SPACING × d` after its start, so they take at most a fifth of one compaction
-//! thread. A table a
-//! refresh compaction wrote is not picked for refresh again until value GC has run since:
-//! a handle that compaction could not refresh (its record gone, a damaged SVTable index)
-//! would otherwise make the same table look stale after every pass.
+//! thread. A table a refresh compaction wrote is not picked for refresh again until value
+//! GC has run since: a handle that compaction could not refresh (its record gone, a damaged
+//! SVTable index) would otherwise make the same table look stale after every pass.
+//!
+//! [`StaleTally::new`] mirrors the child order of `iter::merged_of`; the two change
+//! together.
 
 use super::SuperVersion;
 use crate::format::handle::ValueHandle;
