@@ -17,7 +17,7 @@ use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
 use twain::{Db, GcMode, KvPair, Options, Snapshot};
 
-const KEYS: u64 = 200;
+pub(crate) const KEYS: u64 = 200;
 
 fn opts(fs: &MemFs) -> Options {
     Options::default()
