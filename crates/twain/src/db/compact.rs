@@ -344,14 +344,14 @@ pub(crate) fn garbage_compact_all(inner: &DbInner) -> Result<u64> {
     result.map_err(|e| inner.set_bg_error(e))
 }
 
-/// Waits for the running automatic compactions and keeps new ones from starting (one
-/// manual compaction at a time: they do not mark their inputs busy).
 /// Whether compactions re-point stale handles (`compaction::refresh`, the same test as
 /// `PartSettings::refresh`): value GC keeps file numbers only in drop-records mode.
 pub(crate) fn refreshes_handles(inner: &DbInner) -> bool {
     inner.opts.gc_mode == crate::GcMode::DropRecords
 }
 
+/// Waits for the running automatic compactions and keeps new ones from starting (one
+/// manual compaction at a time: they do not mark their inputs busy).
 fn pause_automatic(inner: &DbInner) {
     let mut st = lock(&inner.bg.state);
     while st.manual {
