@@ -146,7 +146,7 @@ fn gc_loop(inner: &DbInner) {
 /// One wake-up of the GC thread.
 fn gc_round(inner: &DbInner) -> Result<()> {
     let mut skip = HashSet::new();
-    let (mut plan, quiet) = pacing::plan_now(inner);
+    let (plan, quiet) = pacing::plan_now(inner);
     if inner.opts.value_layout == crate::options::ValueLayout::Hash {
         return super::group_gc::round(inner, quiet);
     }
@@ -166,12 +166,21 @@ fn gc_round(inner: &DbInner) -> Result<()> {
         // its signal wakes this thread again to collect it.
         value_gc::seal_active_if_worth(inner, threshold, min_len)?;
     }
+    let collected = collect_below(inner, plan, &mut skip);
+    inner.gc_tallies.set_collecting(false);
+    collected
+}
+
+/// Collects the files under the plan's threshold until none is left (or the database
+/// closes), resting after each run as the plan's duty says and taking the plan anew.
+fn collect_below(inner: &DbInner, mut plan: pacing::Plan, skip: &mut HashSet<u64>) -> Result<()> {
     loop {
         let started = Instant::now();
-        match value_gc::run_once(inner, &mut skip, Victim::Below(plan.gc_threshold))? {
+        match value_gc::run_once(inner, skip, Victim::Below(plan.gc_threshold))? {
             value_gc::RunOutcome::Idle => return Ok(()),
             _ if shutting_down(inner) => return Ok(()),
             value_gc::RunOutcome::Collected(_) => {
+                inner.gc_tallies.set_collecting(true);
                 rest(inner, pacing::rest_after(started.elapsed(), plan.gc_duty));
                 plan = pacing::plan_now(inner).0;
             }
@@ -444,12 +453,13 @@ fn garbage_pick(
 }
 
 /// A refresh compaction (`picker::pick_refresh`) of the table with the most stale handles
-/// among those the newest live-data pass found worth one (`stale::candidates`), with
-/// background GC enabled (it is what makes handles stale), when compactions refresh
-/// handles, no memtable waits for its flush, and either the foreground is quiet or the
-/// pacing of `stale` allows one under load (reads searched SVTables since the last one,
-/// and the duty spacing has passed). A table a refresh compaction wrote waits for the next
-/// value GC run.
+/// among those worth one (`stale::candidates`; the newest live-data pass's counts plus the
+/// value GC runs installed since, `stale::GcTallies`), with background GC enabled (it is
+/// what makes handles stale), when compactions refresh handles, no memtable waits for its
+/// flush, and either the foreground is quiet or the pacing of `stale` allows one under
+/// load (reads searched SVTables since the last one, and the duty spacing has passed).
+/// With the foreground quiet and value GC collecting, only tables with half their handles
+/// stale qualify. A table a refresh compaction wrote waits for the next value GC run.
 fn refresh_pick(
     inner: &DbInner,
     st: &mut BgState,
@@ -469,10 +479,19 @@ fn refresh_pick(
     if !inner.super_version().imms.is_empty() {
         return None;
     }
-    let live = inner.live_cache.last()?.outcome.ok()?;
+    let pass = inner.live_cache.last()?;
+    let live = pass.outcome.ok()?;
     let gc_runs = inner.counters.gc_runs.load(Ordering::Relaxed);
     st.refreshed.retain(|_, runs| *runs >= gc_runs);
-    let mut stale = stale::candidates(version, &live.stale_handles);
+    let counts = inner
+        .gc_tallies
+        .with_pass(pass.generation, &live.stale_handles);
+    let min_fraction = if quiet && inner.gc_tallies.collecting() {
+        stale::MIN_STALE_FRACTION_WHILE_COLLECTING
+    } else {
+        stale::MIN_STALE_FRACTION
+    };
+    let mut stale = stale::candidates(version, &counts, min_fraction);
     stale.retain(|n, _| !st.refreshed.contains_key(n));
     let task = picker::pick_refresh(&version.state, &stale, &st.busy_tables)?;
     st.refresh_searches = searches;

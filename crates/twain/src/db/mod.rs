@@ -76,8 +76,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The shared state behind a [`Db`] handle. Thread-safe.
 ///
 /// Lock order (never taken in the other direction): `write_state` -> `versions` ->
-/// `sv_lock`; `bg.state` is taken alone or after `versions`; `live_cache`'s lock is a leaf
-/// (taken alone or last).
+/// `sv_lock`; `bg.state` is taken alone or after `versions`; the locks of `live_cache` and
+/// `gc_tallies` are leaves (taken alone or last).
 pub(crate) struct DbInner {
     pub dir: PathBuf,
     pub opts: Options,
@@ -126,6 +126,8 @@ pub(crate) struct DbInner {
     pub unexpected: Vec<PathBuf>,
     /// The newest live-data pass (`Stats::live_bytes`), made in the background.
     pub live_cache: space::LiveCache,
+    /// Handles value GC runs made stale since that pass, for refresh compactions.
+    pub gc_tallies: stale::GcTallies,
     /// Manual compactions running: while nonzero, reads make no handle fix-ups, so that
     /// placement can merge any record into the tree (`compaction::place`). Changed under the
     /// write lock.

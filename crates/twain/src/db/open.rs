@@ -405,6 +405,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         gc_lock: Mutex::new(()),
         log_sync,
         live_cache: Default::default(),
+        gc_tallies: Default::default(),
         fixups_paused: Default::default(),
         manual_compactions: Default::default(),
         gc_set_aside: Default::default(),

@@ -18,7 +18,7 @@ use crate::options::{GcEvent, GcMode};
 use crate::stats::Counters;
 use crate::vlog::{DropIndex, FileDrops, ValueFile};
 use crate::{Error, Result};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// What one run did.
@@ -422,8 +422,17 @@ fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
             return Ok(run);
         }
     }
+    // The handles of the kept records go stale with the install: which tables hold them
+    // is worth knowing only to background refresh compactions.
+    let tally = if inner.opts.gc_enabled {
+        let version = Arc::clone(&inner.super_version().version);
+        let kept = input.records.iter().map(|r| (&r.key[..], r.seq));
+        super::stale::tally_kept(&version, kept, super::stale::TALLY_STRIDE)
+    } else {
+        HashMap::new()
+    };
     let out = crate::gc::write_svtable(job, input.records, &mut throttle)?;
-    if !install_rewrite(inner, job, &out)? {
+    if !install_rewrite(inner, job, &out, tally)? {
         return Ok(Run::NotNow);
     }
     Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
@@ -432,9 +441,15 @@ fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
     Ok(Run::Done)
 }
 
-/// Makes `out` the job's file's current epoch. Returns false (and removes the output) if
-/// the file was deleted meanwhile.
-fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> {
+/// Makes `out` the job's file's current epoch, and records `tally` (the tables holding the
+/// handles it makes stale) for refresh compactions. Returns false (and removes the
+/// output) if the file was deleted meanwhile.
+fn install_rewrite(
+    inner: &DbInner,
+    job: &Job,
+    out: &Rewritten,
+    tally: HashMap<u64, u64>,
+) -> Result<bool> {
     let (fs, dir) = (inner.fs.as_ref(), &inner.dir);
     let (number, epoch) = (job.file.number(), job.file.epoch());
     // Install under the drop lock: drops that flushes and compactions recorded while this
@@ -492,6 +507,8 @@ fn install_rewrite(inner: &DbInner, job: &Job, out: &Rewritten) -> Result<bool> 
     // keep the SVTable and its drop file (the next open removes them if unnamed).
     let version = versions.log_and_apply(edit)?;
     publish_version(inner, version);
+    // Read under `versions`: the generation that made the new epoch visible.
+    inner.gc_tallies.add(inner.live_cache.generation(), tally);
     drop(versions);
     match out.summary {
         Some(_) => {

@@ -14,7 +14,6 @@ use dbutil::{
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
-use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
 use twain::{Db, KvPair, Options, ValueLayout};
 
@@ -113,20 +112,14 @@ fn run(seed: u64, steps: u64, background: bool) {
         db.stats().unwrap().scan_svtable_searches > 0,
         "seed {seed}: no handle was forwarded"
     );
-    db.close().unwrap();
-    let db = Db::open(dir, opts(&fs, background)).unwrap();
-    let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
-    assert_pairs_eq(&got, &all, &format!("seed {seed}: final after reopen"));
-    db.close().unwrap();
-    let report = check(
+    dbutil::reopen_scan_and_check(
+        db,
         dir,
-        &CheckOptions {
-            fs: Arc::new(fs) as Arc<dyn Fs>,
-            ..CheckOptions::default()
-        },
-    )
-    .unwrap();
-    assert!(report.is_ok(), "seed {seed}: {report:?}");
+        &fs,
+        opts(&fs, background),
+        &all,
+        &format!("seed {seed}"),
+    );
 }
 
 fn env(name: &str, default: u64) -> u64 {

@@ -13,7 +13,6 @@ use dbutil::{
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
-use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
 use twain::{Db, GcMode, KvPair, Options, Snapshot};
 
@@ -160,20 +159,7 @@ fn run(seed: u64, steps: u64) {
         t.compaction_handle_refreshes > 0,
         "seed {seed}: no handle re-pointed: {t:?}"
     );
-    db.close().unwrap();
-    let db = Db::open(dir, opts(&fs)).unwrap();
-    let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
-    assert_pairs_eq(&got, &all, &format!("seed {seed}: final after reopen"));
-    db.close().unwrap();
-    let report = check(
-        dir,
-        &CheckOptions {
-            fs: Arc::new(fs) as Arc<dyn Fs>,
-            ..CheckOptions::default()
-        },
-    )
-    .unwrap();
-    assert!(report.is_ok(), "seed {seed}: {report:?}");
+    dbutil::reopen_scan_and_check(db, dir, &fs, opts(&fs), &all, &format!("seed {seed}"));
 }
 
 /// Three seeds by default; more with `TWAIN_MODEL_SEEDS` and `TWAIN_MODEL_STEPS`.

@@ -14,7 +14,6 @@ use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
 use twain::{Db, GcMode, KvPair, Options};
 
@@ -128,20 +127,7 @@ fn run(seed: u64, steps: u64) {
         "seed {seed}: no refresh compaction ran: {}",
         s.to_text()
     );
-    db.close().unwrap();
-    let db = Db::open(dir, opts(&fs)).unwrap();
-    let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
-    assert_pairs_eq(&got, &all, &format!("seed {seed}: final after reopen"));
-    db.close().unwrap();
-    let report = check(
-        dir,
-        &CheckOptions {
-            fs: Arc::new(fs) as Arc<dyn Fs>,
-            ..CheckOptions::default()
-        },
-    )
-    .unwrap();
-    assert!(report.is_ok(), "seed {seed}: {report:?}");
+    dbutil::reopen_scan_and_check(db, dir, &fs, opts(&fs), &all, &format!("seed {seed}"));
 }
 
 /// Two seeds by default; more with `TWAIN_MODEL_SEEDS` and `TWAIN_MODEL_STEPS`.

@@ -150,6 +150,34 @@ pub fn assert_pairs_eq(got: &[KvPair], want: &[KvPair], what: &str) {
     );
 }
 
+/// Closes `db`, opens the database at `dir` again with `opts`, asserts that a full scan
+/// returns `want`, closes it, and asserts that `check` (on `fs`) finds it sound.
+#[track_caller]
+pub fn reopen_scan_and_check(
+    db: Db,
+    dir: &Path,
+    fs: &twain::fs::MemFs,
+    opts: Options,
+    want: &[KvPair],
+    what: &str,
+) {
+    db.close().unwrap();
+    let db = Db::open(dir, opts).unwrap();
+    let got: Vec<KvPair> = db.iter().map(|r| r.unwrap()).collect();
+    assert_pairs_eq(&got, want, &format!("{what}: final after reopen"));
+    db.close().unwrap();
+    let fs: std::sync::Arc<dyn twain::fs::Fs> = std::sync::Arc::new(fs.clone());
+    let report = twain::check::check(
+        dir,
+        &twain::check::CheckOptions {
+            fs,
+            ..twain::check::CheckOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(report.is_ok(), "{what}: {report:?}");
+}
+
 /// Polls `cond` until it holds or `timeout` passes; returns whether it held.
 pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
