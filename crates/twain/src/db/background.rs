@@ -146,7 +146,7 @@ fn gc_loop(inner: &DbInner) {
 /// One wake-up of the GC thread.
 fn gc_round(inner: &DbInner) -> Result<()> {
     let mut skip = HashSet::new();
-    let (plan, quiet) = pacing::plan_now(inner);
+    let (mut plan, quiet) = pacing::plan_now(inner);
     if inner.opts.value_layout == crate::options::ValueLayout::Hash {
         return super::group_gc::round(inner, quiet);
     }
@@ -166,21 +166,12 @@ fn gc_round(inner: &DbInner) -> Result<()> {
         // its signal wakes this thread again to collect it.
         value_gc::seal_active_if_worth(inner, threshold, min_len)?;
     }
-    let collected = collect_below(inner, plan, &mut skip);
-    inner.gc_tallies.set_collecting(false);
-    collected
-}
-
-/// Collects the files under the plan's threshold until none is left (or the database
-/// closes), resting after each run as the plan's duty says and taking the plan anew.
-fn collect_below(inner: &DbInner, mut plan: pacing::Plan, skip: &mut HashSet<u64>) -> Result<()> {
     loop {
         let started = Instant::now();
-        match value_gc::run_once(inner, skip, Victim::Below(plan.gc_threshold))? {
+        match value_gc::run_once(inner, &mut skip, Victim::Below(plan.gc_threshold))? {
             value_gc::RunOutcome::Idle => return Ok(()),
             _ if shutting_down(inner) => return Ok(()),
             value_gc::RunOutcome::Collected(_) => {
-                inner.gc_tallies.set_collecting(true);
                 rest(inner, pacing::rest_after(started.elapsed(), plan.gc_duty));
                 plan = pacing::plan_now(inner).0;
             }

@@ -142,10 +142,11 @@ pub(crate) struct DbInner {
 }
 
 impl DbInner {
-    /// Publishes a new super version built from the current one.
+    /// Publishes a new super version built from the current one; returns the version
+    /// generation it is published at (`space::LiveCache::generation`).
     /// REQUIRES: the caller holds `versions` if it changes the version, so versions are
     /// published in the order they were installed.
-    pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) {
+    pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) -> u64 {
         let _g = lock(&self.sv_lock);
         let cur = self.super_version.load_full();
         let new = f(&cur);
@@ -153,6 +154,7 @@ impl DbInner {
             self.live_cache.version_changed();
         }
         self.super_version.store(Arc::new(new));
+        self.live_cache.generation()
     }
 
     /// The current super version.

@@ -506,9 +506,8 @@ fn install_rewrite(
     // IMPORTANT: if the manifest write fails, the edit may still have reached the file:
     // keep the SVTable and its drop file (the next open removes them if unnamed).
     let version = versions.log_and_apply(edit)?;
-    publish_version(inner, version);
-    // Read under `versions`: the generation that made the new epoch visible.
-    inner.gc_tallies.add(inner.live_cache.generation(), tally);
+    let generation = publish_version(inner, Arc::clone(&version));
+    inner.gc_tallies.add(generation, number, tally, &version);
     drop(versions);
     match out.summary {
         Some(_) => {
@@ -531,14 +530,15 @@ fn install_rewrite(
     Ok(true)
 }
 
-/// Publishes `version`, just installed by a value GC edit, to readers.
+/// Publishes `version`, just installed by a value GC edit, to readers; returns the version
+/// generation it is published at.
 /// REQUIRES: the caller holds `versions`.
-pub(crate) fn publish_version(inner: &DbInner, version: Arc<crate::version::Version>) {
+pub(crate) fn publish_version(inner: &DbInner, version: Arc<crate::version::Version>) -> u64 {
     inner.update_super_version(|sv| SuperVersion {
         mem: Arc::clone(&sv.mem),
         imms: sv.imms.clone(),
         version,
-    });
+    })
 }
 
 /// Handle fix-ups in the active memtable pin the epoch they point into, which keeps the
