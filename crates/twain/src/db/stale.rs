@@ -466,7 +466,9 @@ mod tests {
         // at most its count, and all together nearly all.
         let near = |tally: &HashMap<u64, u64>, what: &str| {
             assert!(
-                tally.iter().all(|(n, c)| expected.get(n).is_some_and(|e| c <= e)),
+                tally
+                    .iter()
+                    .all(|(n, c)| expected.get(n).is_some_and(|e| c <= e)),
                 "{what}: {tally:?} against {expected:?}"
             );
             let (got, want) = (tally.values().sum::<u64>(), expected.values().sum::<u64>());
