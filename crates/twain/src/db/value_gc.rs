@@ -507,8 +507,10 @@ fn install_rewrite(
     // keep the SVTable and its drop file (the next open removes them if unnamed).
     let version = versions.log_and_apply(edit)?;
     let generation = publish_version(inner, Arc::clone(&version));
-    inner.gc_tallies.add(generation, number, tally, &version);
     drop(versions);
+    // Outside `versions`: a pass that starts meanwhile has seen this run, and its
+    // generation prunes the run at the next pick.
+    inner.gc_tallies.add(generation, number, tally, &version);
     match out.summary {
         Some(_) => {
             let bytes = carried.iter().map(|&(_, l)| u64::from(l)).sum();
