@@ -397,8 +397,10 @@ fn compaction_loop(inner: &DbInner) {
 /// memtable waits for its flush, some garbage hides behind shadowed versions (per the
 /// newest live-data pass), and either the foreground is quiet or the log has rolled to a
 /// new value file since the last garbage compaction. Under a write load that is at most one
-/// garbage compaction per value file written (table bytes are small beside the value bytes
-/// of a file), so the foreground keeps the machine; once it is quiet, they run back to back
+/// garbage compaction per value file written, and only one that pays for itself
+/// (`pacing::garbage_compaction_pays`: with small values inline, merging a few fresh L0
+/// tables into a whole level would rewrite the level for little), so the foreground keeps
+/// the machine; once it is quiet, they run back to back
 /// until no table shadows another, within a bounded number of steps (each removes an
 /// overlap). When no table shadows another, a table whose earliest expiry time has passed
 /// is compacted (`picker::pick_expired`), so expired data in tables no other compaction
@@ -421,9 +423,10 @@ fn garbage_pick(
         return None;
     }
     let sv = inner.super_version();
-    if !sv.imms.is_empty() || !shadowed_garbage(inner, &sv.version) {
+    if !sv.imms.is_empty() {
         return None;
     }
+    let garbage = shadowed_garbage(inner, &sv.version)?;
     let amp = pacing::current_amp(inner).unwrap_or(None);
     let plan = pacing::plan(
         amp,
@@ -439,6 +442,12 @@ fn garbage_pick(
         let expired = super::compact::expired_tables(&sv.version, inner.opts.clock.now_millis());
         picker::pick_expired(state, &shape, &expired, &st.busy_tables)
     })?;
+    if !quiet && task.reason == picker::GARBAGE {
+        let upper = task.inputs.iter().map(|t| t.file_size).sum();
+        if !pacing::garbage_compaction_pays(task.input_bytes(), upper, garbage) {
+            return None;
+        }
+    }
     st.garbage_log = newest;
     Some(task)
 }
@@ -489,16 +498,21 @@ fn refresh_pick(
     Some(task)
 }
 
-/// Whether any garbage hides behind shadowed versions (per the newest live-data pass):
+/// The garbage hiding behind shadowed versions (per the newest live-data pass), if any:
 /// separated values no drop record marks dead yet, which a garbage compaction makes
-/// collectable, or shadowed versions and tombstones in the key store itself (inline
-/// values), which it removes. Without a successful pass nothing is known, and nothing is
-/// compacted for garbage.
-fn shadowed_garbage(inner: &DbInner, version: &crate::version::Version) -> bool {
-    let Some(live) = inner.live_cache.last().and_then(|p| p.outcome.ok()) else {
-        return false;
+/// collectable, and shadowed versions and tombstones in the key store itself (inline
+/// values), which it removes. Without a successful pass nothing is known (`None`), and
+/// nothing is compacted for garbage.
+fn shadowed_garbage(
+    inner: &DbInner,
+    version: &crate::version::Version,
+) -> Option<pacing::ShadowedGarbage> {
+    let live = inner.live_cache.last()?.outcome.ok()?;
+    let garbage = pacing::ShadowedGarbage {
+        value_bytes: super::space::shadowed_bytes(&version.state, version, &live),
+        table_bytes: live.shadowed,
     };
-    live.shadowed > 0 || super::space::shadowed_bytes(&version.state, version, &live) > 0
+    (garbage.value_bytes > 0 || garbage.table_bytes > 0).then_some(garbage)
 }
 
 /// Whether the database is closing (long jobs check it and stop early).

@@ -91,9 +91,10 @@ fn trivial_move(inner: &DbInner, task: &CompactionTask) -> Result<()> {
     event!(
         inner.events,
         Info,
-        "compaction L{} -> L{}: {} tables moved",
+        "compaction L{} -> L{} ({}): {} tables moved",
         task.level,
         task.output_level,
+        task.reason,
         task.inputs.len()
     );
     Counters::add(&inner.counters.compactions, 1);
@@ -195,10 +196,11 @@ fn merge(
     event!(
         inner.events,
         Info,
-        "compaction L{} -> L{}: {} tables, {bytes_read} bytes read; {output_tables} tables, \
-         {bytes_written} bytes written; {} parts ({} offloaded)",
+        "compaction L{} -> L{} ({}): {} tables, {bytes_read} bytes read; {output_tables} \
+         tables, {bytes_written} bytes written; {} parts ({} offloaded)",
         task.level,
         task.output_level,
+        task.reason,
         task.inputs.len() + task.lower.len(),
         jobs.len(),
         tally.parts.load(Ordering::Relaxed)

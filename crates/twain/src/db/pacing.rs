@@ -87,6 +87,33 @@ pub(crate) fn plan(amp: Option<f64>, target: f64, quiet: bool, gc_threshold: f64
     }
 }
 
+/// What the newest live-data pass found hidden behind shadowed versions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ShadowedGarbage {
+    /// Separated value bytes that no drop record marks dead yet: a compaction that drops
+    /// their versions makes them collectable by value GC.
+    pub value_bytes: u64,
+    /// Bytes of shadowed versions and tombstones in the key store (memtables included),
+    /// inline values with them: a compaction that drops them frees them.
+    pub table_bytes: u64,
+}
+
+/// Whether a garbage compaction under a write load pays for itself: the garbage it may make
+/// known, the value bytes hidden behind shadowed versions anywhere and at most its upper
+/// inputs' bytes of shadowed entries in the key store (it drops only what those shadow),
+/// is at least the table bytes it reads (and about as many it writes). With separated
+/// values a handle of a few dozen bytes stands for a value of a kilobyte, so garbage
+/// compactions pay many times over; with small values inline, merging a few fresh L0
+/// tables into a whole level of the same bytes would rewrite the level to free a fraction
+/// of it, and the level's own size compaction drops those versions anyway. Once the
+/// foreground is quiet every garbage compaction runs (they end: each removes an overlap).
+pub(crate) fn garbage_compaction_pays(reads: u64, upper: u64, garbage: ShadowedGarbage) -> bool {
+    garbage
+        .value_bytes
+        .saturating_add(garbage.table_bytes.min(upper))
+        >= reads
+}
+
 /// The figure the background works down to once the foreground is quiet.
 pub(crate) fn idle_target(target: f64) -> f64 {
     1.0 + (target - 1.0) / 3.0
@@ -192,6 +219,39 @@ mod tests {
         let done = plan(Some(1.09), 1.3, true, 0.5);
         assert!(!done.garbage_compactions && !done.seal_active && !done.over_budget);
         assert_eq!(done.gc_duty, RESTING_DUTY);
+    }
+
+    #[test]
+    fn a_garbage_compaction_under_load_must_free_what_it_reads() {
+        let inline = |table_bytes| ShadowedGarbage {
+            value_bytes: 0,
+            table_bytes,
+        };
+        // Small values inline: 30 MB of L0 over a 250 MB level frees at most the 30 MB.
+        assert!(!garbage_compaction_pays(
+            280 << 20,
+            30 << 20,
+            inline(90 << 20)
+        ));
+        // L0 tables shadowing each other with nothing below: it pays when what they
+        // shadow is their size.
+        assert!(garbage_compaction_pays(
+            60 << 20,
+            60 << 20,
+            inline(70 << 20)
+        ));
+        assert!(!garbage_compaction_pays(
+            60 << 20,
+            60 << 20,
+            inline(20 << 20)
+        ));
+        // Separated values: 600 MB of values behind 80 MB of tables.
+        let separated = ShadowedGarbage {
+            value_bytes: 600 << 20,
+            table_bytes: 10 << 20,
+        };
+        assert!(garbage_compaction_pays(80 << 20, 20 << 20, separated));
+        assert!(!garbage_compaction_pays(u64::MAX, 0, separated));
     }
 
     #[test]
