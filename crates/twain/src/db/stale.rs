@@ -361,6 +361,99 @@ mod tests {
         entries
     }
 
+    /// Polls `done` on the database's current version for up to ten seconds.
+    fn settle(db: &Db, done: impl Fn(&Version) -> bool) -> Arc<Version> {
+        let start = Instant::now();
+        loop {
+            let version = Arc::clone(&db.inner.super_version().version);
+            if done(&version) || start.elapsed() > Duration::from_secs(10) {
+                return version;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Two levels below L0: 2,000 keys in L2, then newer versions of every tenth key moved
+    /// down into L1.
+    fn two_levels() -> (Db, Arc<Version>) {
+        let fs: Arc<dyn crate::fs::Fs> = Arc::new(MemFs::new());
+        let dir = std::path::Path::new("/db");
+        let opts = |l1_target: u64| {
+            Options::default()
+                .fs(Arc::clone(&fs))
+                .gc_enabled(false)
+                .inline_threshold(16)
+                .target_file_size(16 << 10)
+                .num_levels(3)
+                .l0_compaction_trigger(1)
+                .l1_target_size(l1_target)
+        };
+        let db = Db::open(dir, opts(4 << 10)).unwrap();
+        for i in 0..2000u32 {
+            db.put(format!("k{i:05}"), vec![b'v'; 100]).unwrap();
+        }
+        db.compact_range(None, None).unwrap();
+        // Once a size compaction has opened L2, a manual one takes everything there.
+        settle(&db, |v| !v.levels[2].is_empty());
+        db.compact_range(None, None).unwrap();
+        let v = Arc::clone(&db.inner.super_version().version);
+        assert!(
+            v.levels[1].is_empty() && !v.levels[2].is_empty(),
+            "all in L2"
+        );
+        db.close().unwrap();
+        let db = Db::open(dir, opts(1 << 30)).unwrap();
+        for i in (0..2000u32).step_by(10) {
+            db.put(format!("k{i:05}"), vec![b'w'; 100]).unwrap();
+        }
+        db.flush().unwrap();
+        let version = settle(&db, |v| v.levels[0].is_empty());
+        assert!(version.levels[0].is_empty() && !version.levels[1].is_empty());
+        (db, version)
+    }
+
+    /// A record in L2 whose key has a newer version in L1 counts nowhere; the others count
+    /// for the table of their own level that holds them.
+    #[test]
+    fn kept_records_below_a_newer_level_count_nowhere() {
+        let (_db, version) = two_levels();
+        let l1: Vec<&Arc<TableFile>> = version.levels[1].iter().collect();
+        let l2: Vec<&Arc<TableFile>> = version.levels[2].iter().collect();
+        let newer = entries(&l1);
+        assert_eq!(newer.len(), 200);
+        let shadowed: HashSet<&[u8]> = newer.iter().map(|(k, _, _)| &k[..]).collect();
+        let older = entries(&l2);
+        assert_eq!(older.len(), 2000);
+        let mut expected: HashMap<u64, u64> = HashMap::new();
+        for (k, _, table) in newer.iter().chain(&older) {
+            if !shadowed.contains(&k[..]) || l1.iter().any(|t| t.number() == *table) {
+                *expected.entry(*table).or_default() += 1;
+            }
+        }
+        let all = newer.iter().chain(&older).map(|(k, s, _)| (&k[..], *s));
+        let tally = tally_kept(&version, all, 1);
+        // An L1 filter's false positive hides an L2 record, as L0's do above.
+        assert!(
+            tally
+                .iter()
+                .all(|(n, c)| expected.get(n).is_some_and(|e| c <= e)),
+            "{tally:?} against {expected:?}"
+        );
+        let l1_numbers: HashSet<u64> = l1.iter().map(|t| t.number()).collect();
+        let in_l1: u64 = tally
+            .iter()
+            .filter(|(n, _)| l1_numbers.contains(n))
+            .map(|(_, c)| c)
+            .sum();
+        assert_eq!(
+            in_l1, 200,
+            "L1's own records, no shadowed L2 record among them"
+        );
+        let (got, want) = (tally.values().sum::<u64>(), expected.values().sum::<u64>());
+        assert_eq!(want, 2000, "200 in L1, 1,800 in L2");
+        assert!(got * 100 >= want * 95, "{got} of {want}");
+    }
+
     #[test]
     fn gc_tallies_add_the_runs_a_pass_has_not_seen() {
         let (_db, version) = layered();
