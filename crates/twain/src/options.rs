@@ -215,8 +215,11 @@ pub struct Options {
     /// handed to the operating system. Synced writes, rolls and close write them out
     /// first; a crash of the process can lose at most this much of the newest unsynced
     /// writes. 0 hands every group commit to the operating system. Range: 0 ..= 64 MiB.
-    /// Default: 64 KiB (a larger buffer makes fewer, longer `write` calls on the writing
-    /// thread: 1 MiB set the 1 KiB fill's p99.9 at about 220 µs, 64 KiB at 35 µs).
+    /// Default: 32 KiB (a larger buffer makes fewer, longer `write` calls on the writing
+    /// thread: 1 MiB set the 1 KiB fill's p99.9 at about 220 µs, 64 KiB at 35 µs; under
+    /// the 1 KiB update burst, with GC and compaction writing beside it, 64 KiB set the
+    /// p99.9 at 100–125 µs and 32 KiB at 62–65 µs, at the same throughput; 8 KiB cost a
+    /// fifth of it. docs/benchmarks.md, "The log buffer under an update burst").
     pub log_buffer_size: usize,
     /// Target data block size of SSTables. Range: 256 ..= 16 MiB, and at most
     /// `target_file_size`. Default: 4096.
@@ -361,7 +364,7 @@ impl Default for Options {
             memtable_size: 64 << 20,
             max_immutable_memtables: 2,
             memtable_max_log_bytes: 256 << 20,
-            log_buffer_size: 64 << 10,
+            log_buffer_size: 32 << 10,
             block_size: 4096,
             bloom_bits_per_key: 10,
             compression: crate::Compression::None,

@@ -120,9 +120,14 @@ fn compressed_values_read_back_through_recovery_gc_and_compaction() {
             model.push((key(i), v));
         }
         reads_match(&db, &model);
+        // Every record in the files, none in the log's buffer. A sixth of the values are
+        // random (incompressible): LZ4 stores 0.71 of the raw bytes, zstd 0.59, and an
+        // uncompressed log would be above 1. (Measured before the sync, the buffered tail
+        // used to hide up to a log buffer of them.)
+        db.sync().unwrap();
         let stored = value_file_bytes(&fs, dir);
         assert!(
-            stored * 10 < raw * 6,
+            stored * 10 < raw * 8,
             "{codec:?}: {stored} bytes of value files for {raw} bytes of values"
         );
         // Recovery replays the log's compressed entries.
