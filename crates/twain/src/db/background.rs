@@ -556,3 +556,57 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     crate::event_log::event!(inner.events, Info, "closed");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+    use crate::{Db, Options};
+
+    /// A refresh compaction is picked from the stale handles a value GC run tallied after
+    /// the newest live-data pass, without waiting for the next pass; a run that pass has
+    /// seen adds nothing.
+    #[test]
+    fn a_refresh_is_picked_from_gc_tallies_the_newest_pass_has_not_seen() {
+        let opts = Options::default()
+            .fs(Arc::new(MemFs::new()))
+            .inline_threshold(16)
+            .target_file_size(16 << 10);
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        for i in 0..2000u32 {
+            db.put(format!("k{i:05}"), vec![b'v'; 100]).unwrap();
+        }
+        // Ends with a pass over the compacted tree: no handle is stale.
+        db.compact_range(None, None).unwrap();
+        let inner = &db.inner;
+        // Holding the state keeps the background threads from picking meanwhile.
+        let mut st = lock(&inner.bg.state);
+        st.seen_ops = inner.counters.user_ops.load(Ordering::Relaxed);
+        st.ops_seen_at = Instant::now().checked_sub(IDLE_WAIT * 2);
+        let version = Arc::clone(&inner.super_version().version);
+        assert!(version.levels[0].is_empty(), "all below L0");
+        let table = &version.levels[1][1];
+        let handles = table.table.properties().num_handles;
+        assert!(handles > 0);
+        assert!(
+            refresh_pick(inner, &mut st, &version).is_none(),
+            "nothing stale"
+        );
+        let pass = inner.live_cache.last().unwrap().generation;
+        // A run installed at or before the pass's generation: the pass counted it.
+        let seen = HashMap::from([(table.number(), handles)]);
+        inner.gc_tallies.add(pass, 1, seen.clone(), &version);
+        assert!(
+            refresh_pick(inner, &mut st, &version).is_none(),
+            "seen by the pass"
+        );
+        // A run installed after it (however far the live-data thread has got since).
+        inner.gc_tallies.add(u64::MAX / 2, 1, seen, &version);
+        let task = refresh_pick(inner, &mut st, &version).expect("a refresh from the tally");
+        assert_eq!(task.reason, picker::REFRESH);
+        assert_eq!((task.level, task.output_level), (1, 1));
+        assert_eq!(task.inputs.len(), 1);
+        assert_eq!(task.inputs[0].number, table.number());
+        drop(st);
+    }
+}
