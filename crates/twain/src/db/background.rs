@@ -560,24 +560,16 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Options;
     use crate::fs::MemFs;
-    use crate::{Db, Options};
 
     /// A refresh compaction is picked from the stale handles a value GC run tallied after
     /// the newest live-data pass, without waiting for the next pass; a run that pass has
     /// seen adds nothing.
     #[test]
     fn a_refresh_is_picked_from_gc_tallies_the_newest_pass_has_not_seen() {
-        let opts = Options::default()
-            .fs(Arc::new(MemFs::new()))
-            .inline_threshold(16)
-            .target_file_size(16 << 10);
-        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
-        for i in 0..2000u32 {
-            db.put(format!("k{i:05}"), vec![b'v'; 100]).unwrap();
-        }
-        // Ends with a pass over the compacted tree: no handle is stale.
-        db.compact_range(None, None).unwrap();
+        // The compaction ends with a pass over the compacted tree: no handle is stale.
+        let db = stale::tests::compacted(Options::default().fs(Arc::new(MemFs::new())));
         let inner = &db.inner;
         // Holding the state keeps the background threads from picking meanwhile.
         let mut st = lock(&inner.bg.state);

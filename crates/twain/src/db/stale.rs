@@ -304,7 +304,7 @@ impl GcTallies {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fs::MemFs;
     use crate::iter::InternalIterator;
@@ -313,19 +313,25 @@ mod tests {
     use crate::{Db, Options};
     use std::sync::Arc;
 
-    /// A database of 2,000 keys compacted below L0 into several tables, then newer versions
-    /// of every tenth key flushed to L0.
-    fn layered() -> (Db, Arc<Version>) {
-        let opts = Options::default()
-            .fs(Arc::new(MemFs::new()))
-            .gc_enabled(false)
-            .inline_threshold(16)
-            .target_file_size(16 << 10);
+    /// A database at `/db` opened with `opts`, holding 2,000 keys of 100-byte values
+    /// (separated) compacted below L0 into tables of 16 KiB.
+    pub(crate) fn compacted(opts: Options) -> Db {
+        let opts = opts.inline_threshold(16).target_file_size(16 << 10);
         let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
         for i in 0..2000u32 {
             db.put(format!("k{i:05}"), vec![b'v'; 100]).unwrap();
         }
         db.compact_range(None, None).unwrap();
+        db
+    }
+
+    /// A database of 2,000 keys compacted below L0 into several tables, then newer versions
+    /// of every tenth key flushed to L0.
+    fn layered() -> (Db, Arc<Version>) {
+        let opts = Options::default()
+            .fs(Arc::new(MemFs::new()))
+            .gc_enabled(false);
+        let db = compacted(opts);
         for i in (0..2000u32).step_by(10) {
             db.put(format!("k{i:05}"), vec![b'w'; 100]).unwrap();
         }
@@ -388,11 +394,7 @@ mod tests {
                 .l0_compaction_trigger(1)
                 .l1_target_size(l1_target)
         };
-        let db = Db::open(dir, opts(4 << 10)).unwrap();
-        for i in 0..2000u32 {
-            db.put(format!("k{i:05}"), vec![b'v'; 100]).unwrap();
-        }
-        db.compact_range(None, None).unwrap();
+        let db = compacted(opts(4 << 10));
         // Once a size compaction has opened L2, a manual one takes everything there.
         settle(&db, |v| !v.levels[2].is_empty());
         db.compact_range(None, None).unwrap();
