@@ -183,6 +183,24 @@ pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
         .then_with(|| pack_trailer(pb.seq, pb.kind).cmp(&pack_trailer(pa.seq, pa.kind)))
 }
 
+/// The first 8 bytes of `bytes`, zero-padded, as a big-endian number.
+///
+/// If two byte strings' prefixes differ, the strings order as their prefixes do: where
+/// they first differ inside the 8 bytes, either both have a byte there, or the shorter
+/// one, padded with zeros, is a proper prefix of the other. Equal prefixes say nothing.
+pub fn byte_prefix(bytes: &[u8]) -> u64 {
+    let mut p = [0u8; 8];
+    let n = bytes.len().min(8);
+    p[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(p)
+}
+
+/// The [`byte_prefix`] of an internal key's user key: if two internal keys' prefixes
+/// differ, [`compare_internal`] orders them as their prefixes do (user keys decide first).
+pub fn internal_prefix(ikey: &[u8]) -> u64 {
+    byte_prefix(ParsedKey::parse(ikey).user_key)
+}
+
 /// An owned encoded internal key, ordered as internal keys are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InternalKey(pub Box<[u8]>);
@@ -264,5 +282,39 @@ mod tests {
         assert_eq!(p.seq, 77);
         assert_eq!(p.entry_kind(), Some(EntryKind::Delete));
         assert_eq!(ParsedKey::parse(b"abc").user_key, b"abc");
+    }
+
+    #[test]
+    fn prefixes_pad_short_keys_with_zeros() {
+        assert_eq!(byte_prefix(b""), 0);
+        assert_eq!(byte_prefix(b"\x01"), 1 << 56);
+        assert_eq!(byte_prefix(b"abcdefghij"), byte_prefix(b"abcdefgh"));
+        // "ab" and "ab\0" pad alike: the prefix cannot tell them apart, the comparison can.
+        assert_eq!(byte_prefix(b"ab"), byte_prefix(b"ab\0"));
+        assert_eq!(
+            internal_prefix(&internal_key(b"k", 5, 1)),
+            byte_prefix(b"k")
+        );
+    }
+
+    proptest::proptest! {
+        /// Where prefixes differ they order the keys exactly as the full comparison does.
+        #[test]
+        fn differing_prefixes_decide_the_order(
+            a in proptest::collection::vec(proptest::sample::select(vec![0u8, 1, 0x7f, 0xff]), 0..11),
+            b in proptest::collection::vec(proptest::sample::select(vec![0u8, 1, 0x7f, 0xff]), 0..11),
+            seq_a in 0u64..4, seq_b in 0u64..4,
+        ) {
+            if byte_prefix(&a) != byte_prefix(&b) {
+                proptest::prop_assert_eq!(byte_prefix(&a).cmp(&byte_prefix(&b)), a.cmp(&b));
+            }
+            let (ia, ib) = (internal_key(&a, seq_a, 1), internal_key(&b, seq_b, 1));
+            if internal_prefix(&ia) != internal_prefix(&ib) {
+                proptest::prop_assert_eq!(
+                    internal_prefix(&ia).cmp(&internal_prefix(&ib)),
+                    compare_internal(&ia, &ib)
+                );
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@ pub use range_del::{MAX_RANGE_DELETIONS, RangeTombstone};
 
 use crate::Result;
 use crate::iter::InternalIterator;
-use crate::key::{ParsedKey, SeqNo, compare_internal};
+use crate::key::{ParsedKey, SeqNo, compare_internal, internal_prefix};
 use crate::vlog::{LogPosition, ValueFile};
 use skiplist::{Cursor, SkipList};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -49,7 +49,7 @@ impl Memtable {
     pub fn new(id: u64) -> Memtable {
         Memtable {
             id,
-            list: SkipList::new(compare_internal),
+            list: SkipList::new(compare_internal, internal_prefix),
             frozen_at: OnceLock::new(),
             frozen_seq: OnceLock::new(),
             pinned: Mutex::new(Vec::new()),

@@ -7,7 +7,13 @@
 //! removed or changed after publication (apart from their towers gaining successors).
 //!
 //! Node layout (8-byte aligned): `key_len: u32 | value_len: u32 | height: u32 | pad: u32 |
-//! tower: [AtomicPtr<Node>; height] | key | value`.
+//! prefix: u64 | tower: [AtomicPtr<Node>; height] | key | value`.
+//!
+//! `prefix` is the list's `prefix` function of the key, a number that orders keys as the
+//! comparison does wherever two keys' prefixes differ: a search compares it first and reads
+//! the key bytes only on a tie. With keys whose first bytes differ (the prefix of an
+//! internal key is its user key's first 8 bytes) most steps of a search are one integer
+//! comparison.
 
 use std::cmp::Ordering;
 use std::mem::{align_of, size_of};
@@ -22,7 +28,7 @@ const BRANCHING: u64 = 4;
 /// Arena chunk size; larger nodes get a chunk of their own.
 const CHUNK: usize = 1 << 20;
 /// Bytes of the fixed node header before the tower.
-const HEADER: usize = 16;
+const HEADER: usize = 24;
 
 /// The fixed header of a node. The tower and the bytes follow it in the arena.
 #[repr(C)]
@@ -31,7 +37,10 @@ struct Node {
     value_len: u32,
     height: u32,
     _pad: u32,
+    prefix: u64,
 }
+
+const _: () = assert!(size_of::<Node>() == HEADER);
 
 impl Node {
     /// REQUIRES: `node` points at a fully written node of this list.
@@ -130,6 +139,14 @@ pub struct SkipList {
     len: AtomicUsize,
     writer: Mutex<Writer>,
     cmp: fn(&[u8], &[u8]) -> Ordering,
+    prefix: fn(&[u8]) -> u64,
+}
+
+/// A key being searched for, with its prefix.
+#[derive(Clone, Copy)]
+struct Probe<'k> {
+    key: &'k [u8],
+    prefix: u64,
 }
 
 // SAFETY: every node is immutable after publication except for atomic tower slots, all
@@ -140,8 +157,9 @@ unsafe impl Send for SkipList {}
 unsafe impl Sync for SkipList {}
 
 impl SkipList {
-    /// An empty list ordered by `cmp`.
-    pub fn new(cmp: fn(&[u8], &[u8]) -> Ordering) -> SkipList {
+    /// An empty list ordered by `cmp`. `prefix` must agree with it: for any keys `a` and
+    /// `b` with `prefix(a) != prefix(b)`, `cmp(a, b) == prefix(a).cmp(&prefix(b))`.
+    pub fn new(cmp: fn(&[u8], &[u8]) -> Ordering, prefix: fn(&[u8]) -> u64) -> SkipList {
         let mut w = Writer {
             chunks: Vec::new(),
             cursor: ptr::null_mut(),
@@ -149,17 +167,37 @@ impl SkipList {
             used: 0,
             rng: 0x853c_49e6_748f_ea9b,
         };
-        let head = Self::new_node(&mut w, MAX_HEIGHT, b"", b"");
+        let head = Self::new_node(&mut w, MAX_HEIGHT, b"", 0, b"");
         SkipList {
             head,
             height: AtomicUsize::new(1),
             len: AtomicUsize::new(0),
             writer: Mutex::new(w),
             cmp,
+            prefix,
         }
     }
 
-    fn new_node(w: &mut Writer, height: usize, key: &[u8], value: &[u8]) -> *mut Node {
+    /// Compares `node`'s key with `probe`: by prefix, and by the key bytes on a tie.
+    /// REQUIRES: `node` is a published node of this list (not the head).
+    #[inline]
+    unsafe fn compare(&self, node: *const Node, probe: Probe<'_>) -> Ordering {
+        // SAFETY: forwarded from the caller; the header was written before publication.
+        match unsafe { (*node).prefix }.cmp(&probe.prefix) {
+            // SAFETY: as above.
+            Ordering::Equal => (self.cmp)(unsafe { Node::key(node) }, probe.key),
+            decided => decided,
+        }
+    }
+
+    fn probe<'k>(&self, key: &'k [u8]) -> Probe<'k> {
+        Probe {
+            key,
+            prefix: (self.prefix)(key),
+        }
+    }
+
+    fn new_node(w: &mut Writer, height: usize, key: &[u8], prefix: u64, value: &[u8]) -> *mut Node {
         let size = HEADER + height * size_of::<AtomicPtr<Node>>() + key.len() + value.len();
         let p = w.alloc(size) as *mut Node;
         // SAFETY: `p` is fresh, aligned, zeroed arena memory of `size` bytes; zeroed tower
@@ -168,6 +206,7 @@ impl SkipList {
             (*p).key_len = key.len() as u32;
             (*p).value_len = value.len() as u32;
             (*p).height = height as u32;
+            (*p).prefix = prefix;
             let bytes = (p as *mut u8).add(HEADER + height * size_of::<AtomicPtr<Node>>());
             ptr::copy_nonoverlapping(key.as_ptr(), bytes, key.len());
             ptr::copy_nonoverlapping(value.as_ptr(), bytes.add(key.len()), value.len());
@@ -196,6 +235,7 @@ impl SkipList {
     /// Inserts `key -> value`, before any entry with an equal key.
     pub fn insert(&self, key: &[u8], value: &[u8]) {
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let probe = self.probe(key);
         let mut prev = [self.head; MAX_HEIGHT];
         let top = self.height.load(AtomicOrdering::Relaxed);
         let mut x = self.head;
@@ -204,8 +244,7 @@ impl SkipList {
                 // SAFETY: `x` is the head or a published node.
                 let next = unsafe { Node::next(x, level) };
                 // SAFETY: non-null tower pointers point at published nodes.
-                if !next.is_null() && (self.cmp)(unsafe { Node::key(next) }, key) == Ordering::Less
-                {
+                if !next.is_null() && unsafe { self.compare(next, probe) } == Ordering::Less {
                     x = next;
                 } else {
                     break;
@@ -218,7 +257,7 @@ impl SkipList {
             // Readers that see the new height before the links find null and descend.
             self.height.store(height, AtomicOrdering::Relaxed);
         }
-        let node = Self::new_node(&mut w, height, key, value);
+        let node = Self::new_node(&mut w, height, key, probe.prefix, value);
         for (level, &p) in prev.iter().enumerate().take(height) {
             // SAFETY: `p` and `node` are valid; the node is linked bottom-up, each level
             // published with Release after the node's own slot is set.
@@ -239,6 +278,7 @@ impl SkipList {
     /// successor, not a fresh load of `before.next`: the writer may have linked a smaller
     /// node in between, which would be returned as if it were not below `key`.
     fn find_before(&self, key: &[u8], inclusive: bool) -> (*const Node, *const Node) {
+        let probe = self.probe(key);
         let mut x = self.head;
         let mut succ: *const Node = ptr::null();
         for level in (0..self.height.load(AtomicOrdering::Relaxed)).rev() {
@@ -250,7 +290,7 @@ impl SkipList {
                     break;
                 }
                 // SAFETY: a published node.
-                let c = (self.cmp)(unsafe { Node::key(next) }, key);
+                let c = unsafe { self.compare(next, probe) };
                 if c == Ordering::Less || (inclusive && c == Ordering::Equal) {
                     x = next;
                 } else {
@@ -381,7 +421,7 @@ mod tests {
 
     #[test]
     fn ordered_iteration_and_seeks() {
-        let l = SkipList::new(bytes_cmp);
+        let l = SkipList::new(bytes_cmp, crate::key::byte_prefix);
         for k in [5u8, 1, 9, 3, 7] {
             l.insert(&[k], &[k * 2]);
         }
@@ -403,7 +443,7 @@ mod tests {
 
     #[test]
     fn equal_keys_newest_first_and_big_values() {
-        let l = SkipList::new(bytes_cmp);
+        let l = SkipList::new(bytes_cmp, crate::key::byte_prefix);
         l.insert(b"k", b"old");
         l.insert(b"k", &vec![7u8; CHUNK]);
         assert_eq!(l.seek(b"k").value().len(), CHUNK);
@@ -413,7 +453,7 @@ mod tests {
 
     #[test]
     fn readers_run_while_one_writer_inserts() {
-        let l = Arc::new(SkipList::new(bytes_cmp));
+        let l = Arc::new(SkipList::new(bytes_cmp, crate::key::byte_prefix));
         let writer = {
             let l = Arc::clone(&l);
             std::thread::spawn(move || {
@@ -457,7 +497,7 @@ mod tests {
     fn seek_never_returns_a_key_below_its_target_while_the_writer_inserts() {
         use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
         const N: u32 = 200_000;
-        let l = Arc::new(SkipList::new(bytes_cmp));
+        let l = Arc::new(SkipList::new(bytes_cmp, crate::key::byte_prefix));
         for i in (0..N).step_by(2) {
             l.insert(&i.to_be_bytes(), b"");
         }
@@ -510,11 +550,20 @@ mod tests {
         }
     }
 
+    /// Keys of up to 6 bytes of any value, or up to 12 bytes of a few values (so that many
+    /// share their 8-byte prefix and the search falls back to the key bytes).
+    fn keys() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..6),
+            proptest::collection::vec(proptest::sample::select(vec![0u8, 1, 0xff]), 0..12),
+        ]
+    }
+
     proptest! {
         #[test]
-        fn matches_a_sorted_vector(keys in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..6), 0..200),
-                                   probe in proptest::collection::vec(any::<u8>(), 0..6)) {
-            let l = SkipList::new(bytes_cmp);
+        fn matches_a_sorted_vector(keys in proptest::collection::vec(keys(), 0..200),
+                                   probe in keys()) {
+            let l = SkipList::new(bytes_cmp, crate::key::byte_prefix);
             for k in &keys {
                 l.insert(k, b"");
             }
