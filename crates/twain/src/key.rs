@@ -188,7 +188,7 @@ pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
 /// If two byte strings' prefixes differ, the strings order as their prefixes do: where
 /// they first differ inside the 8 bytes, either both have a byte there, or the shorter
 /// one, padded with zeros, is a proper prefix of the other. Equal prefixes say nothing.
-pub fn byte_prefix(bytes: &[u8]) -> u64 {
+pub(crate) fn byte_prefix(bytes: &[u8]) -> u64 {
     let mut p = [0u8; 8];
     let n = bytes.len().min(8);
     p[..n].copy_from_slice(&bytes[..n]);
@@ -197,7 +197,7 @@ pub fn byte_prefix(bytes: &[u8]) -> u64 {
 
 /// The [`byte_prefix`] of an internal key's user key: if two internal keys' prefixes
 /// differ, [`compare_internal`] orders them as their prefixes do (user keys decide first).
-pub fn internal_prefix(ikey: &[u8]) -> u64 {
+pub(crate) fn internal_prefix(ikey: &[u8]) -> u64 {
     byte_prefix(ParsedKey::parse(ikey).user_key)
 }
 
