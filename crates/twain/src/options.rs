@@ -303,7 +303,8 @@ pub struct Options {
     pub compaction_offload_full_check: bool,
     /// Threads that read separated values ahead of iterators walking forward (0: none;
     /// each iterator then reads its values one at a time). Shared by the database's
-    /// iterators, started by the first. Range: 0 ..= 64. Default: 8.
+    /// iterators, started by the first; on Linux each submits its share of a window's
+    /// reads at once through io_uring. Range: 0 ..= 64. Default: 8.
     pub prefetch_threads: usize,
     /// Iterators prefetch only while reading one separated value takes at least this many
     /// microseconds on average over the database's reads (a page-cache hit takes about 1,

@@ -6,9 +6,12 @@
 //! - Reads that fall close together in one value file are one positional read.
 //! - It runs only while reading a value costs more than handing it to a thread (a
 //!   moving average over the database's reads, against `prefetch_min_read_micros`).
-//! - The window grows with the distance the cursor has gone, to
-//!   [`MAX_DEPTH`] entries; the bytes read ahead of one iterator stay under
-//!   [`MAX_AHEAD_BYTES`].
+//! - The window reaches as far as the cursor has gone, or as far as the database's
+//!   iterators usually still go from there (a geometric mean of their walks), whichever
+//!   is further, up to [`MAX_DEPTH`] entries; the bytes read ahead of one iterator stay
+//!   under [`MAX_AHEAD_BYTES`].
+//! - A thread submits all the reads of its job at once (`fs::read_batch`: io_uring on
+//!   Linux), so a window's reads reach the device together.
 //! - Only handles that name their file's current epoch in the iterator's own version,
 //!   and bytes the operating system has, are prefetched; the cursor resolves every other
 //!   entry itself (stale handles search an SVTable and may be fixed up, see `read`).
@@ -24,6 +27,7 @@ use super::{SuperVersion, lock};
 use crate::Error;
 use crate::format::compression::decompress_value;
 use crate::format::handle::ValueHandle;
+use crate::fs::{BatchRead, read_batch};
 use crate::key::{ParsedKey, SeqNo};
 use crate::stats::Counters;
 use crate::vlog::ValueFile;
@@ -32,7 +36,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Sequential steps of an iterator before it starts prefetching.
 const START_AFTER_STEPS: u32 = 2;
@@ -58,9 +62,15 @@ pub(crate) struct PrefetchPool {
 struct Queue {
     state: Mutex<QueueState>,
     ready: Condvar,
-    /// A moving average of the nanoseconds one separated value takes to read, over every
-    /// iterator of the database (0: none measured yet).
+    /// A moving average of the nanoseconds one separated value takes to read, over the
+    /// values the database's iterators read themselves (the first steps of each walk,
+    /// entries not prefetched; 0: none measured yet).
     read_nanos: AtomicU64,
+    /// A moving average of how far the database's iterators walk forward before they stop
+    /// or are repositioned, as log2 of the steps in 1/16ths (0: no walk seen yet). The
+    /// geometric mean, so that a few long walks do not make every short one read far
+    /// past its end.
+    walk_log16: AtomicU64,
 }
 
 impl Queue {
@@ -76,6 +86,40 @@ impl Queue {
         };
         self.read_nanos.store(new.max(1), Ordering::Relaxed);
     }
+
+    /// Adds a walk of `steps` forward steps to the average (walks too short to prefetch
+    /// are left out).
+    fn observe_walk(&self, steps: u32) {
+        if steps <= START_AFTER_STEPS {
+            return;
+        }
+        let log16 = u64::from(steps.ilog2()) * 16 + u64::from(fraction16(steps));
+        let old = self.walk_log16.load(Ordering::Relaxed);
+        let new = if old == 0 {
+            log16
+        } else {
+            (old * 7 + log16) / 8
+        };
+        self.walk_log16.store(new.max(1), Ordering::Relaxed);
+    }
+
+    /// The typical walk of the database's iterators, in steps (0 before any was seen).
+    fn expected_walk(&self) -> usize {
+        let log16 = self.walk_log16.load(Ordering::Relaxed);
+        if log16 == 0 {
+            return 0;
+        }
+        let whole = (log16 / 16).min(20);
+        let base = 1usize << whole;
+        // Linear between powers of two: close enough for a window size.
+        base + base * (log16 % 16) as usize / 16
+    }
+}
+
+/// The first four bits of `n`'s fraction above its highest power of two, in 1/16ths.
+fn fraction16(n: u32) -> u32 {
+    let base = 1u32 << n.ilog2();
+    ((n - base) as u64 * 16 / u64::from(base)) as u32
 }
 
 #[derive(Default)]
@@ -84,7 +128,7 @@ struct QueueState {
     stop: bool,
 }
 
-/// Reads for one iterator's `batch`, done one after the other by one thread.
+/// Reads for one iterator's `batch`, submitted together by one thread.
 struct Job {
     batch: Arc<Batch>,
     runs: Vec<Run>,
@@ -233,55 +277,60 @@ fn work(queue: &Queue) {
                 q = queue.ready.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        run(job, queue);
+        run(job);
     }
 }
 
-/// Does one job's reads, publishing each run's values as it is read.
-fn run(job: Job, queue: &Queue) {
+/// Does one job's reads, all submitted together (`fs::read_batch`), and publishes their
+/// values.
+fn run(job: Job) {
     let batch = &job.batch;
-    for r in &job.runs {
-        let started = Instant::now();
-        let outcomes = read_run(batch, r);
-        if !outcomes.is_empty() {
-            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            queue.observe(nanos, outcomes.len() as u64);
+    let wanted: Vec<&Run> = {
+        let s = lock(&batch.state);
+        job.runs
+            .iter()
+            .filter(|r| r.items.iter().any(|i| s.outcomes.contains_key(&i.id)))
+            .collect()
+    };
+    // The batch's time says nothing of one read's (its reads ran side by side), so only
+    // the values iterators read themselves feed `Queue::read_nanos`.
+    let mut reads = Vec::with_capacity(wanted.len());
+    let mut opened = Vec::with_capacity(wanted.len());
+    let mut outcomes = Vec::new();
+    for r in wanted {
+        match r.file.reader() {
+            Ok(reader) => {
+                reads.push(BatchRead::new(Arc::clone(reader), r.offset, r.len as usize));
+                opened.push(r);
+            }
+            // A file that cannot be opened fails its values: the cursor reports why.
+            Err(_) => outcomes.extend(check_run(batch, r, Vec::new(), false)),
         }
-        let mut s = lock(&batch.state);
-        for (id, outcome) in outcomes {
-            match s.outcomes.get_mut(&id) {
-                Some(slot) => *slot = outcome,
-                None => {
-                    if let Outcome::Read { bytes, .. } = outcome {
-                        Counters::add(&batch.counters.prefetch_wasted_bytes, bytes.len() as u64);
-                    }
+    }
+    read_batch(&mut reads);
+    for (r, read) in opened.into_iter().zip(reads) {
+        outcomes.extend(check_run(batch, r, read.buf, read.result.is_ok()));
+    }
+    let mut s = lock(&batch.state);
+    for (id, outcome) in outcomes {
+        match s.outcomes.get_mut(&id) {
+            Some(slot) => *slot = outcome,
+            None => {
+                if let Outcome::Read { bytes, .. } = outcome {
+                    Counters::add(&batch.counters.prefetch_wasted_bytes, bytes.len() as u64);
                 }
             }
         }
-        if s.waiting {
-            batch.changed.notify_all();
-        }
     }
-    let mut s = lock(&batch.state);
     s.in_flight -= 1;
     if s.waiting {
         batch.changed.notify_all();
     }
 }
 
-/// Reads one run and checks each value in it, unless the iterator no longer wants any
-/// of them.
-fn read_run(batch: &Batch, run: &Run) -> Vec<(u64, Outcome)> {
-    let wanted = {
-        let s = lock(&batch.state);
-        run.items.iter().any(|i| s.outcomes.contains_key(&i.id))
-    };
-    if !wanted {
-        return Vec::new();
-    }
+/// Checks each value of one run read into `buf` (`ok`: the read succeeded).
+fn check_run(batch: &Batch, run: &Run, buf: Vec<u8>, ok: bool) -> Vec<(u64, Outcome)> {
     let c = &batch.counters;
-    let mut buf = vec![0u8; run.len as usize];
-    let ok = run.file.read_span(run.offset, &mut buf).is_ok();
     // The run's values share its buffer rather than each being copied out of it.
     let buf = Bytes::from(buf);
     if ok {
@@ -367,7 +416,11 @@ impl Prefetcher {
         if self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos {
             return None;
         }
-        let want = (self.steps as usize).clamp(self.depth, MAX_DEPTH);
+        // Read ahead as far as the cursor has come, or as far as iterators of this
+        // database usually still go from here, whichever is further.
+        let steps = self.steps as usize;
+        let usual_rest = self.queue.expected_walk().saturating_sub(steps);
+        let want = steps.max(usual_rest).clamp(self.depth, MAX_DEPTH);
         if self.ahead.len() > want / 2 {
             return None;
         }
@@ -478,7 +531,7 @@ impl Prefetcher {
             // A read no thread has taken yet is done here rather than waited for.
             if let Some(job) = self.steal(id) {
                 drop(s);
-                run(job, &self.queue);
+                run(job);
                 s = lock(&self.batch.state);
                 continue;
             }
@@ -543,6 +596,7 @@ impl Prefetcher {
             }
         }
         self.ahead_bytes = 0;
+        self.queue.observe_walk(self.steps);
         // Keep half of what the iterator learned.
         let reached = (self.steps as usize).min(MAX_DEPTH);
         self.depth = (reached / 2).max(self.depth / 2).max(FIRST_DEPTH);
@@ -614,11 +668,62 @@ mod tests {
         for _ in 0..START_AFTER_STEPS {
             assert_eq!(p.step(), None);
         }
-        assert_eq!(p.step(), Some(MAX_DEPTH / 2));
+        assert_eq!(
+            p.step(),
+            Some(MAX_DEPTH),
+            "this database's iterators usually go further than half the depth"
+        );
         assert!(
             PrefetchPool::new(0, Duration::ZERO)
                 .prefetcher(&Arc::default())
                 .is_none()
         );
+    }
+
+    #[test]
+    fn the_window_reaches_as_far_as_iterators_usually_go() {
+        let pool = PrefetchPool::new(1, Duration::ZERO);
+        let counters = Arc::new(Counters::default());
+        for _ in 0..20 {
+            let mut p = pool.prefetcher(&counters).expect("on");
+            for _ in 0..100 {
+                p.step();
+            }
+        }
+        let usual = pool.queue.expected_walk();
+        assert!((90..=110).contains(&usual), "walks of 100 steps: {usual}");
+        let mut p = pool.prefetcher(&counters).expect("on");
+        for _ in 0..START_AFTER_STEPS {
+            assert_eq!(p.step(), None);
+        }
+        assert_eq!(
+            p.step(),
+            Some(usual - START_AFTER_STEPS as usize - 1),
+            "the whole usual rest of the walk at once"
+        );
+    }
+
+    #[test]
+    fn a_few_long_walks_do_not_set_the_window_of_short_ones() {
+        let queue = Queue::default();
+        assert_eq!(queue.expected_walk(), 0, "nothing seen yet");
+        queue.observe_walk(START_AFTER_STEPS);
+        assert_eq!(queue.expected_walk(), 0, "walks too short to prefetch");
+        for _ in 0..50 {
+            queue.observe_walk(10);
+            queue.observe_walk(1000);
+        }
+        let usual = queue.expected_walk();
+        assert!(
+            (40..=250).contains(&usual),
+            "the geometric mean of 10 and 1000 is 100, the arithmetic 505: {usual}"
+        );
+        for n in [3, 4, 7, 100, 1 << 20, u32::MAX] {
+            let q = Queue::default();
+            q.observe_walk(n);
+            let back = q.expected_walk() as f64;
+            let want = f64::from(n).min(f64::from(1u32 << 21));
+            assert!(back <= want * 1.1 && back >= want / 1.1, "{n}: {back}");
+        }
     }
 }

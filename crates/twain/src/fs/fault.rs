@@ -792,6 +792,10 @@ impl ReadableFile for FaultReadable {
             .check_io(OpKind::FileSize, &[&self.path])?
             .run(&self.path, None, || self.file.len())
     }
+
+    fn advise_random(&self) {
+        self.file.advise_random();
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@ mod closer;
 mod fault;
 mod mem;
 mod real;
+#[cfg(target_os = "linux")]
+mod uring;
 
 pub use fault::{FaultFs, FaultKind, FaultRule, InjectedFault, Observer, OpEvent, OpKind, OpPhase};
 pub use mem::{CrashOptions, MemFs, MemOpCounts};
@@ -180,6 +182,54 @@ pub trait ReadableFile: Send + Sync {
         let mut buf = vec![0u8; len];
         self.read_exact_at(&mut buf, offset)?;
         Ok(buf)
+    }
+    /// Tells the operating system that this handle's reads fall at random offsets, so it
+    /// reads only the pages a read asks for and no read-ahead around them. A hint: it
+    /// changes no result, and where the system has no such hint it does nothing.
+    fn advise_random(&self) {}
+    /// The operating system's descriptor of the file, for reads submitted in batches
+    /// ([`read_batch`]); `None` where reads must go through [`read_exact_at`]
+    /// (Self::read_exact_at) one by one (files in memory, files that inject faults).
+    fn raw_fd(&self) -> Option<i32> {
+        None
+    }
+}
+
+/// One read of a [`read_batch`]: fill `buf` from `offset` of `file`. It owns its buffer
+/// and a handle on its file so that no read in flight can outlive either.
+pub struct BatchRead {
+    /// The file to read.
+    pub file: Arc<dyn ReadableFile>,
+    /// Where in it.
+    pub offset: u64,
+    /// The bytes to fill, all of them.
+    pub buf: Vec<u8>,
+    /// The read's outcome, as [`ReadableFile::read_exact_at`] would return it.
+    pub result: io::Result<()>,
+}
+
+impl BatchRead {
+    /// A read of `len` bytes at `offset` of `file`, not done yet.
+    pub fn new(file: Arc<dyn ReadableFile>, offset: u64, len: usize) -> BatchRead {
+        BatchRead {
+            file,
+            offset,
+            buf: vec![0u8; len],
+            result: Ok(()),
+        }
+    }
+}
+
+/// Does every read of `reads`, leaving each one's outcome in its `result`. On Linux the
+/// reads of files with a descriptor are submitted together through io_uring, so the
+/// device sees them all at once without a thread per read; every other read, and every
+/// read where the kernel refuses io_uring, is a [`ReadableFile::read_exact_at`].
+pub fn read_batch(reads: &mut [BatchRead]) {
+    #[cfg(target_os = "linux")]
+    uring::read_batch(reads);
+    #[cfg(not(target_os = "linux"))]
+    for r in reads {
+        r.result = r.file.read_exact_at(&mut r.buf, r.offset);
     }
 }
 

@@ -71,6 +71,22 @@ impl ReadableFile for RealReadable {
     fn len(&self) -> io::Result<u64> {
         Ok(self.file()?.metadata()?.len())
     }
+
+    fn raw_fd(&self) -> Option<i32> {
+        use std::os::fd::AsRawFd;
+        self.file.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    fn advise_random(&self) {
+        use std::os::fd::AsRawFd;
+        if let Ok(file) = self.file() {
+            // SAFETY: `file` owns the descriptor and outlives the call; the call reads no
+            // memory. Its result is ignored: the advice is a hint, and reads are correct
+            // with or without it.
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
+        }
+    }
 }
 
 impl Drop for RealReadable {

@@ -225,6 +225,10 @@ impl ValueFile {
             return Ok(r);
         }
         let r = self.fs.open_read(&self.path).ctx("open", &self.path)?;
+        // Gets and scans read single values at scattered offsets; read-ahead around them
+        // would fetch pages nobody asked for. Value GC reads through this handle too, in
+        // chunks of megabytes, which need no read-ahead.
+        r.advise_random();
         Ok(self.reader.get_or_init(|| r))
     }
 
