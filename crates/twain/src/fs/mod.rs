@@ -188,8 +188,8 @@ pub trait ReadableFile: Send + Sync {
     /// changes no result, and where the system has no such hint it does nothing.
     fn advise_random(&self) {}
     /// The operating system's descriptor of the file, for reads submitted in batches
-    /// ([`read_batch`]); `None` where reads must go through [`read_exact_at`]
-    /// (Self::read_exact_at) one by one (files in memory, files that inject faults).
+    /// ([`read_batch`]); `None` where each read must go through
+    /// [`ReadableFile::read_exact_at`] (files in memory, files that inject faults).
     fn raw_fd(&self) -> Option<i32> {
         None
     }

@@ -77,7 +77,7 @@ impl ReadableFile for RealReadable {
         self.file.as_ref().map(|f| f.as_raw_fd())
     }
 
-    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    #[cfg(target_os = "linux")]
     fn advise_random(&self) {
         use std::os::fd::AsRawFd;
         if let Ok(file) = self.file() {
