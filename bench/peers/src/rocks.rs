@@ -110,6 +110,17 @@ impl Engine for RocksEngine {
             .map(|v| v.len()))
     }
 
+    fn multi_get(&self, keys: &[&[u8]]) -> BenchResult<(usize, u64)> {
+        let (mut found, mut bytes) = (0, 0u64);
+        for (key, value) in keys.iter().zip(self.db.multi_get(keys)) {
+            if let Some(v) = value.map_err(|e| self.err(e))? {
+                found += 1;
+                bytes += (key.len() + v.len()) as u64;
+            }
+        }
+        Ok((found, bytes))
+    }
+
     fn delete(&self, key: &[u8]) -> BenchResult<()> {
         self.db
             .delete_opt(key, &self.write_opts)

@@ -60,7 +60,8 @@ impl Scale {
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Comma-separated phases: fillseq, fillrandom, readrandom, readrandomsame, overwrite,
-    /// updatezipf, seekrandom, scan (scanN: N pairs per scan), scankeys / scankeysN (keys
+    /// updatezipf, seekrandom, multiget / multigetN (--reads keys, N per request, default
+    /// 100), scan (scanN: N pairs per scan), scankeys / scankeysN (keys
     /// without values), deleterandom, deleterange / deleterangeN (range deletions of N keys
     /// each, default 1000), ycsb-load, ycsb-a … ycsb-f, and idleN (N seconds
     /// without foreground work) [scale: small runs

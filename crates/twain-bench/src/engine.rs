@@ -30,6 +30,20 @@ pub trait Engine: Send + Sync {
         Ok(None)
     }
 
+    /// Reads every key of `keys` in one request where the engine has one (twain's and
+    /// RocksDB's `multi_get`), else one `get` after another; returns how many were found
+    /// and their key + value bytes.
+    fn multi_get(&self, keys: &[&[u8]]) -> BenchResult<(usize, u64)> {
+        let (mut found, mut bytes) = (0, 0u64);
+        for key in keys {
+            if let Some(len) = self.get(key)? {
+                found += 1;
+                bytes += (key.len() + len) as u64;
+            }
+        }
+        Ok((found, bytes))
+    }
+
     /// Reads up to `n` pairs in key order from the first key at or after `start`,
     /// returning how many were read and their key + value bytes.
     fn scan(&self, start: &[u8], n: usize) -> BenchResult<(usize, u64)>;
@@ -85,6 +99,10 @@ pub struct EngineCounters {
     /// Write-stall counters by name (counts or microseconds, as the name says), e.g.
     /// twain's `slowdowns`. Each becomes a `stalls` entry of the phase and a table column.
     pub stalls: BTreeMap<String, u64>,
+    /// Read-path counters by name (counts or bytes, as the name says), e.g. twain's
+    /// `prefetch_reads`: what a phase's reads did inside the engine. Each becomes a
+    /// `reads` entry of the phase.
+    pub reads: BTreeMap<String, u64>,
 }
 
 impl EngineCounters {
@@ -106,14 +124,18 @@ impl EngineCounters {
             svtable_searches: d(self.svtable_searches, earlier.svtable_searches),
             handle_fixups: d(self.handle_fixups, earlier.handle_fixups),
             gc_bytes_not_copied: d(self.gc_bytes_not_copied, earlier.gc_bytes_not_copied),
-            stalls: self
-                .stalls
-                .iter()
-                .filter_map(|(name, &now)| {
-                    let before = earlier.stalls.get(name)?;
-                    Some((name.clone(), now.saturating_sub(*before)))
-                })
-                .collect(),
+            stalls: delta_by_name(&self.stalls, &earlier.stalls),
+            reads: delta_by_name(&self.reads, &earlier.reads),
         }
     }
+}
+
+/// `now - before` for every name in both.
+fn delta_by_name(
+    now: &BTreeMap<String, u64>,
+    before: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    now.iter()
+        .filter_map(|(name, &n)| Some((name.clone(), n.saturating_sub(*before.get(name)?))))
+        .collect()
 }

@@ -124,6 +124,11 @@ pub struct PhaseResult {
     /// see `TwainEngine::stall_counters`). Empty for engines that report none.
     #[serde(default)]
     pub stalls: BTreeMap<String, u64>,
+    /// The engine's read-path counters over the phase, by name (twain: value reads,
+    /// prefetch reads and bytes, multi-get reads, block cache misses; see
+    /// `TwainEngine::read_counters`). Empty for engines that report none.
+    #[serde(default)]
+    pub reads: BTreeMap<String, u64>,
     /// p99 and maximum latency per interval of the phase (see [`crate::timeline`]).
     #[serde(default)]
     pub latency_over_time: LatencySeries,

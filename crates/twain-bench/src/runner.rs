@@ -12,8 +12,8 @@ use crate::timeline::{IntervalRecorder, Timeline};
 use crate::values::{ValueDist, ValueSource};
 use crate::workload::{KeySpace, Op, OpGen, PhaseSpec, max_inserts};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -366,6 +366,7 @@ impl Runner {
         let per_sec = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let min_sample = throughput.iter().copied().reduce(f64::min);
         let stalls = eng.stalls.clone();
+        let reads = eng.reads.clone();
         PhaseResult {
             engine: engine.name().to_string(),
             phase: phase.name.clone(),
@@ -428,6 +429,7 @@ impl Runner {
             load_avg: 0.0,
             throughput,
             stalls,
+            reads,
             latency_over_time: LatencySeries::default(),
             space_over_time: Vec::new(),
             idle_cpu_pct: None,
@@ -483,6 +485,13 @@ impl Runner {
                 }
             }
             let op = ops.op(i, &self.keys);
+            // A multi-get's keys are drawn before its time starts.
+            let batch: Vec<[u8; KEY_LEN]> = match op {
+                Op::MultiGet(len) => (0..len)
+                    .map(|_| key_bytes(ops.rng().random_range(0..self.keys.num().max(1))))
+                    .collect(),
+                _ => Vec::new(),
+            };
             let began = Instant::now();
             match op {
                 Op::Put(k) => {
@@ -519,6 +528,12 @@ impl Runner {
                 Op::Seek(k) => {
                     let (n, bytes) = engine.scan(&key_bytes(k), 1)?;
                     tally.found += n as u64;
+                    tally.read += bytes;
+                }
+                Op::MultiGet(_) => {
+                    let keys: Vec<&[u8]> = batch.iter().map(|k| &k[..]).collect();
+                    let (found, bytes) = engine.multi_get(&keys)?;
+                    tally.found += found as u64;
                     tally.read += bytes;
                 }
                 Op::Scan(k, len) => {

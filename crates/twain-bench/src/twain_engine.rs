@@ -69,6 +69,20 @@ impl TwainEngine {
             ("stall_log_file_ms", s.stall_log_file_micros / 1000),
         ]
     }
+
+    /// twain's read-path counters, each under the name it gets in a phase's `reads`
+    /// (JSON): how many values were read and in how many positional reads, by whom.
+    pub fn read_counters(s: &Stats) -> Vec<(&'static str, u64)> {
+        vec![
+            ("value_reads", s.value_reads),
+            ("value_bytes_read", s.value_bytes_read),
+            ("prefetch_reads", s.prefetch_reads),
+            ("prefetch_bytes", s.prefetch_bytes),
+            ("prefetch_wasted_bytes", s.prefetch_wasted_bytes),
+            ("multi_get_reads", s.multi_get_reads),
+            ("block_cache_misses", s.block_cache_misses),
+        ]
+    }
 }
 
 fn err(e: twain::Error) -> BenchError {
@@ -93,6 +107,18 @@ impl Engine for TwainEngine {
             return Ok(self.db.get_pinned(key).map_err(err)?.map(|v| v.len()));
         }
         Ok(self.db.get(key).map_err(err)?.map(|v| v.len()))
+    }
+
+    fn multi_get(&self, keys: &[&[u8]]) -> BenchResult<(usize, u64)> {
+        let values = self.db.multi_get(keys).map_err(err)?;
+        let (mut found, mut bytes) = (0, 0u64);
+        for (key, value) in keys.iter().zip(&values) {
+            if let Some(v) = value {
+                found += 1;
+                bytes += (key.len() + v.len()) as u64;
+            }
+        }
+        Ok((found, bytes))
     }
 
     fn delete(&self, key: &[u8]) -> BenchResult<()> {
@@ -159,6 +185,10 @@ impl Engine for TwainEngine {
             handle_fixups: Some(s.handle_fixups),
             gc_bytes_not_copied: Some(s.hash_gc_bytes_not_copied),
             stalls: TwainEngine::stall_counters(&s)
+                .into_iter()
+                .map(|(name, n)| (name.to_string(), n))
+                .collect(),
+            reads: TwainEngine::read_counters(&s)
                 .into_iter()
                 .map(|(name, n)| (name.to_string(), n))
                 .collect(),

@@ -77,6 +77,9 @@ pub enum PhaseKind {
         /// Keys only, no values read.
         keys_only: bool,
     },
+    /// `multiget` or `multigetN`: `reads` gets of uniformly random keys, N (default 100)
+    /// per request; each request is one operation.
+    MultiGet(usize),
     /// `deletes` deletes, each key once, in a random order.
     DeleteRandom,
     /// `deleterangeN` (N keys per range, default 1,000): the first `deletes` keys deleted
@@ -103,6 +106,7 @@ pub const WORKLOAD_NAMES: &[&str] = &[
     "overwrite",
     "updatezipf",
     "seekrandom",
+    "multiget",
     "scan",
     "scankeys",
     "deleterandom",
@@ -133,6 +137,7 @@ impl PhaseKind {
             "ycsb-load" => PhaseKind::YcsbLoad,
             other if other.starts_with("idle") => PhaseKind::Idle(parse_idle(other)?),
             other if other.starts_with("scan") => parse_scan(other)?,
+            other if other.starts_with("multiget") => parse_multi_get(other)?,
             other => {
                 let mix = other
                     .strip_prefix("ycsb-")
@@ -158,6 +163,7 @@ impl PhaseKind {
             PhaseKind::ReadRandom
             | PhaseKind::ReadRandomSame
             | PhaseKind::SeekRandom
+            | PhaseKind::MultiGet(_)
             | PhaseKind::Scan { .. }
             | PhaseKind::Idle(_) => false,
             PhaseKind::Ycsb(m) => m.update + m.insert + m.rmw > 0,
@@ -185,15 +191,24 @@ impl PhaseKind {
 /// The seconds of an `idleN` phase name: `idle` alone is 60 s; N is 1 to
 /// [`MAX_IDLE_SECS`].
 fn parse_idle(name: &str) -> BenchResult<u64> {
-    let digits = name.strip_prefix("idle").unwrap_or(name);
-    if digits.is_empty() {
-        return Ok(60);
-    }
-    match digits.parse::<u64>() {
-        Ok(secs) if (1..=MAX_IDLE_SECS).contains(&secs) => Ok(secs),
-        _ => Err(BenchError::InvalidArgument(format!(
+    match count_after(name, "idle", MAX_IDLE_SECS) {
+        Ok(secs) => Ok(secs.unwrap_or(60)),
+        Err(()) => Err(BenchError::InvalidArgument(format!(
             "workload {name:?}: an idle phase is idleN with N seconds, 1 to {MAX_IDLE_SECS}"
         ))),
+    }
+}
+
+/// The number N that follows `prefix` in a phase name: `None` if nothing follows,
+/// an error unless it is 1 to `max`.
+fn count_after(name: &str, prefix: &str, max: u64) -> Result<Option<u64>, ()> {
+    let digits = name.strip_prefix(prefix).unwrap_or(name);
+    if digits.is_empty() {
+        return Ok(None);
+    }
+    match digits.parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(Some(n)),
+        _ => Err(()),
     }
 }
 
@@ -203,13 +218,9 @@ pub const MAX_RANGE_KEYS: u64 = 1 << 30;
 /// A `deleterange` or `deleterangeN` phase name: N keys per range, 1 to
 /// [`MAX_RANGE_KEYS`] (1,000 without N).
 fn parse_delete_ranges(name: &str) -> BenchResult<PhaseKind> {
-    let digits = name.strip_prefix("deleterange").unwrap_or(name);
-    if digits.is_empty() {
-        return Ok(PhaseKind::DeleteRanges(1000));
-    }
-    match digits.parse::<u64>() {
-        Ok(n) if (1..=MAX_RANGE_KEYS).contains(&n) => Ok(PhaseKind::DeleteRanges(n)),
-        _ => Err(BenchError::InvalidArgument(format!(
+    match count_after(name, "deleterange", MAX_RANGE_KEYS) {
+        Ok(n) => Ok(PhaseKind::DeleteRanges(n.unwrap_or(1000))),
+        Err(()) => Err(BenchError::InvalidArgument(format!(
             "workload {name:?}: a range-deletion phase is deleterange or deleterangeN with N keys per range, 1 to {MAX_RANGE_KEYS}"
         ))),
     }
@@ -226,19 +237,29 @@ fn parse_scan(name: &str) -> BenchResult<PhaseKind> {
         Some(d) => (true, d),
         None => (false, rest),
     };
-    let len = if digits.is_empty() {
-        None
-    } else {
-        match digits.parse::<usize>() {
-            Ok(n) if (1..=MAX_SCAN_LENGTH).contains(&n) => Some(n),
-            _ => {
-                return Err(BenchError::InvalidArgument(format!(
-                    "workload {name:?}: a scan phase is scan, scanN, scankeys or scankeysN with N pairs, 1 to {MAX_SCAN_LENGTH}"
-                )));
-            }
-        }
-    };
-    Ok(PhaseKind::Scan { len, keys_only })
+    match count_after(digits, "", MAX_SCAN_LENGTH as u64) {
+        Ok(len) => Ok(PhaseKind::Scan {
+            len: len.map(|n| n as usize),
+            keys_only,
+        }),
+        Err(()) => Err(BenchError::InvalidArgument(format!(
+            "workload {name:?}: a scan phase is scan, scanN, scankeys or scankeysN with N pairs, 1 to {MAX_SCAN_LENGTH}"
+        ))),
+    }
+}
+
+/// The most keys a `multigetN` request may ask for.
+pub const MAX_MULTI_GET: usize = 100_000;
+
+/// A `multiget` or `multigetN` phase name: N keys per request, 1 to [`MAX_MULTI_GET`]
+/// (100 without N).
+fn parse_multi_get(name: &str) -> BenchResult<PhaseKind> {
+    match count_after(name, "multiget", MAX_MULTI_GET as u64) {
+        Ok(n) => Ok(PhaseKind::MultiGet(n.map_or(100, |n| n as usize))),
+        Err(()) => Err(BenchError::InvalidArgument(format!(
+            "workload {name:?}: a multi-get phase is multiget or multigetN with N keys per request, 1 to {MAX_MULTI_GET}"
+        ))),
+    }
 }
 
 /// How many operations each kind of phase runs.
@@ -246,7 +267,8 @@ fn parse_scan(name: &str) -> BenchResult<PhaseKind> {
 pub struct Counts {
     /// Keys loaded by fills (the key space is `0..num`).
     pub num: u64,
-    /// Gets of `readrandom`, `readrandomsame` and seeks of `seekrandom`.
+    /// Gets of `readrandom`, `readrandomsame` and `multigetN` (N per request), seeks of
+    /// `seekrandom`.
     pub reads: u64,
     /// Puts of `overwrite` and `updatezipf`.
     pub overwrites: u64,
@@ -287,6 +309,7 @@ pub fn parse_workloads(list: &str, counts: &Counts) -> BenchResult<Vec<PhaseSpec
                 counts.reads
             }
             PhaseKind::Overwrite | PhaseKind::UpdateZipf => counts.overwrites,
+            PhaseKind::MultiGet(len) => counts.reads.div_ceil(len as u64),
             PhaseKind::Scan { .. } => counts.scans,
             PhaseKind::DeleteRandom => counts.deletes.min(counts.num),
             PhaseKind::DeleteRanges(len) => counts.deletes.min(counts.num).div_ceil(len),
@@ -342,6 +365,8 @@ pub enum Op {
     DeleteRange(u64, u64),
     /// Seek to the key and read the pair there.
     Seek(u64),
+    /// Get this many uniformly random keys in one request.
+    MultiGet(usize),
     /// Read this many pairs from the key on.
     Scan(u64, usize),
     /// Read this many keys from the key on, without their values.
@@ -447,6 +472,7 @@ impl OpGen {
             PhaseKind::Overwrite => Op::Put(self.rng.random_range(0..n)),
             PhaseKind::UpdateZipf => Op::Put(self.zipf.next(&mut self.rng, n)),
             PhaseKind::SeekRandom => Op::Seek(self.rng.random_range(0..n)),
+            PhaseKind::MultiGet(len) => Op::MultiGet(len),
             PhaseKind::Scan { len, keys_only } => {
                 let start = self.rng.random_range(0..n);
                 let len = len.unwrap_or(self.scan_length);
@@ -538,6 +564,24 @@ mod tests {
         assert!(parse_workloads("fillrandom,nope", &counts()).is_err());
         assert!(parse_workloads("ycsb-g", &counts()).is_err());
         assert!(parse_workloads("", &counts()).is_err());
+    }
+
+    #[test]
+    fn multi_get_phases_read_the_reads_in_requests_of_n_keys() {
+        let p = parse_workloads("multiget,multiget7", &counts()).unwrap();
+        let kinds: Vec<PhaseKind> = p.iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [PhaseKind::MultiGet(100), PhaseKind::MultiGet(7)]);
+        // 50 reads: one request of 100 keys; ceil(50 / 7) = 8 requests of 7.
+        assert_eq!(p[0].ops, 1);
+        assert_eq!(p[1].ops, 8);
+        assert!(p.iter().all(|s| !s.kind.writes()));
+        let keys = KeySpace::new(1000, 1);
+        let mut g = OpGen::new(kinds[1], SmallRng::seed_from_u64(3), &keys, 7);
+        assert_eq!(g.op(0, &keys), Op::MultiGet(7));
+        for bad in ["multiget0", "multigetx", "multiget100001", "multiget-1"] {
+            let e = parse_workloads(bad, &counts()).unwrap_err().to_string();
+            assert!(e.contains("multiget or multigetN"), "{bad}: {e}");
+        }
     }
 
     #[test]

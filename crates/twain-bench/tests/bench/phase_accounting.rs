@@ -95,7 +95,7 @@ fn model_engine_accounting_is_exact() {
             "--threads",
             "3",
             "--workloads",
-            "fillrandom,readrandomsame,updatezipf,seekrandom,scan,deleterandom,readrandom,ycsb-d",
+            "fillrandom,readrandomsame,updatezipf,seekrandom,scan,multiget7,deleterandom,readrandom,ycsb-d",
         ],
     );
     let names: Vec<&str> = rs.iter().map(|r| r.phase.as_str()).collect();
@@ -108,6 +108,7 @@ fn model_engine_accounting_is_exact() {
             "updatezipf",
             "seekrandom",
             "scan",
+            "multiget7",
             "deleterandom",
             "readrandom",
             "ycsb-d"
@@ -138,6 +139,10 @@ fn model_engine_accounting_is_exact() {
     let scan = by_name(&rs, "scan");
     assert_eq!(scan.ops, 20);
     assert!(scan.user_read_bytes <= 20 * 10 * 116 && scan.user_read_bytes > 0);
+    // 300 reads in requests of 7 keys: 43 requests, 301 keys, every one present.
+    let multi = by_name(&rs, "multiget7");
+    assert_eq!((multi.ops, multi.found), (43, 301));
+    assert_eq!(multi.user_read_bytes, 301 * 116);
 
     let del = by_name(&rs, "deleterandom");
     assert_eq!(
@@ -211,7 +216,7 @@ fn twain_engine_reports_io_and_engine_counters() {
             "--scans",
             "10",
             "--workloads",
-            "fillrandom,readrandom,updatezipf,scan",
+            "fillrandom,readrandom,updatezipf,scan,multiget",
         ],
     );
     let fill = &rs[0];
@@ -229,4 +234,10 @@ fn twain_engine_reports_io_and_engine_counters() {
     assert!(read.p50_us > 0.0 && read.p99_us >= read.p50_us && read.p999_us >= read.p99_us);
     assert_eq!(rs[2].user_bytes, 1000 * 528);
     assert_eq!(rs[3].ops, 10);
+    // twain answers a multi-get request itself and reports its read counters.
+    let multi = &rs[4];
+    assert_eq!((multi.ops, multi.found), (5, 500));
+    assert!(multi.reads["value_reads"] > 0);
+    assert!(multi.reads["multi_get_reads"] > 0);
+    assert_eq!(rs[1].reads["multi_get_reads"], 0);
 }

@@ -103,6 +103,15 @@ impl Queue {
         self.walk_log16.store(new.max(1), Ordering::Relaxed);
     }
 
+    /// Where the database's iterators usually stop, in steps: the typical walk plus what
+    /// its estimate may err low by (1/16); `None` before any walk was seen.
+    fn usual_end(&self) -> Option<usize> {
+        match self.expected_walk() {
+            0 => None,
+            walk => Some(walk + walk / 16 + 1),
+        }
+    }
+
     /// The typical walk of the database's iterators, in steps (0 before any was seen).
     fn expected_walk(&self) -> usize {
         let log16 = self.walk_log16.load(Ordering::Relaxed);
@@ -402,11 +411,16 @@ impl std::fmt::Debug for Prefetcher {
 
 impl Prefetcher {
     /// Counts a forward step of the cursor; says whether the window wants filling now,
-    /// and if so how many entries it should hold: as many as the steps the cursor has
-    /// taken (an iterator that went far is likely to go as far again), at least what the
-    /// iterator learned before its last reposition, at most [`MAX_DEPTH`]. The window is
-    /// filled when half of it is used, so that reads go out in batches. Nothing is
-    /// prefetched while values read faster than the pool's `min_read` on average.
+    /// and if so how many entries it should hold, at most [`MAX_DEPTH`]:
+    /// - before the point where this database's iterators usually stop, up to that point
+    ///   and no further (entries read past an iterator's end are wasted reads);
+    /// - past it, or before any walk was seen, as many as the steps the cursor has taken
+    ///   (an iterator that went far is likely to go as far again), and at least what the
+    ///   iterator learned before its last reposition.
+    ///
+    /// The window is filled when half of it is used, so that reads go out in batches.
+    /// Nothing is prefetched while values read faster than the pool's `min_read` on
+    /// average.
     pub(crate) fn step(&mut self) -> Option<usize> {
         self.steps = self.steps.saturating_add(1);
         if self.steps <= START_AFTER_STEPS || self.ended || self.error.is_some() {
@@ -416,11 +430,12 @@ impl Prefetcher {
         if self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos {
             return None;
         }
-        // Read ahead as far as the cursor has come, or as far as iterators of this
-        // database usually still go from here, whichever is further.
         let steps = self.steps as usize;
-        let usual_rest = self.queue.expected_walk().saturating_sub(steps);
-        let want = steps.max(usual_rest).clamp(self.depth, MAX_DEPTH);
+        let want = match self.queue.usual_end() {
+            Some(end) if steps < end => end - steps,
+            _ => steps.max(self.depth),
+        }
+        .min(MAX_DEPTH);
         if self.ahead.len() > want / 2 {
             return None;
         }
@@ -692,15 +707,26 @@ mod tests {
         }
         let usual = pool.queue.expected_walk();
         assert!((90..=110).contains(&usual), "walks of 100 steps: {usual}");
+        let end = pool.queue.usual_end().expect("walks seen");
+        assert!((100..=110).contains(&end), "no walk ends past {end}");
         let mut p = pool.prefetcher(&counters).expect("on");
         for _ in 0..START_AFTER_STEPS {
             assert_eq!(p.step(), None);
         }
+        let first = end - START_AFTER_STEPS as usize - 1;
         assert_eq!(
             p.step(),
-            Some(usual - START_AFTER_STEPS as usize - 1),
+            Some(first),
             "the whole usual rest of the walk at once"
         );
+        // Up to the usual end the window never reaches past it, so an iterator that
+        // stops there leaves few reads unused (nothing is pushed here, so each step asks).
+        for steps in START_AFTER_STEPS as usize + 2..end {
+            assert_eq!(p.step(), Some(end - steps), "step {steps}");
+        }
+        // Past it, the window grows with the distance again.
+        assert_eq!(p.step(), Some(end));
+        assert_eq!(p.step(), Some(end + 1));
     }
 
     #[test]

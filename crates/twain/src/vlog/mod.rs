@@ -393,21 +393,27 @@ impl ValueFile {
     /// the unflushed tail).
     pub(crate) fn read_span(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let reader = self.reader()?;
-        reader.read_exact_at(buf, offset).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                Error::corruption(
-                    &self.path,
-                    offset,
-                    "value handle points past the end of the file",
-                )
-            } else {
-                Error::Io {
-                    op: "read",
-                    path: self.path.clone(),
-                    source: e,
-                }
+        reader
+            .read_exact_at(buf, offset)
+            .map_err(|e| self.read_error(offset, e))
+    }
+
+    /// The error of a failed positional read at `offset` of this file: one that ends early
+    /// is corruption (a handle points past the file's end), any other an I/O error.
+    pub(crate) fn read_error(&self, offset: u64, e: std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Error::corruption(
+                &self.path,
+                offset,
+                "value handle points past the end of the file",
+            )
+        } else {
+            Error::Io {
+                op: "read",
+                path: self.path.clone(),
+                source: e,
             }
-        })
+        }
     }
 }
 

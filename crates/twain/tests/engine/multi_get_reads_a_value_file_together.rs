@@ -1,8 +1,9 @@
 //! `Db::multi_get` (and `Snapshot::multi_get`): the values of many keys at one view, in the order asked, the same as a
 //! `get` of each (memtable and tables, inline and separated, deleted and missing keys, a
 //! key asked twice, handles made stale by value GC, both value layouts); separated values
-//! that lie together in one value file are read with few positional reads; a damaged one
-//! fails the call with its file.
+//! that lie together in one value file are read with few positional reads, submitted
+//! together in groups of bounded size (through io_uring on a real file system); a damaged
+//! one fails the call with its file.
 
 use std::sync::Arc;
 use twain::fs::{Fs, MemFs};
@@ -139,5 +140,42 @@ fn a_damaged_value_fails_the_call_with_its_file() {
         other => panic!("{other:?}"),
     }
     assert_eq!(db.multi_get(&["a"]).unwrap(), vec![Some(vec![b'a'; 200])]);
+    db.close().unwrap();
+}
+
+#[test]
+fn a_request_larger_than_one_group_reads_every_value_on_a_real_file_system() {
+    // 2,400 values of 4 KiB (about 9.9 MB) in value files of 1 MiB: more than one group
+    // of submitted reads (8 MiB), from files read through the kernel (io_uring on Linux).
+    let dir = tempfile::tempdir().unwrap();
+    let opts = || {
+        Options::default()
+            .memtable_size(1 << 20)
+            .value_file_size(1 << 20)
+            .gc_enabled(false)
+    };
+    let db = Db::open(dir.path(), opts()).unwrap();
+    let value = |k: u32| format!("v{k:05}").repeat(4096 / 6 + 1).into_bytes();
+    for k in 0..2400u32 {
+        db.put(
+            format!("k{:05}", (k * 7919) % 2400),
+            value((k * 7919) % 2400),
+        )
+        .unwrap();
+    }
+    db.flush().unwrap();
+    db.close().unwrap();
+    let db = Db::open(dir.path(), opts()).unwrap();
+    let mut keys: Vec<String> = (0..2400u32).map(|k| format!("k{k:05}")).collect();
+    keys.push("k99999".into()); // missing
+    let got = db.multi_get(&keys).unwrap();
+    for k in 0..2400u32 {
+        assert_eq!(got[k as usize].as_deref(), Some(&value(k)[..]), "k{k:05}");
+    }
+    assert_eq!(got[2400], None);
+    let s = db.stats().unwrap();
+    assert_eq!(s.value_reads, 2400);
+    // Reads cover at most 256 KiB each: about 9.9 MB needs 38 or more, over 32 (8 MiB).
+    assert!(s.multi_get_reads > 32, "{} reads", s.multi_get_reads);
     db.close().unwrap();
 }
