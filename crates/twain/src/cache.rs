@@ -119,6 +119,25 @@ impl BlockCache {
         block
     }
 
+    /// The block at `offset` of table `table` if the cache holds it, counted as a hit; a
+    /// caller that then loads it itself hands it to [`BlockCache::loaded`].
+    pub fn cached(&self, table: u64, offset: u64) -> Option<Arc<Block>> {
+        let block = self.inner.as_ref()?.get(&(table, offset))?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(block)
+    }
+
+    /// A block its caller loaded after [`BlockCache::cached`] did not have it, counted as a
+    /// miss and inserted if `fill` is true.
+    pub fn loaded(&self, table: u64, offset: u64, block: Block, fill: bool) -> Arc<Block> {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let block = Arc::new(block);
+        if fill && let Some(cache) = &self.inner {
+            cache.insert((table, offset), Arc::clone(&block));
+        }
+        block
+    }
+
     /// Lookups answered from the cache.
     pub fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)

@@ -10,6 +10,7 @@ mod copy;
 mod delete_range;
 mod entries;
 mod expiry;
+mod find_many;
 mod flush;
 mod group_gc;
 mod iter;

@@ -1,5 +1,6 @@
 //! Reading many keys at one view (`Db::multi_get`). Each key's newest visible entry is
-//! found as `get` finds it. Separated values that a handle names directly (its value
+//! found as `get` finds it, the table blocks all keys need read together
+//! (`db::find_many`). Separated values that a handle names directly (its value
 //! file at the handle's epoch, out of the log's unflushed tail) are read together: per
 //! value file in offset order, neighbours in one positional read (`db::coalesce`), all
 //! those reads submitted at once (`fs::read_batch`), each entry then checked on its own
@@ -8,7 +9,7 @@
 //! are read one at a time, as `get` reads them.
 
 use super::coalesce::{Run, runs};
-use super::read::{Reader, find, resolve};
+use super::read::{Reader, resolve};
 use super::{DbInner, SuperVersion};
 use crate::Result;
 use crate::format::handle::ValueHandle;
@@ -38,9 +39,10 @@ pub(crate) fn multi_get(
     let now = inner.opts.clock.now_millis();
     let mut out: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
     let mut batch = Vec::new();
-    for (index, &key) in keys.iter().enumerate() {
-        Counters::add(&inner.counters.gets, 1);
-        let Some(found) = find(sv, key, view, true, false)? else {
+    Counters::add(&inner.counters.gets, keys.len() as u64);
+    let found = super::find_many::find_many(sv, keys, view, true)?;
+    for (index, (&key, found)) in keys.iter().zip(found).enumerate() {
+        let Some(found) = found else {
             continue;
         };
         let p = ParsedKey::parse(&found.ikey);

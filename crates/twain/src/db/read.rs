@@ -103,15 +103,48 @@ pub(crate) fn find<'a>(
     fill_cache: bool,
     pin: bool,
 ) -> Result<Option<FoundEntry<'a>>> {
-    let Some(mut found) = find_entry(sv, key, seq, fill_cache, pin)? else {
+    let Some(found) = find_entry(sv, key, seq, fill_cache, pin)? else {
         return Ok(None);
     };
-    let (ikey, hidden) = RangeView::of(sv, seq).judge(found.ikey);
-    found.ikey = ikey;
-    if hidden {
-        found.value = Bytes::new();
+    Ok(Some(found.judged(&RangeView::of(sv, seq))))
+}
+
+impl FoundEntry<'_> {
+    /// The entry as `view` shows it: a tombstone at the deletion's sequence if one of its
+    /// range deletions hides it.
+    pub(crate) fn judged(mut self, view: &RangeView) -> Self {
+        let (ikey, hidden) = view.judge(self.ikey);
+        self.ikey = ikey;
+        if hidden {
+            self.value = Bytes::new();
+        }
+        self
     }
-    Ok(Some(found))
+}
+
+/// The tables a point read of `key` probes in `version`, in the order it probes them: the
+/// level-0 tables whose range holds it, newest first, then the one table of each deeper
+/// level whose range holds it.
+pub(crate) fn tables_for_key<'a>(
+    version: &'a crate::version::Version,
+    key: &[u8],
+) -> impl Iterator<Item = &'a Arc<crate::version::TableFile>> {
+    let level0 = version
+        .levels
+        .first()
+        .into_iter()
+        .flatten()
+        .filter(move |t| key >= t.smallest_user_key() && key <= t.largest_user_key());
+    let deeper =
+        (1..version.levels.len()).filter_map(move |level| version.table_for_key(level, key));
+    level0.chain(deeper)
+}
+
+/// The newest entry of the key `lookup` names in the memtables of `sv`, if any.
+pub(crate) fn in_memtables(sv: &SuperVersion, lookup: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    std::iter::once(&sv.mem)
+        .chain(&sv.imms)
+        .find_map(|mem| mem.get(lookup))
 }
 
 /// [`find`], range deletions aside.
@@ -137,27 +170,14 @@ fn find_entry<'a>(
                 .map(|(k, v)| (k, Bytes::from(v))))
         }
     };
-    for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
-        if let Some((ikey, value)) = mem.get(&lookup) {
-            return Ok(Some(found(
-                Path::new("memtable"),
-                (ikey, Bytes::from(value)),
-            )));
-        }
+    if let Some((ikey, value)) = in_memtables(sv, &lookup) {
+        return Ok(Some(found(
+            Path::new("memtable"),
+            (ikey, Bytes::from(value)),
+        )));
     }
-    let version = &sv.version;
-    for t in version.levels.first().into_iter().flatten() {
-        if key < t.smallest_user_key() || key > t.largest_user_key() {
-            continue;
-        }
+    for t in tables_for_key(&sv.version, key) {
         if let Some(entry) = in_table(&t.table)? {
-            return Ok(Some(found(t.table.path(), entry)));
-        }
-    }
-    for level in 1..version.levels.len() {
-        if let Some(t) = version.table_for_key(level, key)
-            && let Some(entry) = in_table(&t.table)?
-        {
             return Ok(Some(found(t.table.path(), entry)));
         }
     }
@@ -179,24 +199,11 @@ pub(crate) fn newest_entry(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<
 /// [`newest_entry`], range deletions aside.
 fn newest_stored(sv: &SuperVersion, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
     let lookup = lookup_key(key, crate::key::MAX_SEQNO);
-    for mem in std::iter::once(&sv.mem).chain(&sv.imms) {
-        if let Some(found) = mem.get(&lookup) {
-            return Ok(Some(found));
-        }
+    if let Some(found) = in_memtables(sv, &lookup) {
+        return Ok(Some(found));
     }
-    let version = &sv.version;
-    for t in version.levels.first().into_iter().flatten() {
-        if key < t.smallest_user_key() || key > t.largest_user_key() {
-            continue;
-        }
+    for t in tables_for_key(&sv.version, key) {
         if let Some(found) = t.table.get(&lookup)? {
-            return Ok(Some(found));
-        }
-    }
-    for level in 1..version.levels.len() {
-        if let Some(t) = version.table_for_key(level, key)
-            && let Some(found) = t.table.get(&lookup)?
-        {
             return Ok(Some(found));
         }
     }

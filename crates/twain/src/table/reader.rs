@@ -11,7 +11,7 @@ use crate::format::block::{BLOCK_TRAILER_LEN, Block, BlockIter, BlockType, check
 use crate::format::bloom::BloomFilter;
 use crate::format::coding::DecodeError;
 use crate::format::table::{BlockHandle, FOOTER_LEN, Footer, TableProperties};
-use crate::fs::ReadableFile;
+use crate::fs::{BatchRead, ReadableFile};
 use crate::key;
 use crate::{Error, Result};
 
@@ -190,8 +190,17 @@ impl Table {
         fill_cache: bool,
         value: impl FnOnce(&Arc<Block>, &BlockIter<&Block>) -> V,
     ) -> Result<Option<(Vec<u8>, V)>> {
-        let user_key = key::user_key(lookup);
-        if !self.may_contain(user_key) {
+        let Some(handle) = self.locate(lookup)? else {
+            return Ok(None);
+        };
+        let block = self.data_block(handle, fill_cache)?;
+        self.find_in_block(&block, handle, lookup, value)
+    }
+
+    /// The data block that holds the entry [`Table::get`] looks for, if the filter and the
+    /// index allow one: the first half of a point lookup, which reads nothing.
+    pub(crate) fn locate(&self, lookup: &[u8]) -> Result<Option<BlockHandle>> {
+        if !self.may_contain(key::user_key(lookup)) {
             return Ok(None);
         }
         let mut index = BlockIter::new(&*self.index);
@@ -199,16 +208,66 @@ impl Table {
         if !index.valid() {
             return Ok(None);
         }
-        let handle = self.data_handle_at(&index)?;
-        let block = self.data_block(handle, fill_cache)?;
-        let mut it = BlockIter::new(&*block);
+        self.data_handle_at(&index).map(Some)
+    }
+
+    /// The second half of a point lookup: the entry [`Table::get`] describes, in `block`
+    /// (the data block at `handle` that [`Table::locate`] named), its value copied out.
+    pub(crate) fn entry_in_block(
+        &self,
+        block: &Arc<Block>,
+        handle: BlockHandle,
+        lookup: &[u8],
+    ) -> Result<Option<(Vec<u8>, Bytes)>> {
+        self.find_in_block(block, handle, lookup, |_, it| {
+            Bytes::copy_from_slice(it.value())
+        })
+    }
+
+    fn find_in_block<V>(
+        &self,
+        block: &Arc<Block>,
+        handle: BlockHandle,
+        lookup: &[u8],
+        value: impl FnOnce(&Arc<Block>, &BlockIter<&Block>) -> V,
+    ) -> Result<Option<(Vec<u8>, V)>> {
+        let mut it = BlockIter::new(&**block);
         it.seek(lookup)
             .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
-        if it.valid() && key::user_key(it.key()) == user_key {
-            Ok(Some((it.key().to_vec(), value(&block, &it))))
+        if it.valid() && key::user_key(it.key()) == key::user_key(lookup) {
+            Ok(Some((it.key().to_vec(), value(block, &it))))
         } else {
             Ok(None)
         }
+    }
+
+    /// The data block at `handle` if the block cache holds it (counted as a hit).
+    pub(crate) fn cached_block(&self, handle: BlockHandle) -> Option<Arc<Block>> {
+        self.cache.cached(self.number, handle.offset)
+    }
+
+    /// A read of the data block at `handle` with its trailer, to be submitted with others
+    /// (`fs::read_batch`) and then passed to [`Table::block_from_read`].
+    pub(crate) fn block_read(&self, handle: BlockHandle) -> Result<BatchRead> {
+        let len = block_len(&self.path, handle)?;
+        Ok(BatchRead::new(Arc::clone(&self.file), handle.offset, len))
+    }
+
+    /// The data block a [`Table::block_read`] of `handle` read, verified and parsed (counted
+    /// as a cache miss); it enters the block cache if `fill_cache`.
+    pub(crate) fn block_from_read(
+        &self,
+        handle: BlockHandle,
+        read: BatchRead,
+        fill_cache: bool,
+    ) -> Result<Arc<Block>> {
+        read.result.ctx("read", &self.path)?;
+        let contents = check_block(&self.path, handle, read.buf)?;
+        let block =
+            Block::parse(contents).map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+        Ok(self
+            .cache
+            .loaded(self.number, handle.offset, block, fill_cache))
     }
 
     /// An iterator over the table's entries. With `fill_cache` false, the data blocks it
@@ -272,7 +331,15 @@ impl Table {
 /// Reads the block at `handle` with its trailer, verifies the trailer, and returns the
 /// contents.
 fn read_block(file: &dyn ReadableFile, path: &Path, handle: BlockHandle) -> Result<Vec<u8>> {
-    let len = usize::try_from(handle.size)
+    let mut buf = vec![0u8; block_len(path, handle)?];
+    file.read_exact_at(&mut buf, handle.offset)
+        .ctx("read", path)?;
+    check_block(path, handle, buf)
+}
+
+/// The bytes of the block at `handle` with its trailer.
+fn block_len(path: &Path, handle: BlockHandle) -> Result<usize> {
+    usize::try_from(handle.size)
         .ok()
         .and_then(|n| n.checked_add(BLOCK_TRAILER_LEN))
         .ok_or_else(|| {
@@ -281,10 +348,12 @@ fn read_block(file: &dyn ReadableFile, path: &Path, handle: BlockHandle) -> Resu
                 handle.offset,
                 format!("block size {} too large", handle.size),
             )
-        })?;
-    let mut buf = vec![0u8; len];
-    file.read_exact_at(&mut buf, handle.offset)
-        .ctx("read", path)?;
+        })
+}
+
+/// Verifies the trailer of the block at `handle`, read with it into `buf`, and returns the
+/// contents.
+fn check_block(path: &Path, handle: BlockHandle, mut buf: Vec<u8>) -> Result<Vec<u8>> {
     let (contents_len, block_type) =
         check_block_trailer(&buf).map_err(|e| e.into_corruption(path, handle.offset))?;
     buf.truncate(contents_len);

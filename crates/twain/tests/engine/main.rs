@@ -127,6 +127,7 @@ mod model_random_ops;
 mod model_refresh_compactions;
 mod model_subcompactions_match_one_part;
 mod multi_get_reads_a_value_file_together;
+mod multi_get_reads_table_blocks_together;
 mod nonsync_writes_never_fsync_on_the_writer_thread;
 mod old_manifest_without_counters_opens;
 mod open_options;
