@@ -61,10 +61,18 @@ def test_stats_is_the_json_form_as_a_dict(db):
     assert all(
         set(level) == {"files", "bytes", "entries", "target_bytes"} for level in stats["levels"]
     )
-    # Static level sizing (the default): L1 targets l1_target_size (256 MiB), L0 and the
-    # last level have none.
-    assert stats["levels"][1]["target_bytes"] == 256 << 20
-    assert stats["levels"][0]["target_bytes"] == 0 == stats["levels"][-1]["target_bytes"]
+    # Dynamic level sizing (the default): a tree this small has the last level as its
+    # base, and L0 and the last level never report a target, so no level has one.
+    assert all(level["target_bytes"] == 0 for level in stats["levels"])
+
+
+def test_static_level_sizing_targets_l1(path):
+    with twaindb.Db(path, level_sizing="static") as db:
+        db.put(b"k", b"v")
+        levels = db.stats()["levels"]
+    # L1 targets l1_target_size (256 MiB); L0 and the last level have none.
+    assert levels[1]["target_bytes"] == 256 << 20
+    assert levels[0]["target_bytes"] == 0 == levels[-1]["target_bytes"]
 
 
 def test_data_persists_across_reopening(path):

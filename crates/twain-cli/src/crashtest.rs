@@ -151,6 +151,10 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
         // The stress values' letters compress with zstd, not with LZ4.
         format!("value_compression={}", rng.pick(&["none", "zstd", "zstd"])),
         format!("level_sizing={}", rng.pick(&["static", "dynamic"])),
+        format!(
+            "compaction_priority={}",
+            rng.pick(&["min-overlap", "round-robin"])
+        ),
     ];
 
     (sets, sync)

@@ -93,9 +93,9 @@ pub use format::compression::Compression;
 pub use gc::{FileVerdict, GcReport, StayReason};
 pub use memtable::MAX_RANGE_DELETIONS;
 pub use options::{
-    GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, LevelSizing, MAX_BATCH_SIZE, MAX_KEY_SIZE,
-    MAX_VALUE_SIZE, OPTION_RANGES, OptionRange, Options, ReadOptions, SPACE_AMP_TARGET_RANGE,
-    ValueLayout, WriteOptions, parse_size,
+    CompactionPriority, GC_THRESHOLD_RANGE, GcEvent, GcListener, GcMode, LevelSizing,
+    MAX_BATCH_SIZE, MAX_KEY_SIZE, MAX_VALUE_SIZE, OPTION_RANGES, OptionRange, Options, ReadOptions,
+    SPACE_AMP_TARGET_RANGE, ValueLayout, WriteOptions, parse_size,
 };
 pub use repair::{RepairReport, repair};
 pub use stats::{

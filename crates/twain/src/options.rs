@@ -1,8 +1,10 @@
 //! Options of a database, of writes and of reads.
 
 mod builder;
+mod kinds;
 mod ranges;
 
+pub use kinds::{CompactionPriority, GcEvent, GcListener, GcMode, LevelSizing, ValueLayout};
 use ranges::range_of;
 pub use ranges::{GC_THRESHOLD_RANGE, OPTION_RANGES, OptionRange, SPACE_AMP_TARGET_RANGE};
 
@@ -16,133 +18,6 @@ pub const MAX_KEY_SIZE: usize = 64 * 1024;
 pub const MAX_VALUE_SIZE: usize = 64 * 1024 * 1024;
 /// The largest write batch accepted, in encoded bytes: 512 MiB.
 pub const MAX_BATCH_SIZE: usize = 512 * 1024 * 1024;
-
-/// How value GC decides which records of a value file are still live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcMode {
-    /// From the drop records that flush and compaction emit (NovKV): no LSM lookups; the
-    /// live records are rewritten, sorted, into an SVTable that keeps the file number with
-    /// the next epoch; stale handles are found through it and fixed lazily on read.
-    DropRecords,
-    /// A hybrid: victims are picked from the drop records (NovKV's knowledge, so flush and
-    /// compaction still write drop files), and each of their records is judged by looking
-    /// it up in the LSM-tree; live records are appended to the head of the value log and
-    /// their new handles written back into the tree. Not WiscKey's GC: that is
-    /// [`GcMode::Vlog`].
-    LsmLookup,
-    /// WiscKey's circular log (vLog), the baseline the other modes are measured against:
-    /// GC knows nothing from compaction. Flushes and compactions record no drops of log
-    /// records (a flag in the manifest says so from then on, and the other modes refuse to
-    /// open the database); GC collects the oldest sealed value file (the log's tail)
-    /// whenever the space amplification is above `space_amp_target` (the budget: live data
-    /// plus the reserved space), judges every record by LSM lookup, and appends the live
-    /// ones to the head. See `docs/architecture.md`, "Value GC modes".
-    Vlog,
-}
-
-impl GcMode {
-    /// The option value that names the mode.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GcMode::DropRecords => "drop-records",
-            GcMode::LsmLookup => "lsm-lookup",
-            GcMode::Vlog => "vlog",
-        }
-    }
-
-    /// Whether flushes and compactions record the drops of every value record (the modes
-    /// that pick files by them).
-    pub fn records_drops(self) -> bool {
-        self != GcMode::Vlog
-    }
-}
-
-/// Where separated values live on disk. Chosen when the database is created and recorded
-/// in its manifest; opening an existing database uses the recorded layout whatever the
-/// options say (`Stats::hash_layout` is `Some` in the hash layout).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ValueLayout {
-    /// The value log (WiscKey): values are separated into the log at write time and
-    /// collected per file by value GC in the chosen [`GcMode`].
-    #[default]
-    Log,
-    /// Hash-grouped segments (HashKV): the log holds values only for recovery; the flush
-    /// moves each large value into the segment of its key's group (`hash_groups` groups,
-    /// by a hash of the key), and GC collects a whole group at a time, judging records
-    /// from the group alone. See `docs/architecture.md`, "The hash layout".
-    Hash,
-}
-
-impl ValueLayout {
-    /// The option value that names the layout.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ValueLayout::Log => "log",
-            ValueLayout::Hash => "hash",
-        }
-    }
-}
-
-/// How the key store's levels are sized ([`Options::level_sizing`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LevelSizing {
-    /// From L1 down: L1 targets `l1_target_size`, each deeper level `level_size_ratio`
-    /// times more, and L0 compacts into L1.
-    #[default]
-    Static,
-    /// From the biggest level up (RocksDB's `level_compaction_dynamic_level_bytes`): the
-    /// last level's size sets its target, each level above targets `level_size_ratio`
-    /// times less, and the first whose target is at most `l1_target_size` is the base,
-    /// into which L0 compacts. Levels above the base stay empty; about nine tenths of the
-    /// data (at ratio 10) sit in the last level whatever the database's size. See
-    /// `docs/architecture.md`, "Flush and compaction".
-    Dynamic,
-}
-
-impl LevelSizing {
-    /// The option value that names the sizing.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LevelSizing::Static => "static",
-            LevelSizing::Dynamic => "dynamic",
-        }
-    }
-}
-
-/// A step of a value GC run, reported to [`Options::gc_listener`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcEvent {
-    /// A run of value file `file` starts.
-    Started {
-        /// The value file.
-        file: u64,
-    },
-    /// Its live records were read.
-    LiveRecordsRead {
-        /// The value file.
-        file: u64,
-        /// Number of live records.
-        live: u64,
-    },
-    /// The rewritten file (SVTable, or relocated records in the log) is written and synced.
-    OutputSynced {
-        /// The value file.
-        file: u64,
-    },
-    /// The manifest edit that switches to the output is durable and installed.
-    Installed {
-        /// The value file.
-        file: u64,
-    },
-    /// The run is over; the old file is gone unless a reader still holds it.
-    Finished {
-        /// The value file.
-        file: u64,
-    },
-}
-
-/// Called at every step of a value GC run; the run waits until it returns.
-pub type GcListener = Arc<dyn Fn(GcEvent) + Send + Sync>;
 
 /// How a database is opened and run. `Options::default()` is a good start; change it with
 /// the chained setters named like the fields, by assigning a field, or by name with
@@ -266,8 +141,13 @@ pub struct Options {
     pub level_size_ratio: u64,
     /// How levels are sized ([`LevelSizing`]): `static` (from L1 down) or `dynamic` (from
     /// the biggest level up, L0 compacting into the highest level that has a target; then
-    /// `l1_target_size` is the most that base level targets). Default: static.
+    /// `l1_target_size` is the most that base level targets, unless one L0 compaction
+    /// brings more). Default: dynamic.
     pub level_sizing: LevelSizing,
+    /// Which table of a level a size compaction takes ([`CompactionPriority`]):
+    /// `min-overlap` (the least overlap below for its size) or `round-robin`.
+    /// Default: min-overlap.
+    pub compaction_priority: CompactionPriority,
     /// Number of levels, L0 included. Range: 2 ..= 16. Default: 7.
     pub num_levels: usize,
     /// Compaction output files are cut at this size. Range: 4 KiB ..= 4 GiB.
@@ -378,7 +258,8 @@ impl Default for Options {
             l0_stop_trigger: 36,
             l1_target_size: 256 << 20,
             level_size_ratio: 10,
-            level_sizing: LevelSizing::Static,
+            level_sizing: LevelSizing::Dynamic,
+            compaction_priority: CompactionPriority::MinOverlap,
             num_levels: 7,
             target_file_size: 64 << 20,
             compaction_threads: 1,
@@ -431,6 +312,7 @@ impl std::fmt::Debug for Options {
             .field("l1_target_size", &self.l1_target_size)
             .field("level_size_ratio", &self.level_size_ratio)
             .field("level_sizing", &self.level_sizing)
+            .field("compaction_priority", &self.compaction_priority)
             .field("num_levels", &self.num_levels)
             .field("target_file_size", &self.target_file_size)
             .field("compaction_threads", &self.compaction_threads)
@@ -614,6 +496,18 @@ impl Options {
                     _ => {
                         return Err(Error::InvalidArgument(format!(
                             "option level_sizing: {value:?} is not static or dynamic"
+                        )));
+                    }
+                }
+            }
+            "compaction_priority" => {
+                self.compaction_priority = match value {
+                    "min-overlap" => CompactionPriority::MinOverlap,
+                    "round-robin" => CompactionPriority::RoundRobin,
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
+                            "option compaction_priority: {value:?} is not min-overlap or \
+                             round-robin"
                         )));
                     }
                 }

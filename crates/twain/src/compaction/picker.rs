@@ -18,6 +18,12 @@ pub struct LevelShape {
     pub ratio: u64,
     /// Whether targets are derived from the biggest level down (`LevelSizing::Dynamic`).
     pub dynamic: bool,
+    /// The bytes one L0 compaction brings down (`l0_compaction_trigger` memtables): with
+    /// dynamic sizing the least the base level targets (0: no floor).
+    pub l0_batch: u64,
+    /// Whether a size compaction takes the table of least overlap below for its size
+    /// (`CompactionPriority::MinOverlap`) rather than the next one round-robin.
+    pub min_overlap: bool,
 }
 
 /// What a shape asks of one version: the level L0 compacts into and each level's target.
@@ -52,6 +58,8 @@ impl LevelShape {
     /// tree is bigger than `l1_target`; a smaller tree has the last level as its base, so
     /// L0 goes straight down to it. Levels stay empty until the data needs them, and about
     /// `1 - 1 / ratio` of the data sits in the last level whatever the database's size.
+    /// A base target below `l0_batch` is raised to it, with the steps below it shortened
+    /// to match (`stretched`).
     pub fn targets(&self, state: &VersionState) -> LevelTargets {
         let last = state.levels.len().saturating_sub(1).max(1);
         let mut bytes = vec![0u64; last + 1];
@@ -70,7 +78,38 @@ impl LevelShape {
             base -= 1;
             bytes[base] = t.max(1);
         }
+        if base < last && bytes[base] < self.l0_batch {
+            base = self.stretched(&mut bytes, biggest);
+        }
         LevelTargets { base, bytes }
+    }
+
+    /// Dynamic targets whose base would take less than one L0 compaction brings
+    /// (`l0_batch`), which would make every L0 compaction rewrite the base several times
+    /// over: the base targets `l0_batch` instead, with the fewest levels between it and the
+    /// last (`biggest` bytes) that keep every step at most `ratio`, the steps equal. Returns
+    /// the base; `bytes` holds the targets (levels above the base: 0).
+    fn stretched(&self, bytes: &mut [u64], biggest: u64) -> usize {
+        let last = bytes.len() - 1;
+        bytes.iter_mut().for_each(|b| *b = 0);
+        bytes[last] = biggest.max(1);
+        let span = biggest as f64 / self.l0_batch.max(1) as f64;
+        if span <= 1.0 {
+            // Less data than one L0 compaction: L0 goes straight to the last level.
+            return last;
+        }
+        let ratio = self.ratio.max(2) as f64;
+        let mut steps = 1;
+        while steps < last - 1 && span.powf(1.0 / steps as f64) > ratio {
+            steps += 1;
+        }
+        let step = span.powf(1.0 / steps as f64);
+        let mut t = biggest as f64;
+        for level in (last - steps..last).rev() {
+            t /= step;
+            bytes[level] = (t as u64).max(1);
+        }
+        last - steps
     }
 }
 
@@ -223,16 +262,17 @@ pub fn pick(
     order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(Ordering::Equal));
     order
         .into_iter()
-        .find_map(|level| pick_level(state, &targets, level, busy, "size"))
+        .find_map(|level| pick_level(state, shape, &targets, level, busy))
 }
 
 /// Picks a compaction of `level` regardless of its score: the tables of `level` that
 /// overlap `[lo, hi]` (all of them for L0) and what they overlap in the next level that
 /// holds tables (empty levels between are skipped: nothing there can be newer or older
-/// than the inputs), or the next level if none below holds any. Used by manual
-/// compaction.
+/// than the inputs), or, if none below holds any, the level `shape` sends data to next
+/// (the base, for dynamic sizing; never above `level + 1`). Used by manual compaction.
 pub fn pick_range(
     state: &VersionState,
+    shape: &LevelShape,
     level: usize,
     lo: &[u8],
     hi: &[u8],
@@ -249,7 +289,7 @@ pub fn pick_range(
     };
     let output = (level + 1..state.levels.len())
         .find(|&l| !state.levels[l].is_empty())
-        .unwrap_or(level + 1);
+        .unwrap_or_else(|| shape.targets(state).base.max(level + 1));
     finish(state, level, output, inputs, busy, "manual")
 }
 
@@ -417,11 +457,12 @@ pub const REFRESH: &str = "refresh";
 
 fn pick_level(
     state: &VersionState,
+    shape: &LevelShape,
     targets: &LevelTargets,
     level: usize,
     busy: &HashSet<u64>,
-    reason: &'static str,
 ) -> Option<CompactionTask> {
+    const REASON: &str = "size";
     let files = state.levels.get(level)?;
     if files.is_empty() {
         return None;
@@ -429,16 +470,49 @@ fn pick_level(
     let output = targets.output_of(state, level);
     if level == 0 {
         // L0 files overlap each other: compact them all together, one job at a time.
-        return finish(state, 0, output, files.clone(), busy, reason);
+        return finish(state, 0, output, files.clone(), busy, REASON);
     }
     // Round-robin through the level, starting after the compaction pointer.
     let start = match &state.compact_pointers.get(level).cloned().flatten() {
         Some(p) => files.partition_point(|t| compare_internal(&t.largest, p) != Ordering::Greater),
         None => 0,
     };
-    (0..files.len())
-        .map(|i| &files[(start + i) % files.len()])
-        .find_map(|t| finish(state, level, output, vec![t.clone()], busy, reason))
+    let mut order: Vec<usize> = (0..files.len())
+        .map(|i| (start + i) % files.len())
+        .collect();
+    if shape.min_overlap {
+        let below = state.levels.get(output).map_or(&[][..], |l| &l[..]);
+        let overlap = overlap_bytes(files, below);
+        // Least overlap per byte first (cross-multiplied, no rounding); the sort is
+        // stable, so ties keep the round-robin order.
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (
+                files[a].file_size.max(1) as u128,
+                files[b].file_size.max(1) as u128,
+            );
+            (overlap[a] as u128 * fb).cmp(&(overlap[b] as u128 * fa))
+        });
+    }
+    order
+        .into_iter()
+        .find_map(|i| finish(state, level, output, vec![files[i].clone()], busy, REASON))
+}
+
+/// For each table of `files` (one level below L0: sorted, not overlapping), the bytes of
+/// the tables of `below` (the same) whose user key ranges overlap its own.
+fn overlap_bytes(files: &[TableRecord], below: &[TableRecord]) -> Vec<u64> {
+    files
+        .iter()
+        .map(|t| {
+            let (lo, hi) = (user_key(&t.smallest), user_key(&t.largest));
+            let first = below.partition_point(|b| user_key(&b.largest) < lo);
+            below[first..]
+                .iter()
+                .take_while(|b| user_key(&b.smallest) <= hi)
+                .map(|b| b.file_size)
+                .sum()
+        })
+        .collect()
 }
 
 /// The task merging `inputs` of `level` into `output_level` (deeper; every level between
@@ -472,321 +546,5 @@ fn finish(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::tests::t;
-    use super::*;
-    use crate::key::internal_key;
-
-    fn state(tables: Vec<TableRecord>) -> VersionState {
-        state_of(4, tables)
-    }
-
-    fn state_of(levels: usize, tables: Vec<TableRecord>) -> VersionState {
-        let mut s = VersionState::empty(levels);
-        s.apply(&VersionEdit {
-            added_tables: tables,
-            ..VersionEdit::default()
-        })
-        .unwrap();
-        s
-    }
-
-    const SHAPE: LevelShape = LevelShape {
-        l0_trigger: 2,
-        l1_target: 1000,
-        ratio: 10,
-        dynamic: false,
-    };
-
-    const DYNAMIC: LevelShape = LevelShape {
-        dynamic: true,
-        ..SHAPE
-    };
-
-    fn state7(tables: Vec<TableRecord>) -> VersionState {
-        state_of(7, tables)
-    }
-
-    #[test]
-    fn dynamic_targets_follow_the_biggest_level() {
-        // An empty tree: the last level is the base.
-        let empty = state7(vec![]);
-        assert_eq!(DYNAMIC.targets(&empty).base, 6);
-        // 10,000 bytes at the bottom: L5 targets 1,000 (at most l1_target): the base.
-        let s = state7(vec![t(6, 1, "a", "z", 10_000)]);
-        let targets = DYNAMIC.targets(&s);
-        assert_eq!(targets.base, 5);
-        assert_eq!(targets.bytes, vec![0, 0, 0, 0, 0, 1_000, 10_000]);
-        // 120,000 bytes: L4 would target 1,200, over l1_target; L3's 120 is the base.
-        let s = state7(vec![t(6, 1, "a", "z", 120_000)]);
-        let targets = DYNAMIC.targets(&s);
-        assert_eq!(targets.base, 3);
-        assert_eq!(targets.bytes[3..], [120, 1_200, 12_000, 120_000]);
-        // Static sizing ignores the data.
-        assert_eq!(SHAPE.targets(&s).base, 1);
-        assert_eq!(SHAPE.targets(&s).bytes[1..4], [1_000, 10_000, 100_000]);
-    }
-
-    #[test]
-    fn dynamic_l0_goes_to_the_base_unless_a_level_above_holds_tables() {
-        let s = state7(vec![
-            t(0, 1, "a", "c", 10),
-            t(0, 2, "b", "f", 10),
-            t(6, 3, "a", "z", 10_000),
-        ]);
-        let task = pick(&s, &DYNAMIC, &HashSet::new()).unwrap();
-        assert_eq!((task.level, task.output_level), (0, 5));
-        assert!(task.lower.is_empty());
-        // The bottom level alone (a fresh tree): L0 straight into it, with its overlap.
-        let fresh = state7(vec![t(0, 1, "a", "c", 10), t(0, 2, "b", "f", 10)]);
-        let task = pick(&fresh, &DYNAMIC, &HashSet::new()).unwrap();
-        assert_eq!(task.output_level, 6);
-        // A table left above the base (say, from static sizing): L0 goes into its level,
-        // never past it, and that level drains first.
-        let mut mixed = s.clone();
-        mixed
-            .apply(&VersionEdit {
-                added_tables: vec![t(2, 4, "x", "y", 5)],
-                ..VersionEdit::default()
-            })
-            .unwrap();
-        let targets = DYNAMIC.targets(&mixed);
-        assert_eq!(targets.l0_output(&mixed), 2);
-        let scores = level_scores(&mixed, &DYNAMIC);
-        assert!(
-            scores[2] >= 1.0,
-            "a level above the base drains: {scores:?}"
-        );
-        // Garbage and expiry picks follow the same rule.
-        let garbage = pick_garbage(&s, &DYNAMIC, &HashSet::new()).unwrap();
-        assert_eq!((garbage.level, garbage.output_level), (0, 5));
-        let expired = pick_expired(&s, &DYNAMIC, &HashSet::from([1]), &HashSet::new()).unwrap();
-        assert_eq!(expired.output_level, 5);
-    }
-
-    #[test]
-    fn dynamic_levels_below_the_base_compact_by_their_targets() {
-        let s = state7(vec![t(5, 1, "a", "m", 1_500), t(6, 2, "a", "z", 10_000)]);
-        // L5 holds 1,500 against its 1,000 target.
-        let task = pick(&s, &DYNAMIC, &HashSet::new()).unwrap();
-        assert_eq!((task.level, task.output_level), (5, 6));
-        assert_eq!(task.lower.len(), 1);
-        let under = state7(vec![t(5, 1, "a", "m", 900), t(6, 2, "a", "z", 10_000)]);
-        assert_eq!(pick(&under, &DYNAMIC, &HashSet::new()), None);
-    }
-
-    #[test]
-    fn manual_picks_skip_empty_levels() {
-        let s = state7(vec![t(0, 1, "a", "c", 10), t(3, 2, "b", "d", 10)]);
-        let task = pick_range(&s, 0, b"a", b"z", &HashSet::new()).unwrap();
-        assert_eq!((task.output_level, task.lower.len()), (3, 1));
-        // Nothing below: the next level.
-        let top = state7(vec![t(0, 1, "a", "c", 10)]);
-        assert_eq!(
-            pick_range(&top, 0, b"a", b"z", &HashSet::new())
-                .unwrap()
-                .output_level,
-            1
-        );
-    }
-
-    #[test]
-    fn nothing_to_do_below_the_triggers() {
-        let s = state(vec![t(0, 1, "a", "c", 10), t(1, 2, "a", "z", 500)]);
-        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
-    }
-
-    #[test]
-    fn l0_takes_all_files_and_the_overlap_below() {
-        let s = state(vec![
-            t(0, 1, "a", "c", 10),
-            t(0, 2, "b", "f", 10),
-            t(1, 3, "a", "b", 10),
-            t(1, 4, "e", "g", 10),
-            t(1, 5, "x", "z", 10),
-        ]);
-        let task = pick(&s, &SHAPE, &HashSet::new()).unwrap();
-        assert_eq!(task.level, 0);
-        assert_eq!(task.inputs.len(), 2);
-        let lower: Vec<u64> = task.lower.iter().map(|t| t.number).collect();
-        assert_eq!(lower, vec![3, 4]);
-        assert!(!task.trivial_move);
-        // The same compaction is not picked twice.
-        let busy: HashSet<u64> = task.input_numbers().collect();
-        assert_eq!(pick(&s, &SHAPE, &busy), None);
-    }
-
-    #[test]
-    fn oversized_level_moves_round_robin_and_trivially() {
-        let mut s = state(vec![t(1, 1, "a", "c", 800), t(1, 2, "d", "f", 800)]);
-        let task = pick(&s, &SHAPE, &HashSet::new()).unwrap();
-        assert_eq!((task.level, task.inputs[0].number), (1, 1));
-        assert!(task.trivial_move);
-        s.apply(&task.edit(vec![TableRecord {
-            level: task.output_level,
-            ..task.inputs[0].clone()
-        }]))
-        .unwrap();
-        assert_eq!(s.levels[2].len(), 1);
-        // Now L1 holds 800 bytes: under target.
-        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
-        s.apply(&VersionEdit {
-            added_tables: vec![t(1, 9, "a", "b", 900)],
-            ..VersionEdit::default()
-        })
-        .unwrap();
-        // The pointer sits after "c": the next pick is the table after it ("d".."f"),
-        // and with that one busy the pick wraps around to the table holding "a".
-        let next = pick(&s, &SHAPE, &HashSet::new()).unwrap();
-        assert_eq!(next.inputs[0].number, 2);
-        let wrapped = pick(&s, &SHAPE, &HashSet::from([2])).unwrap();
-        assert_eq!(wrapped.inputs[0].number, 9);
-    }
-
-    #[test]
-    fn garbage_pick_pushes_shadowing_tables_down_until_no_overlap_is_left() {
-        // Cold tables: below every size trigger, L0 and L1 shadow the bottom level.
-        let mut s = state(vec![
-            t(0, 10, "a", "m", 10),
-            t(1, 11, "n", "p", 10),
-            t(1, 12, "x", "z", 10),
-            t(3, 1, "a", "f", 10),
-            t(3, 2, "g", "p", 10),
-        ]);
-        assert_eq!(pick(&s, &SHAPE, &HashSet::new()), None);
-        let mut steps = 0;
-        while let Some(task) = pick_garbage(&s, &SHAPE, &HashSet::new()) {
-            assert_eq!(task.reason, GARBAGE);
-            assert_ne!(task.level, 3, "the bottom level is never picked");
-            let mut outputs = Vec::new();
-            for (i, input) in task.inputs.iter().chain(&task.lower).enumerate() {
-                outputs.push(TableRecord {
-                    level: task.output_level,
-                    number: 100 + steps * 10 + i as u64,
-                    ..input.clone()
-                });
-            }
-            // Merged inputs: one output spanning them (the test only tracks ranges).
-            let (lo, hi) = task.user_key_range();
-            outputs.truncate(1);
-            outputs[0].smallest = internal_key(&lo, 1, 1);
-            outputs[0].largest = internal_key(&hi, 1, 1);
-            s.apply(&task.edit(outputs)).unwrap();
-            steps += 1;
-            assert!(steps < 20, "garbage picks must end");
-        }
-        // No table lies above another: nothing can shadow anything.
-        for level in 0..3 {
-            for t in &s.levels[level] {
-                let (lo, hi) = (user_key(&t.smallest), user_key(&t.largest));
-                assert!((level + 1..4).all(|l| overlapping(&s, l, lo, hi).is_empty()));
-            }
-        }
-        // Table 12 ("x".."z") overlaps nothing below: it stays where it is.
-        assert!(s.levels[1].iter().any(|t| t.number == 12));
-    }
-
-    #[test]
-    fn expired_picks_rewrite_the_table_never_move_it() {
-        let mut s = state(vec![
-            t(1, 1, "a", "c", 100),
-            t(2, 2, "d", "f", 100),
-            t(3, 6, "e", "g", 100),
-            t(3, 3, "x", "z", 100),
-        ]);
-        let none = HashSet::new();
-        assert_eq!(pick_expired(&s, &SHAPE, &none, &none), None);
-        // In L1 with nothing below to overlap: rewritten into L2, not moved.
-        let task = pick_expired(&s, &SHAPE, &HashSet::from([1]), &none).unwrap();
-        assert_eq!(
-            (task.level, task.output_level, task.trivial_move),
-            (1, 2, false)
-        );
-        assert_eq!(task.reason, EXPIRED);
-        // With its overlap below.
-        let task = pick_expired(&s, &SHAPE, &HashSet::from([2]), &none).unwrap();
-        assert_eq!(
-            task.lower.iter().map(|t| t.number).collect::<Vec<_>>(),
-            vec![6]
-        );
-        // At the bottom level: into itself.
-        let task = pick_expired(&s, &SHAPE, &HashSet::from([3]), &none).unwrap();
-        assert_eq!((task.level, task.output_level), (3, 3));
-        assert_eq!(
-            pick_expired(&s, &SHAPE, &HashSet::from([3]), &HashSet::from([3])),
-            None
-        );
-        // L0 goes whole.
-        s.apply(&VersionEdit {
-            added_tables: vec![t(0, 4, "a", "b", 100), t(0, 5, "b", "c", 100)],
-            ..VersionEdit::default()
-        })
-        .unwrap();
-        let task = pick_expired(&s, &SHAPE, &HashSet::from([5]), &none).unwrap();
-        assert_eq!((task.level, task.inputs.len()), (0, 2));
-    }
-
-    #[test]
-    fn refresh_picks_the_stalest_table_below_l0_in_place() {
-        let s = state(vec![
-            t(0, 1, "a", "z", 100),
-            t(1, 2, "a", "c", 100),
-            t(3, 3, "a", "m", 100),
-            t(3, 4, "n", "z", 100),
-        ]);
-        let none = HashSet::new();
-        assert_eq!(pick_refresh(&s, &HashMap::new(), &none), None);
-        // L0 is never rewritten in place, however stale.
-        assert_eq!(pick_refresh(&s, &HashMap::from([(1, 500)]), &none), None);
-        let stale = HashMap::from([(1, 500), (2, 10), (3, 40), (4, 30)]);
-        let task = pick_refresh(&s, &stale, &none).unwrap();
-        assert_eq!(
-            (task.level, task.output_level, task.trivial_move),
-            (3, 3, false)
-        );
-        assert_eq!(
-            task.inputs.iter().map(|t| t.number).collect::<Vec<_>>(),
-            vec![3]
-        );
-        assert!(task.lower.is_empty());
-        assert_eq!(task.reason, REFRESH);
-        // A busy table is passed over; tables the state no longer holds count for nothing.
-        let task = pick_refresh(&s, &stale, &HashSet::from([3])).unwrap();
-        assert_eq!(task.inputs[0].number, 4);
-        assert_eq!(pick_refresh(&s, &HashMap::from([(9, 99)]), &none), None);
-        let task = pick_refresh(&s, &HashMap::from([(2, 1)]), &none).unwrap();
-        assert_eq!((task.level, task.output_level), (1, 1));
-    }
-
-    #[test]
-    fn garbage_pick_skips_busy_tables_and_lone_tables() {
-        let s = state(vec![t(1, 1, "a", "c", 10), t(2, 2, "a", "b", 10)]);
-        assert_eq!(pick_garbage(&s, &SHAPE, &HashSet::from([2])), None);
-        assert!(pick_garbage(&s, &SHAPE, &HashSet::new()).is_some());
-        let lone = state(vec![t(0, 1, "a", "c", 10), t(3, 2, "d", "f", 10)]);
-        assert_eq!(pick_garbage(&lone, &SHAPE, &HashSet::new()), None);
-    }
-
-    #[test]
-    fn manual_range_picks_overlapping_tables() {
-        let s = state(vec![
-            t(1, 1, "a", "c", 1),
-            t(1, 2, "d", "f", 1),
-            t(2, 3, "e", "e", 1),
-        ]);
-        let task = pick_range(&s, 1, b"e", b"z", &HashSet::new()).unwrap();
-        assert_eq!(task.inputs[0].number, 2);
-        assert_eq!(task.lower[0].number, 3);
-        assert_eq!(pick_range(&s, 3, b"a", b"z", &HashSet::new()), None);
-        let bottom = pick_bottom(&s, 2, b"a", b"z", &HashSet::new()).unwrap();
-        assert_eq!((bottom.level, bottom.output_level), (2, 2));
-        let mut after = s.clone();
-        after
-            .apply(&bottom.edit(vec![TableRecord {
-                number: 9,
-                ..bottom.inputs[0].clone()
-            }]))
-            .unwrap();
-        assert_eq!(after.levels[2][0].number, 9);
-    }
-}
+#[path = "picker_tests.rs"]
+mod tests;

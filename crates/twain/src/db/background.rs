@@ -342,6 +342,10 @@ pub(crate) fn shape(inner: &DbInner) -> LevelShape {
         l1_target: inner.opts.l1_target_size,
         ratio: inner.opts.level_size_ratio,
         dynamic: inner.opts.level_sizing == crate::options::LevelSizing::Dynamic,
+        l0_batch: (inner.opts.l0_compaction_trigger as u64)
+            .saturating_mul(inner.opts.memtable_size as u64),
+        min_overlap: inner.opts.compaction_priority
+            == crate::options::CompactionPriority::MinOverlap,
     }
 }
 
@@ -569,7 +573,11 @@ mod tests {
     #[test]
     fn a_refresh_is_picked_from_gc_tallies_the_newest_pass_has_not_seen() {
         // The compaction ends with a pass over the compacted tree: no handle is stale.
-        let db = stale::tests::compacted(Options::default().fs(Arc::new(MemFs::new())));
+        let db = stale::tests::compacted(
+            Options::default()
+                .level_sizing(crate::options::LevelSizing::Static)
+                .fs(Arc::new(MemFs::new())),
+        );
         let inner = &db.inner;
         // Holding the state keeps the background threads from picking meanwhile.
         let mut st = lock(&inner.bg.state);

@@ -387,8 +387,9 @@ fn compact_levels(inner: &DbInner, begin: Option<&[u8]>, end: Option<&[u8]>) -> 
                 break;
             }
             let hi = range_end(&version, end);
-            let Some(mut task) = pick_range(&version.state, level, &lo, &hi, &HashSet::new())
-            else {
+            let shape = super::background::shape(inner);
+            let found = pick_range(&version.state, &shape, level, &lo, &hi, &HashSet::new());
+            let Some(mut task) = found else {
                 break;
             };
             // A manual compaction rewrites, so tombstones and old versions go away.

@@ -235,7 +235,9 @@ mod tests {
         }
         let inner = &db.inner;
         let version = Arc::clone(&inner.super_version().version);
-        let mut task = pick_range(&version.state, 0, b"", b"\xff", &HashSet::new()).unwrap();
+        let shape = crate::db::background::shape(inner);
+        let mut task =
+            pick_range(&version.state, &shape, 0, b"", b"\xff", &HashSet::new()).unwrap();
         task.trivial_move = false;
         let jobs = plan(inner, &task, &version, None);
         assert!(jobs.len() >= 2, "{} part(s)", jobs.len());

@@ -391,6 +391,7 @@ pub(crate) mod tests {
                 .inline_threshold(16)
                 .target_file_size(16 << 10)
                 .num_levels(3)
+                .level_sizing(crate::options::LevelSizing::Static)
                 .l0_compaction_trigger(1)
                 .l1_target_size(l1_target)
         };

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::{GcListener, GcMode, LevelSizing, Options, ValueLayout};
+use super::{CompactionPriority, GcListener, GcMode, LevelSizing, Options, ValueLayout};
 use crate::fs::Fs;
 
 /// One chained setter per option; each field's doc gives its meaning, range and default.
@@ -53,6 +53,7 @@ setters! {
     l1_target_size: u64,
     level_size_ratio: u64,
     level_sizing: LevelSizing,
+    compaction_priority: CompactionPriority,
     num_levels: usize,
     target_file_size: u64,
     compaction_threads: usize,

@@ -84,7 +84,7 @@ fn events_reach_the_facade_and_the_log_file() {
     for what in [
         "INFO  opened: ",
         "INFO  flush: ",
-        "INFO  compaction L0 -> L1 (manual): ",
+        "INFO  compaction L0 -> L6 (manual): ",
         "INFO  closed",
     ] {
         assert!(log.contains(what), "{what:?} missing from LOG:\n{log}");

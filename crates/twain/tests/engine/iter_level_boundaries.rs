@@ -6,16 +6,17 @@ use crate::dbutil;
 
 use dbutil::{Model, Rng, assert_pairs_eq, collect, collect_rev, model_range, value};
 use std::ops::Bound;
-use twain::{Db, Options};
+use twain::{Db, LevelSizing, Options};
 
 fn key(i: u64) -> Vec<u8> {
     format!("key{i:06}").into_bytes()
 }
 
 /// A database whose bottom level holds many tables, with a second, sparser set of
-/// overwrites and deletes in L0 and the memtable.
+/// overwrites and deletes in L0 and the memtable. Static sizing puts that level at L1.
 fn many_tables(dir: &std::path::Path) -> (Db, Model, u64) {
     let opts = Options::default()
+        .level_sizing(LevelSizing::Static)
         .memtable_size(256 << 10)
         .value_file_size(1 << 20)
         .target_file_size(64 << 10)

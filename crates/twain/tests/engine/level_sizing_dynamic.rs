@@ -6,7 +6,7 @@ use crate::dbutil;
 
 use dbutil::{Model, Rng, collect, small_opts, value, wait_for_quiet};
 use twain::check::{CheckOptions, check};
-use twain::{Db, LevelSizing, Options};
+use twain::{CompactionPriority, Db, LevelSizing, Options};
 
 fn key(i: u64) -> Vec<u8> {
     format!("key{i:06}").into_bytes()
@@ -18,6 +18,7 @@ fn opts(sizing: LevelSizing) -> Options {
         .l1_target_size(64 << 10)
         .level_size_ratio(4)
         .num_levels(6)
+        .l0_compaction_trigger(1)
 }
 
 /// Random overwrites of 6,000 keys, mostly inline so that the key store grows.
@@ -145,9 +146,11 @@ fn manual_compaction_skips_empty_levels() {
 #[test]
 fn level_sizing_is_set_by_name_and_refuses_other_names() {
     let mut o = Options::default();
-    assert_eq!(o.level_sizing, LevelSizing::Static);
-    o.set("level_sizing", "dynamic").unwrap();
     assert_eq!(o.level_sizing, LevelSizing::Dynamic);
+    o.set("level_sizing", "static").unwrap();
+    assert_eq!(o.level_sizing, LevelSizing::Static);
+    assert_eq!(o.level_sizing.as_str(), "static");
+    o.set("level_sizing", "dynamic").unwrap();
     assert_eq!(o.level_sizing.as_str(), "dynamic");
     let err = o.set("level_sizing", "sideways").unwrap_err();
     assert!(
@@ -159,4 +162,67 @@ fn level_sizing_is_set_by_name_and_refuses_other_names() {
         LevelSizing::Dynamic,
         "a refused value changes nothing"
     );
+}
+
+#[test]
+fn compaction_priority_is_set_by_name_and_refuses_other_names() {
+    let mut o = Options::default();
+    assert_eq!(o.compaction_priority, CompactionPriority::MinOverlap);
+    o.set("compaction_priority", "round-robin").unwrap();
+    assert_eq!(o.compaction_priority, CompactionPriority::RoundRobin);
+    assert_eq!(o.compaction_priority.as_str(), "round-robin");
+    o.set("compaction_priority", "min-overlap").unwrap();
+    assert_eq!(o.compaction_priority.as_str(), "min-overlap");
+    let err = o.set("compaction_priority", "newest").unwrap_err();
+    assert!(
+        matches!(&err, twain::Error::InvalidArgument(m) if m.contains("compaction_priority")),
+        "{err}"
+    );
+    assert_eq!(o.compaction_priority, CompactionPriority::MinOverlap);
+}
+
+/// With one L0 compaction bringing more than `l1_target_size`, the base targets at least
+/// what it brings, the steps below it stay within the ratio, and the levels hold every
+/// value under either compaction priority.
+#[test]
+fn the_base_takes_at_least_one_l0_compaction() {
+    for priority in [
+        CompactionPriority::MinOverlap,
+        CompactionPriority::RoundRobin,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        // L0 compacts four 8 KiB memtables at a time: 32 KiB, four times the base the
+        // plain rule would give (at most 8 KiB). The data (about 250 KiB) is eight such
+        // batches: two equal steps of about 2.8 below the base.
+        let o = opts(LevelSizing::Dynamic)
+            .memtable_size(8 << 10)
+            .l1_target_size(8 << 10)
+            .l0_compaction_trigger(4)
+            .compaction_priority(priority);
+        let db = Db::open(dir.path(), o).unwrap();
+        let mut model = Model::new();
+        for seed in 10..13 {
+            load(&db, &mut model, seed);
+        }
+        assert!(wait_for_quiet(&db), "compactions did not settle");
+        let s = db.stats().unwrap();
+        let last = s.levels.len() - 1;
+        let sizes: Vec<(u64, u64)> = s.levels.iter().map(|l| (l.bytes, l.target_bytes)).collect();
+        let base = (1..=last)
+            .find(|&l| s.levels[l].target_bytes > 0)
+            .unwrap_or(last);
+        assert!(base < last, "the data outgrew one L0 compaction: {sizes:?}");
+        assert!(
+            s.levels[base].target_bytes >= 4 * (8 << 10) - 1,
+            "{priority:?}: {sizes:?}"
+        );
+        // Every step below the base is at most the ratio (4).
+        for l in base..last {
+            assert!(
+                s.levels[l + 1].target_bytes <= 4 * s.levels[l].target_bytes + 1,
+                "{priority:?}: {sizes:?}"
+            );
+        }
+        assert_all(&db, &model);
+    }
 }

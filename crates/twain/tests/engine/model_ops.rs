@@ -127,10 +127,12 @@ fn compressed_options(fs: &Arc<dyn Fs>) -> Options {
 }
 
 /// Levels sized from the biggest one up: L0 compacts into the base level, past the empty
-/// levels above it (`LevelSizing::Dynamic`).
+/// levels above it (`LevelSizing::Dynamic`, the default, here with small targets), and
+/// tables are picked round-robin, not by overlap (the default).
 fn dynamic_level_options(fs: &Arc<dyn Fs>) -> Options {
     options(fs)
         .level_sizing(twain::LevelSizing::Dynamic)
+        .compaction_priority(twain::CompactionPriority::RoundRobin)
         .l1_target_size(16 << 10)
         .level_size_ratio(4)
 }

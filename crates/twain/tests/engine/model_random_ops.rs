@@ -44,6 +44,15 @@ fn opts(seed: u64, placement: u64) -> Options {
         .l0_compaction_trigger(2)
         // Even seeds split compactions into up to three parts merged at once.
         .max_subcompactions(if seed.is_multiple_of(2) { 3 } else { 1 })
+        // Odd seeds keep the old shape: static levels, tables picked round-robin.
+        .level_sizing(match seed % 2 {
+            1 => twain::LevelSizing::Static,
+            _ => twain::LevelSizing::Dynamic,
+        })
+        .compaction_priority(match seed % 2 {
+            1 => twain::CompactionPriority::RoundRobin,
+            _ => twain::CompactionPriority::MinOverlap,
+        })
 }
 
 /// Keys from a small space, so that operations collide; a few have awkward bytes.

@@ -275,7 +275,10 @@ fn reopening_with_different_sizes_keeps_the_data() {
 #[test]
 fn reopening_with_fewer_levels_than_the_data_uses_fails_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = small_opts().l1_target_size(16 << 10);
+    // Static sizing: the data goes to L1, and from there to L2.
+    let opts = small_opts()
+        .l1_target_size(16 << 10)
+        .level_sizing(twain::LevelSizing::Static);
     let db = Db::open(dir.path(), opts.clone()).unwrap();
     for i in 0..3000 {
         db.put(key(i), vec![1u8; 40]).unwrap();

@@ -186,12 +186,18 @@ fn options(fs: Arc<dyn Fs>, seed: u64, base: u64) -> Options {
         .inline_threshold(400)
         .l0_compaction_trigger(2)
         .l1_target_size(16 << 10)
-        // Levels sized from L1 down, or from the biggest level up (L0 then compacts past
-        // empty levels into the base); a reopen may switch, and the levels then drain.
+        // Levels sized from the biggest level up (L0 then compacts past empty levels into
+        // the base, which takes at least one L0 batch), or from L1 down; a reopen may
+        // switch, and the levels then drain. Tables picked by overlap or round-robin.
         .level_sizing(if seed % 5 == 1 {
-            twain::LevelSizing::Dynamic
-        } else {
             twain::LevelSizing::Static
+        } else {
+            twain::LevelSizing::Dynamic
+        })
+        .compaction_priority(if seed % 3 == 2 {
+            twain::CompactionPriority::RoundRobin
+        } else {
+            twain::CompactionPriority::MinOverlap
         })
         // Compactions in one part, or split into up to two or four parts merged at once
         // (with smaller tables, so that compactions of a few kilobytes split): crash
