@@ -27,6 +27,12 @@ const SHAPE: LevelShape = LevelShape {
     min_overlap: false,
 };
 
+/// Static sizing, tables picked by overlap.
+const MIN: LevelShape = LevelShape {
+    min_overlap: true,
+    ..SHAPE
+};
+
 const DYNAMIC: LevelShape = LevelShape {
     dynamic: true,
     ..SHAPE
@@ -323,10 +329,6 @@ fn manual_range_picks_overlapping_tables() {
 
 #[test]
 fn min_overlap_takes_the_table_that_rewrites_least_below() {
-    const MIN: LevelShape = LevelShape {
-        min_overlap: true,
-        ..SHAPE
-    };
     // L1 is over its target (1,000). Table 1 overlaps 3,000 bytes of L2 for 600 of its
     // own (5 per byte), table 2 overlaps 600 for 500 (1.2 per byte), table 3 overlaps
     // 1,200 for 400 (3 per byte).
@@ -355,10 +357,6 @@ fn min_overlap_takes_the_table_that_rewrites_least_below() {
 
 #[test]
 fn min_overlap_moves_a_table_with_nothing_below_first() {
-    const MIN: LevelShape = LevelShape {
-        min_overlap: true,
-        ..SHAPE
-    };
     let s = state(vec![
         t(1, 1, "a", "c", 700),
         t(1, 2, "x", "z", 700),

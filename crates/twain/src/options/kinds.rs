@@ -1,7 +1,5 @@
 //! The options that name one of several behaviours, and the value GC listener.
 
-#[allow(unused_imports)] // For doc links.
-use super::Options;
 use std::sync::Arc;
 
 /// How value GC decides which records of a value file are still live.
@@ -70,7 +68,7 @@ impl ValueLayout {
     }
 }
 
-/// How the key store's levels are sized ([`Options::level_sizing`]).
+/// How the key store's levels are sized ([`Options::level_sizing`](super::Options::level_sizing)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LevelSizing {
     /// From L1 down: L1 targets `l1_target_size`, each deeper level `level_size_ratio`
@@ -88,7 +86,8 @@ pub enum LevelSizing {
     Dynamic,
 }
 
-/// Which table of a level a size compaction takes ([`Options::compaction_priority`]).
+/// Which table of a level a size compaction takes
+/// ([`Options::compaction_priority`](super::Options::compaction_priority)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CompactionPriority {
     /// The table whose overlap in the next level is smallest for its own size (RocksDB's
@@ -121,7 +120,7 @@ impl LevelSizing {
     }
 }
 
-/// A step of a value GC run, reported to [`Options::gc_listener`].
+/// A step of a value GC run, reported to [`Options::gc_listener`](super::Options::gc_listener).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcEvent {
     /// A run of value file `file` starts.
