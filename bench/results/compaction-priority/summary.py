@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Medians (and spread) of the compaction-priority rounds: throughput, write
-amplification, compaction bytes, space, tails.
+"""Medians (and spread) of rounds of fillrandom, updatezipf and idle30 runs
+(NAME-rN.jsonl; compaction-priority/run.sh, joined-records/run.sh): throughput, log bytes,
+write amplification, compaction bytes, space, tails.
 
     summary.py OUT_DIR
 """
@@ -29,6 +30,7 @@ for path in sorted(glob.glob(os.path.join(out, '*-r*.jsonl'))):
         'fill ops/s': fill['ops_per_sec'],
         'update ops/s': upd['ops_per_sec'],
         'whole-run write amp (io, net)': written / user,
+        'log bytes per user byte': sum(p.get('log_bytes') or 0 for p in phases.values()) / user,
         'compaction GB (all phases)': comp / 1e9,
         'update write amp (io, net)': upd['write_amp_io_net'],
         'space at end of updates': upd['space_amp'],

@@ -9,7 +9,7 @@ use super::{DbInner, SuperVersion, lock};
 use crate::event_log::event;
 use crate::format::compression::{StoredValue, compress_value};
 use crate::format::handle::ValueHandle;
-use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
+use crate::format::vlog::{BATCH_ENTRIES_AT, BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_expiring_value, append_internal_key, put_kind};
 use crate::memtable::Memtable;
 use crate::options::ValueLayout;
@@ -180,7 +180,6 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     }
 
     let file = ws.log.value_file().number();
-    let base = ws.log.position().offset;
     let synced_upto = ws.log.synced_upto();
     // The hash layout separates at the flush, into the groups' segments: the log holds
     // every value inline, for recovery only.
@@ -198,8 +197,10 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     let mut ops = 0u64;
     let mut separated_bytes = 0u64;
     let mut range_deletions = 0u64;
+    // The group is one batch record (its writers' batches follow one another), which may
+    // join the previous group's record still open in the log's tail.
+    let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
     for w in group {
-        let mut rec = BatchRecordWriter::begin(&mut ws.buf, seq, synced_upto);
         for (i, op) in w.batch.iter().enumerate() {
             let (kind, key, value, expires_at) = match op {
                 BatchOp::Delete { key } => (LogEntryKind::Delete, key, &[][..], None),
@@ -237,10 +238,11 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
             }
             if kind == LogEntryKind::Separated {
                 separated_bytes += placed.len as u64;
+                // From the record's first entry; placed in the file once appended.
                 ws.handles.push(ValueHandle {
                     file,
                     epoch: 0,
-                    offset: base + placed.offset as u64,
+                    offset: (placed.offset - BATCH_ENTRIES_AT) as u64,
                     len: placed.len as u32,
                 });
             }
@@ -252,11 +254,17 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
             ops += 1;
             seq += 1;
         }
-        rec.finish(&mut ws.buf);
     }
+    rec.finish(&mut ws.buf);
 
-    if let Err(e) = ws.log.append(&ws.buf) {
-        return Err(inner.set_bg_error(e));
+    let count = (seq - ws.next_seq) as u32;
+    let separated = !ws.handles.is_empty();
+    let (entries_at, appended) = match ws.log.append_batch(&ws.buf, ws.next_seq, count, separated) {
+        Ok(placed) => placed,
+        Err(e) => return Err(inner.set_bg_error(e)),
+    };
+    for h in &mut ws.handles {
+        h.offset += entries_at;
     }
     let sync = group.iter().any(|w| w.sync);
     if sync {
@@ -265,7 +273,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     ws.log
         .value_file()
         .add_separated(ws.handles.len() as u64, separated_bytes);
-    ws.mem_log_bytes += ws.buf.len() as u64;
+    ws.mem_log_bytes += appended;
 
     let mut seq = ws.next_seq;
     let mut handles = ws.handles.iter();
@@ -332,7 +340,7 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
     Counters::add(&c.user_ops, ops);
     Counters::add(&c.range_deletions, range_deletions);
     Counters::add(&c.write_groups, 1);
-    Counters::add(&c.log_bytes, ws.buf.len() as u64);
+    Counters::add(&c.log_bytes, appended);
     if sync {
         Counters::add(&c.synced_groups, 1);
     }

@@ -223,11 +223,93 @@ impl BatchRecordWriter {
 
     /// Completes the record: fills in the count and the frame header.
     pub fn finish(self, buf: &mut [u8]) {
-        let count_at = self.frame_start + FRAME_HEADER_LEN + 17;
-        if let Some(slot) = buf.get_mut(count_at..count_at + 4) {
-            slot.copy_from_slice(&self.count.to_le_bytes());
+        finish_batch(buf, self.frame_start, self.count);
+    }
+}
+
+/// Where a batch record's count sits, from the start of its frame.
+const BATCH_COUNT_AT: usize = FRAME_HEADER_LEN + 17;
+
+/// Where a batch record's first entry starts, from the start of its frame.
+pub const BATCH_ENTRIES_AT: usize = FRAME_HEADER_LEN + BATCH_HEADER_LEN;
+
+/// Fills in the count and the frame header of the batch record begun at `frame_start`,
+/// which runs to the end of `buf`.
+fn finish_batch(buf: &mut [u8], frame_start: usize, count: u32) {
+    let count_at = frame_start + BATCH_COUNT_AT;
+    if let Some(slot) = buf.get_mut(count_at..count_at + 4) {
+        slot.copy_from_slice(&count.to_le_bytes());
+    }
+    finish_frame(buf, frame_start);
+}
+
+/// The batch record at the end of a buffer that later batches may still join, so that
+/// small batches written one after another share one frame (`docs/format/value-log.md`,
+/// "Joined batches"): a batch joins when its first sequence number follows the record's
+/// last and neither holds a separated entry (a frame is the unit value GC punches out of a
+/// file, so records of separated values stay one batch each). The record's header is stale
+/// while it is open; [`close`](Self::close) fills it in, and only then may the buffer's
+/// bytes leave memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenBatchRecord {
+    frame_start: usize,
+    next_seq: SeqNo,
+    count: u32,
+    joinable: bool,
+    joined: bool,
+}
+
+impl OpenBatchRecord {
+    /// Appends `record`, one finished batch record of `count` entries from sequence
+    /// number `first_seq`, to `buf`; `separated` says whether it holds a separated entry.
+    /// `open` is the record still open at the end of `buf`, if any: `record`'s entries
+    /// join it when neither holds a separated entry, the sequence numbers follow on and
+    /// the joined payload stays within [`MAX_FRAME_PAYLOAD`]; otherwise `open` is closed
+    /// and `record` starts a new open record. Returns the open record and where
+    /// `record`'s first entry landed in `buf`.
+    ///
+    /// [`MAX_FRAME_PAYLOAD`]: super::record::MAX_FRAME_PAYLOAD
+    pub fn append(
+        open: Option<OpenBatchRecord>,
+        buf: &mut Vec<u8>,
+        record: &[u8],
+        first_seq: SeqNo,
+        count: u32,
+        separated: bool,
+    ) -> (OpenBatchRecord, usize) {
+        let entries = record.get(BATCH_ENTRIES_AT..).unwrap_or_default();
+        if let Some(mut open) = open {
+            let payload = buf.len() - open.frame_start - FRAME_HEADER_LEN;
+            let fits = payload + entries.len() <= super::record::MAX_FRAME_PAYLOAD;
+            let follows = open.next_seq == first_seq && open.count.checked_add(count).is_some();
+            if open.joinable && !separated && follows && fits {
+                let at = buf.len();
+                buf.extend_from_slice(entries);
+                open.next_seq = first_seq.saturating_add(u64::from(count));
+                open.count += count;
+                open.joined = true;
+                return (open, at);
+            }
+            open.close(buf);
         }
-        finish_frame(buf, self.frame_start);
+        let frame_start = buf.len();
+        buf.extend_from_slice(record);
+        let open = OpenBatchRecord {
+            frame_start,
+            next_seq: first_seq.saturating_add(u64::from(count)),
+            count,
+            joinable: !separated,
+            joined: false,
+        };
+        (open, frame_start + BATCH_ENTRIES_AT)
+    }
+
+    /// Completes the record, which runs to the end of `buf`: fills in its count and frame
+    /// header (a record nothing joined is complete already).
+    pub fn close(self, buf: &mut [u8]) {
+        if self.joined {
+            finish_batch(buf, self.frame_start, self.count);
+        }
     }
 }
 

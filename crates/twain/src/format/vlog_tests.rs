@@ -251,3 +251,100 @@ fn compressed_separated_entries_decode_as_separated_with_their_stored_form() {
         .unwrap();
     assert_eq!((e.seq, e.stored()), (8, stored));
 }
+
+/// One finished batch record from `first_seq`: two inline puts, and a separated put if
+/// asked.
+fn record(first_seq: SeqNo, synced_upto: u64, separated: bool) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut w = BatchRecordWriter::begin(&mut buf, first_seq, synced_upto);
+    w.add(&mut buf, LogEntryKind::Inline, b"small", b"v");
+    w.add(
+        &mut buf,
+        LogEntryKind::Inline,
+        b"medium",
+        &[first_seq as u8; 200],
+    );
+    if separated {
+        w.add(&mut buf, LogEntryKind::Separated, b"large", &[7; 300]);
+    }
+    w.finish(&mut buf);
+    buf
+}
+
+#[test]
+fn batches_that_follow_on_join_one_record() {
+    let r1 = record(100, 24, false);
+    let r2 = record(102, 4096, false);
+    let mut buf = b"earlier bytes".to_vec();
+    let (open, at1) = OpenBatchRecord::append(None, &mut buf, &r1, 100, 2, false);
+    assert_eq!(at1, 13 + BATCH_ENTRIES_AT);
+    let (open, at2) = OpenBatchRecord::append(Some(open), &mut buf, &r2, 102, 2, false);
+    assert_eq!(
+        at2,
+        13 + r1.len(),
+        "only the entries of a joining record are appended"
+    );
+    open.close(&mut buf);
+
+    let Frame::Good { payload, frame_len } = decode_frame(&buf[13..]) else {
+        panic!("the joined record did not decode");
+    };
+    assert_eq!(frame_len, buf.len() - 13);
+    let mut r = BatchReader::new(payload).unwrap();
+    let h = r.header();
+    assert_eq!((h.first_seq, h.count, h.synced_upto), (100, 4, 24));
+    let mut seqs = Vec::new();
+    while let Some(e) = r.next_entry().unwrap() {
+        if e.seq == 103 {
+            assert_eq!(e.value, &[102u8; 200][..]);
+        }
+        if e.seq == 102 {
+            assert_eq!(13 + FRAME_HEADER_LEN + e.offset, at2);
+        }
+        seqs.push(e.seq);
+    }
+    assert_eq!(seqs, vec![100, 101, 102, 103]);
+}
+
+#[test]
+fn records_with_separated_entries_stand_alone() {
+    let mut buf = Vec::new();
+    let rs = [
+        (record(100, 0, false), 100, false),
+        (record(102, 0, true), 102, true),
+        (record(105, 0, false), 105, false),
+    ];
+    let mut open = None;
+    for (r, seq, separated) in &rs {
+        let count = if *separated { 3 } else { 2 };
+        let (o, at) = OpenBatchRecord::append(open, &mut buf, r, *seq, count, *separated);
+        assert_eq!(at + r.len(), buf.len() + BATCH_ENTRIES_AT);
+        open = Some(o);
+    }
+    if let Some(o) = open {
+        o.close(&mut buf);
+    }
+    let expected: Vec<u8> = rs.iter().flat_map(|(r, _, _)| r.clone()).collect();
+    assert_eq!(buf, expected, "no record joined one with a separated entry");
+}
+
+#[test]
+fn a_gap_in_sequence_numbers_starts_a_new_record() {
+    let r1 = record(100, 24, false);
+    let r2 = record(105, 24, false);
+    let mut buf = Vec::new();
+    let (open, _) = OpenBatchRecord::append(None, &mut buf, &r1, 100, 2, false);
+    let (open, at2) = OpenBatchRecord::append(Some(open), &mut buf, &r2, 105, 2, false);
+    assert_eq!(at2, r1.len() + BATCH_ENTRIES_AT);
+    open.close(&mut buf);
+    assert_eq!(buf, [r1, r2].concat(), "both records stand as written");
+}
+
+#[test]
+fn a_record_nothing_joined_closes_to_its_own_bytes() {
+    let r1 = record(7, 0, false);
+    let mut buf = Vec::new();
+    let (open, _) = OpenBatchRecord::append(None, &mut buf, &r1, 7, 2, false);
+    open.close(&mut buf);
+    assert_eq!(buf, r1);
+}

@@ -4,12 +4,19 @@
 //! are handed to the operating system when the tail reaches the buffer size, and whenever
 //! the log is synced, sealed or closed. A crash of the process loses at most the tail — a
 //! suffix of unsynced writes; a synced write is never in it.
+//!
+//! Batches that follow one another join the batch record still open at the end of the
+//! tail ([`OpenBatchRecord`]) unless they hold separated values: a stream of small one-put
+//! batches pays for one frame header per buffer, not one per put. The open record is
+//! closed before its bytes leave the tail.
 
 use super::{LogPosition, ValueFile};
 use crate::Result;
 use crate::error::IoContext;
 use crate::format::file_header::{FILE_HEADER_LEN, FileKind, encode_header};
+use crate::format::vlog::OpenBatchRecord;
 use crate::fs::{Fs, WritableFile};
+use crate::key::SeqNo;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -21,6 +28,8 @@ pub struct LogWriter {
     len: u64,
     synced_upto: u64,
     buffer_size: usize,
+    /// The batch record at the end of the tail that the next batch may join.
+    open: Option<OpenBatchRecord>,
 }
 
 impl std::fmt::Debug for LogWriter {
@@ -81,6 +90,7 @@ impl LogWriter {
             len,
             synced_upto: len,
             buffer_size: 0,
+            open: None,
         }
     }
 
@@ -106,6 +116,7 @@ impl LogWriter {
             len,
             synced_upto: len,
             buffer_size,
+            open: None,
         }
     }
 
@@ -128,8 +139,10 @@ impl LogWriter {
         self.synced_upto.max(self.value_file.durable_len())
     }
 
-    /// Appends encoded records. Readers of the value file see them at once; they reach
-    /// the operating system when the buffer fills, and the device at the next sync.
+    /// Appends encoded records (never a batch record: see
+    /// [`append_batch`](Self::append_batch)). Readers of the value file see them at once;
+    /// they reach the operating system when the buffer fills, and the device at the next
+    /// sync.
     pub fn append(&mut self, records: &[u8]) -> Result<()> {
         let buffered = {
             let mut tail = self
@@ -137,10 +150,54 @@ impl LogWriter {
                 .tail()
                 .write()
                 .unwrap_or_else(|e| e.into_inner());
+            if let Some(open) = self.open.take() {
+                open.close(&mut tail.data);
+            }
             tail.data.extend_from_slice(records);
             tail.data.len()
         };
-        self.len += records.len() as u64;
+        self.appended(records.len() as u64, buffered)
+    }
+
+    /// Appends `record`, one finished batch record of `count` entries from sequence
+    /// number `first_seq` (as `BatchRecordWriter` writes it; `separated`: it holds a
+    /// separated entry), joining the batch record still open in the tail as
+    /// [`OpenBatchRecord::append`] allows. Returns the file offset where `record`'s first
+    /// entry landed and the bytes appended (fewer than `record.len()` when it joined).
+    pub fn append_batch(
+        &mut self,
+        record: &[u8],
+        first_seq: SeqNo,
+        count: u32,
+        separated: bool,
+    ) -> Result<(u64, u64)> {
+        let (entries_at, added, buffered) = {
+            let mut tail = self
+                .value_file
+                .tail()
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            let before = tail.data.len();
+            let (open, at) = OpenBatchRecord::append(
+                self.open.take(),
+                &mut tail.data,
+                record,
+                first_seq,
+                count,
+                separated,
+            );
+            self.open = Some(open);
+            let added = (tail.data.len() - before) as u64;
+            (tail.start + at as u64, added, tail.data.len())
+        };
+        self.appended(added, buffered)?;
+        Ok((entries_at, added))
+    }
+
+    /// Accounts for `added` bytes appended to the tail, which now holds `buffered`, and
+    /// writes the tail out when it reached the buffer size.
+    fn appended(&mut self, added: u64, buffered: usize) -> Result<()> {
+        self.len += added;
         self.value_file.set_total_bytes(self.len);
         if buffered >= self.buffer_size {
             self.write_out()?;
@@ -148,9 +205,18 @@ impl LogWriter {
         Ok(())
     }
 
-    /// Hands the tail to the operating system (a write, never a sync). Readers keep finding
-    /// the bytes in the tail until the write completed; then the tail is emptied.
+    /// Hands the tail to the operating system (a write, never a sync), closing the open
+    /// batch record first. Readers keep finding the bytes in the tail until the write
+    /// completed; then the tail is emptied.
     pub fn write_out(&mut self) -> Result<()> {
+        if let Some(open) = self.open.take() {
+            let mut tail = self
+                .value_file
+                .tail()
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            open.close(&mut tail.data);
+        }
         let path = self.value_file.path();
         {
             let tail = self

@@ -113,6 +113,7 @@ mod live_bytes_become_exact_after_the_background_settles;
 mod lock_deleted_under_an_open_database;
 mod log_ends_in_an_unsynced_file_after_a_crash;
 mod log_file_truncated_at_a_record_boundary;
+mod log_joins_following_batches;
 mod memfs_crash_after_unsynced_punch;
 mod memfs_crash_model;
 mod memfs_crash_proptest;
