@@ -255,7 +255,8 @@ fn commit_group(inner: &DbInner, group: &[Arc<Writer>]) -> Result<()> {
             seq += 1;
         }
     }
-    rec.finish(&mut ws.buf);
+    // `rec` is not finished here: the log fills in the count and checksum once, when the
+    // open record this batch starts or joins is closed.
 
     let count = (seq - ws.next_seq) as u32;
     let separated = !ws.handles.is_empty();

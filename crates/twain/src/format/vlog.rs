@@ -247,21 +247,23 @@ fn finish_batch(buf: &mut [u8], frame_start: usize, count: u32) {
 /// small batches written one after another share one frame (`docs/format/value-log.md`,
 /// "Joined batches"): a batch joins when its first sequence number follows the record's
 /// last and neither holds a separated entry (a frame is the unit value GC punches out of a
-/// file, so records of separated values stay one batch each). The record's header is stale
-/// while it is open; [`close`](Self::close) fills it in, and only then may the buffer's
-/// bytes leave memory.
+/// file, so records of separated values stay one batch each). The record's count and frame
+/// header are left unfilled while it is open; [`close`](Self::close) fills them in, once
+/// per record however many batches joined it, and only then may the buffer's bytes leave
+/// memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenBatchRecord {
     frame_start: usize,
     next_seq: SeqNo,
     count: u32,
     joinable: bool,
-    joined: bool,
 }
 
 impl OpenBatchRecord {
-    /// Appends `record`, one finished batch record of `count` entries from sequence
-    /// number `first_seq`, to `buf`; `separated` says whether it holds a separated entry.
+    /// Appends `record`, one batch record of `count` entries from sequence number
+    /// `first_seq` as [`BatchRecordWriter`] wrote it, not finished (its count and frame
+    /// header are filled in when the open record closes), to `buf`; `separated` says
+    /// whether it holds a separated entry.
     /// `open` is the record still open at the end of `buf`, if any: `record`'s entries
     /// join it when neither holds a separated entry, the sequence numbers follow on and
     /// the joined payload stays within [`MAX_FRAME_PAYLOAD`]; otherwise `open` is closed
@@ -287,7 +289,6 @@ impl OpenBatchRecord {
                 buf.extend_from_slice(entries);
                 open.next_seq = first_seq.saturating_add(u64::from(count));
                 open.count += count;
-                open.joined = true;
                 return (open, at);
             }
             open.close(buf);
@@ -299,17 +300,14 @@ impl OpenBatchRecord {
             next_seq: first_seq.saturating_add(u64::from(count)),
             count,
             joinable: !separated,
-            joined: false,
         };
         (open, frame_start + BATCH_ENTRIES_AT)
     }
 
     /// Completes the record, which runs to the end of `buf`: fills in its count and frame
-    /// header (a record nothing joined is complete already).
+    /// header.
     pub fn close(self, buf: &mut [u8]) {
-        if self.joined {
-            finish_batch(buf, self.frame_start, self.count);
-        }
+        finish_batch(buf, self.frame_start, self.count);
     }
 }
 

@@ -252,8 +252,8 @@ fn compressed_separated_entries_decode_as_separated_with_their_stored_form() {
     assert_eq!((e.seq, e.stored()), (8, stored));
 }
 
-/// One finished batch record from `first_seq`: two inline puts, and a separated put if
-/// asked.
+/// One batch record from `first_seq`, as the write path hands it to the log (not
+/// finished): two inline puts, and a separated put if asked.
 fn record(first_seq: SeqNo, synced_upto: u64, separated: bool) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut w = BatchRecordWriter::begin(&mut buf, first_seq, synced_upto);
@@ -267,7 +267,21 @@ fn record(first_seq: SeqNo, synced_upto: u64, separated: bool) -> Vec<u8> {
     if separated {
         w.add(&mut buf, LogEntryKind::Separated, b"large", &[7; 300]);
     }
-    w.finish(&mut buf);
+    buf
+}
+
+/// `record(..)` finished on its own.
+fn finished(first_seq: SeqNo, synced_upto: u64, separated: bool) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let (open, _) = OpenBatchRecord::append(
+        None,
+        &mut buf,
+        &record(first_seq, synced_upto, separated),
+        first_seq,
+        if separated { 3 } else { 2 },
+        separated,
+    );
+    open.close(&mut buf);
     buf
 }
 
@@ -324,7 +338,12 @@ fn records_with_separated_entries_stand_alone() {
     if let Some(o) = open {
         o.close(&mut buf);
     }
-    let expected: Vec<u8> = rs.iter().flat_map(|(r, _, _)| r.clone()).collect();
+    let expected = [
+        finished(100, 0, false),
+        finished(102, 0, true),
+        finished(105, 0, false),
+    ]
+    .concat();
     assert_eq!(buf, expected, "no record joined one with a separated entry");
 }
 
@@ -337,14 +356,19 @@ fn a_gap_in_sequence_numbers_starts_a_new_record() {
     let (open, at2) = OpenBatchRecord::append(Some(open), &mut buf, &r2, 105, 2, false);
     assert_eq!(at2, r1.len() + BATCH_ENTRIES_AT);
     open.close(&mut buf);
-    assert_eq!(buf, [r1, r2].concat(), "both records stand as written");
+    assert_eq!(
+        buf,
+        [finished(100, 24, false), finished(105, 24, false)].concat(),
+        "both records stand as written"
+    );
 }
 
 #[test]
-fn a_record_nothing_joined_closes_to_its_own_bytes() {
-    let r1 = record(7, 0, false);
+fn a_record_nothing_joined_closes_to_what_finish_writes() {
     let mut buf = Vec::new();
-    let (open, _) = OpenBatchRecord::append(None, &mut buf, &r1, 7, 2, false);
-    open.close(&mut buf);
-    assert_eq!(buf, r1);
+    let mut w = BatchRecordWriter::begin(&mut buf, 7, 0);
+    w.add(&mut buf, LogEntryKind::Inline, b"small", b"v");
+    w.add(&mut buf, LogEntryKind::Inline, b"medium", &[7; 200]);
+    w.finish(&mut buf);
+    assert_eq!(finished(7, 0, false), buf);
 }

@@ -159,8 +159,8 @@ impl LogWriter {
         self.appended(records.len() as u64, buffered)
     }
 
-    /// Appends `record`, one finished batch record of `count` entries from sequence
-    /// number `first_seq` (as `BatchRecordWriter` writes it; `separated`: it holds a
+    /// Appends `record`, one batch record of `count` entries from sequence number
+    /// `first_seq` as `BatchRecordWriter` began it, not finished (`separated`: it holds a
     /// separated entry), joining the batch record still open in the tail as
     /// [`OpenBatchRecord::append`] allows. Returns the file offset where `record`'s first
     /// entry landed and the bytes appended (fewer than `record.len()` when it joined).
