@@ -5,14 +5,15 @@
 # (medium folded into small), twain-ml (medium folded into large), RocksDB and BlobDB, in one
 # run per mix, RUNS runs with the engine order rotated. Then bench/parallax-summary.py.
 #
-# Build first: cd bench/peers && CARGO_TARGET_DIR=/work/target-peers cargo build --release
+# Build first: (cd bench/peers && cargo build --release); BIN names the binary if
+# CARGO_TARGET_DIR moved it.
 set -euo pipefail
-BIN=${BIN:-/work/target-peers/release/twain-peers}
+BIN=${BIN:-${CARGO_TARGET_DIR:-bench/peers/target}/release/twain-peers}
 OUT=${OUT:-bench/results/run9}
 NUM=${NUM:-500000}
 RUNS=${RUNS:-3}
 MIXES=${MIXES:-"m md s sd l ld"}
-DIR=${DIR:-/work/peers-db}
+DIR=${DIR:-${TMPDIR:-/tmp}/twain-parallax-db}
 # The three-class thresholds (Parallax's 120 B / 1 KiB boundaries, rounded), whatever
 # twain's defaults are; twain-ms and twain-ml fold medium from these.
 PLACEMENT=${PLACEMENT:-"--set medium_threshold=128 --set inline_threshold=1024"}

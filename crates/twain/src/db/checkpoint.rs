@@ -5,7 +5,7 @@
 //!    then in tables and value files, and the manifest's flushed point is past it.
 //! 2. Take the current version. Holding it keeps every file it names on disk (files are
 //!    deleted when the last version naming them goes) and holds back any punch of runs
-//!    recorded after it (`gc::punch` waits for the versions before a run's edit).
+//!    recorded after it (`db::punch` waits for the versions before a run's edit).
 //! 3. Link (or copy, with `link` false or where the file system cannot link) the files
 //!    that never change: tables and sealed value files (logs, SVTables, transient files).
 //!    Copy the files that do: drop files, which compactions append to (open cuts a copy

@@ -22,9 +22,11 @@ mod pacing;
 mod parts;
 mod pinned;
 mod prefetch;
+mod punch;
 mod range_expand;
 mod range_view;
 pub(crate) mod read;
+mod relocate;
 mod snapshot;
 mod space;
 mod stale;
@@ -115,7 +117,7 @@ pub(crate) struct DbInner {
     /// What the engine tells its operator (`event_log`).
     pub events: crate::event_log::EventLog,
     /// Punches waiting for readers, and whether the file system can punch holes.
-    pub gc_punch: crate::gc::PunchState,
+    pub gc_punch: punch::PunchState,
     /// The lock on the directory; `None` when opened read-only.
     pub lock: Option<Arc<dyn FileLock>>,
     /// Why the database was opened read-only, if it was.

@@ -11,7 +11,7 @@ use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::gc::{
     Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, Victim,
-    choose, emit, pick, pick_tail,
+    choose, pick, pick_tail,
 };
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
@@ -42,7 +42,7 @@ pub(crate) fn run_once(
     victim: Victim,
 ) -> Result<RunOutcome> {
     let _one_at_a_time = lock(&inner.gc_lock);
-    crate::gc::punch_ready(inner)?;
+    super::punch::punch_ready(inner)?;
     let version = Arc::clone(&inner.super_version().version);
     skip.extend(inner.gc_set_aside.numbers());
     // A file whose recorded runs could not be punched is rewritten first, whatever its
@@ -78,7 +78,7 @@ pub(crate) fn run_once(
     emit(inner, GcEvent::Started { file: number });
     let run = match inner.opts.gc_mode {
         GcMode::DropRecords => rewrite(inner, &job, forced.is_none()),
-        GcMode::LsmLookup | GcMode::Vlog => crate::gc::relocate(inner, &job),
+        GcMode::LsmLookup | GcMode::Vlog => super::relocate::relocate(inner, &job),
     };
     if !matches!(&run, Err(e) if !e.is_corruption()) {
         emit(inner, GcEvent::Finished { file: number });
@@ -99,7 +99,7 @@ pub(crate) fn run_once(
                 Info,
                 "value GC: punched dead runs of value file {number}"
             );
-            crate::gc::punch_ready(inner)?;
+            super::punch::punch_ready(inner)?;
             return Ok(RunOutcome::Collected(number));
         }
         Ok(Run::NotNow) => {
@@ -261,7 +261,7 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
     }
     // The space punching frees is part of the result: wait (boundedly) for readers of
     // older versions to let go; a file whose runs could not be punched is rewritten.
-    crate::gc::wait_for_punches(inner)?;
+    super::punch::wait_for_punches(inner)?;
     if inner.gc_punch.rewrite_pending() {
         run_all(inner, threshold, &mut pinned)?;
     }
@@ -411,10 +411,13 @@ fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
         file: number,
         live: input.records.len() as u64,
     });
-    if may_punch && inner.gc_punch.supported() && !crate::gc::shared_file(inner, job.file.path())? {
+    if may_punch
+        && inner.gc_punch.supported()
+        && !crate::gc::shared_file(inner.fs.as_ref(), job.file.path())?
+    {
         let live = input.records.iter().map(|r| u64::from(r.len)).sum();
         if let Choice::Punch(runs) = choose(&input.spans, live, crate::gc::PUNCH_BLOCK) {
-            let run = crate::gc::punch(inner, job, &runs)?;
+            let run = super::punch::punch(inner, job, &runs)?;
             if matches!(run, Run::Punched) {
                 Counters::add(&inner.counters.gc_corrupt_dead_records, input.corrupt_dead);
                 emit(inner, GcEvent::Installed { file: number });
@@ -439,6 +442,13 @@ fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
     release_memtable_pin(inner, number, job.file.epoch())?;
     emit(inner, GcEvent::Installed { file: number });
     Ok(Run::Done)
+}
+
+/// Reports a step to the listener, if any.
+pub(crate) fn emit(inner: &DbInner, event: GcEvent) {
+    if let Some(listener) = &inner.opts.gc_listener {
+        listener(event);
+    }
 }
 
 /// Makes `out` the job's file's current epoch, and records `tally` (the tables holding the

@@ -622,14 +622,15 @@ pub(crate) fn relocate(
             epoch,
             offset: r.offset,
         };
-        let Some(expires_at) = crate::gc::newest_expiry_if_points_into(&sv, &r.key, r.seq, at)?
+        let Some(expires_at) =
+            super::relocate::newest_expiry_if_points_into(&sv, &r.key, r.seq, at)?
         else {
             // Overwritten or deleted since GC looked it up. A snapshot taken in between
             // still sees it, and it cannot be written back above the newer version: the
             // file must stay.
             for &snap in &snapshots {
                 Counters::add(&inner.counters.gc_lsm_lookups, 1);
-                if crate::gc::snapshot_sees(&sv, &r.key, r.seq, at, snap)? {
+                if super::relocate::snapshot_sees(&sv, &r.key, r.seq, at, snap)? {
                     return Ok(None);
                 }
             }

@@ -15,11 +15,10 @@
 //! when it next picks the file, and sets it aside again.
 
 use super::records::Scan;
-use crate::db::lock;
 use crate::key::SeqNo;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Damaged places kept per read of a file (the first one is always kept).
 pub(crate) const MAX_DAMAGES: usize = 16;
@@ -109,20 +108,26 @@ pub(crate) struct SetAsideList {
 }
 
 impl SetAsideList {
+    /// The list, locked (a panic elsewhere while it was held left it whole: every change
+    /// is one map operation).
+    fn files(&self) -> MutexGuard<'_, BTreeMap<u64, SetAsideFile>> {
+        self.files.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Sets a file aside.
     pub fn insert(&self, f: SetAsideFile) {
-        lock(&self.files).insert(f.number, f);
+        self.files().insert(f.number, f);
     }
 
     /// The numbers of the files set aside.
     pub fn numbers(&self) -> Vec<u64> {
-        lock(&self.files).keys().copied().collect()
+        self.files().keys().copied().collect()
     }
 
     /// The files set aside that are still at the epoch they were set aside at (a file
     /// whose records all died since is deleted without GC, and forgotten here).
     pub fn list(&self, current_epoch: impl Fn(u64) -> Option<u32>) -> Vec<SetAsideFile> {
-        let mut files = lock(&self.files);
+        let mut files = self.files();
         files.retain(|&n, f| current_epoch(n) == Some(f.epoch));
         files.values().cloned().collect()
     }

@@ -3,39 +3,38 @@
 //! Picking is pure ([`pick`]). A run reads the chosen file's records (`records`) and then,
 //! by mode, either rewrites the live ones into a sorted SVTable with the next epoch
 //! (`rewrite`, NovKV: validity from drop records, no LSM lookups, handles fixed lazily on
-//! read) or relocates them to the log head and writes their handles back (`relocate`,
-//! WiscKey: validity by LSM lookup). In drop-records mode a value log whose garbage is
-//! clustered is punched instead (`punch`, chosen by cost in `punch_plan`): its dead runs
-//! are freed in place. `db::value_gc` schedules the runs (one at a time) and
-//! installs their results; a drop-records run reads and writes files from its `Job`
-//! alone. Damage in the file is judged by `damage`: GC skips dead records it cannot read,
-//! and sets aside a file whose damage may hide a live record.
+//! read) or relocates them to the log head and writes their handles back (`db::relocate`,
+//! WiscKey: validity by LSM lookup, judged by `copy_at`). In drop-records mode a value log
+//! whose garbage is clustered is punched instead (`punch`, chosen by cost in `punch_plan`):
+//! its dead runs are freed in place. A drop-records run and a punch act on files from
+//! their `Job` and the file system alone; `db::value_gc` schedules the runs (one at a
+//! time) and installs their results, and `db::punch` records punches and holds them for
+//! readers of older versions. Nothing here reaches into the database. Damage in the file
+//! is judged by `damage`: GC skips dead records it cannot read, and sets aside a file whose
+//! damage may hide a live record.
 
+mod copy_at;
 mod damage;
 mod group;
 mod log_scan;
 mod punch;
 mod punch_plan;
 mod records;
-mod relocate;
 mod report;
 mod rewrite;
 
+pub(crate) use copy_at::{CopyAt, names_copy};
 pub use damage::SetAsideFile;
 pub(crate) use damage::{Damage, SetAsideList, Verdict, judge};
 pub(crate) use group::{GroupJob, GroupOutput};
 pub(crate) use log_scan::skip_to;
-pub(crate) use punch::{
-    PUNCH_BLOCK, PunchState, punch, punch_ready, shared_file, wait_for_punches,
-};
-pub(crate) use punch_plan::{Choice, choose};
+pub(crate) use punch::{PUNCH_BLOCK, punch_delta, punch_file, punchable_holes, shared_file};
+pub(crate) use punch_plan::{Choice, DeadRun, choose};
 pub(crate) use records::{Record, read_records};
-pub(crate) use relocate::{CopyAt, newest_expiry_if_points_into, relocate, snapshot_sees};
 pub use report::{FileVerdict, GcReport, StayReason};
 pub(crate) use rewrite::{Rewritten, write_svtable};
 
 use crate::Result;
-use crate::db::DbInner;
 use crate::format::manifest::ValueFileOrigin;
 use crate::fs::Fs;
 use crate::key::SeqNo;
@@ -215,13 +214,6 @@ pub(crate) fn would_set_aside(
         Verdict::SetAside(d) => Some(d),
         Verdict::Collect { .. } => None,
     })
-}
-
-/// Reports a step to the listener, if any.
-pub(crate) fn emit(inner: &DbInner, event: GcEvent) {
-    if let Some(listener) = &inner.opts.gc_listener {
-        listener(event);
-    }
 }
 
 /// Keeps value GC's I/O under a byte rate.

@@ -127,7 +127,7 @@ pub struct Version {
     /// differ from its predecessor's gets a new one. Value GC punches a file's new runs
     /// only once nothing but GC holds the guard of the versions before their edit: a
     /// reader of such a version might still follow a handle into a record the runs hold
-    /// (`gc::punch`).
+    /// (`db::punch`).
     pub(crate) punch_guard: Arc<PunchGuard>,
     /// Hash layout: each group's main and cold segments (`VersionState::hash_chains`).
     hash_chains: std::collections::BTreeMap<u32, Vec<u64>>,

@@ -3,44 +3,25 @@
 //! are still their key's newest version are appended to the head of the value log and
 //! their new handles written back into the tree; then the old file is deleted.
 //!
+//! Unlike a drop-records run (`gc::Job`), this one is not a self-contained job: its
+//! validity checks are LSM lookups and its output goes through the write path, so it lives
+//! with the database. `gc::CopyAt` judges whether an entry names a record's copy.
+//!
 //! A record that only a live snapshot still sees cannot be written back (an old version
 //! placed above newer ones would hide them), so a file holding one is left for later.
 
-use super::{Job, Run, Throttle, emit};
+use super::value_gc::emit;
+use super::{DbInner, SuperVersion, lock, write};
 use crate::Result;
-use crate::db::{DbInner, SuperVersion, lock, write};
-use crate::format::handle::ValueHandle;
 use crate::format::manifest::VersionEdit;
-use crate::key::{EntryKind, ParsedKey, SeqNo, split_expiry};
+use crate::gc::{CopyAt, Job, Run, Throttle, names_copy};
+use crate::key::SeqNo;
 use crate::options::GcEvent;
 use crate::stats::Counters;
 use std::sync::Arc;
 
 /// Bytes of records relocated per write-lock hold.
 const RELOCATE_BATCH_BYTES: usize = 1 << 20;
-
-/// One copy of a record: the value file, the file's epoch when it was read, and where the
-/// entry starts. A version can have more than one copy (a relocation and a compaction's
-/// re-placement of it can both land in one log): only the copy the tree's handle names is
-/// live, and collecting any other would copy the version twice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct CopyAt {
-    /// The value file's number.
-    pub file: u64,
-    /// Its epoch.
-    pub epoch: u32,
-    /// The entry's offset.
-    pub offset: u64,
-}
-
-impl CopyAt {
-    /// Whether `h` names this copy. A handle made for an older epoch of the file names
-    /// its version by key and sequence (resolved through the SVTable's index, which holds
-    /// one copy of each version); one made for this epoch names an offset.
-    fn named_by(&self, h: &ValueHandle) -> bool {
-        h.file == self.file && (h.epoch != self.epoch || h.offset == self.offset)
-    }
-}
 
 /// Whether the newest version of `key` is the record `seq` at `at`.
 pub(crate) fn newest_points_into(
@@ -60,25 +41,10 @@ pub(crate) fn newest_expiry_if_points_into(
     seq: SeqNo,
     at: CopyAt,
 ) -> Result<Option<Option<u64>>> {
-    let Some((ikey, value)) = crate::db::read::newest_entry(sv, key)? else {
+    let Some((ikey, value)) = super::read::newest_entry(sv, key)? else {
         return Ok(None);
     };
-    Ok(handle_into(&ikey, &value, seq, at))
-}
-
-fn points_into(ikey: &[u8], value: &[u8], seq: SeqNo, at: CopyAt) -> bool {
-    handle_into(ikey, value, seq, at).is_some()
-}
-
-fn handle_into(ikey: &[u8], value: &[u8], seq: SeqNo, at: CopyAt) -> Option<Option<u64>> {
-    let p = ParsedKey::parse(ikey);
-    if p.seq != seq || p.entry_kind() != Some(EntryKind::Handle) {
-        return None;
-    }
-    let (expires_at, encoded) = split_expiry(p.kind, value).ok()?;
-    ValueHandle::decode(encoded)
-        .is_ok_and(|h| at.named_by(&h))
-        .then_some(expires_at)
+    Ok(names_copy(&ikey, &value, seq, at))
 }
 
 /// Whether a live snapshot at `snap` sees record `seq` at `at` for `key`: the entry a read
@@ -91,8 +57,8 @@ pub(crate) fn snapshot_sees(
     at: CopyAt,
     snap: SeqNo,
 ) -> Result<bool> {
-    let found = crate::db::read::find(sv, key, snap, false, false)?;
-    Ok(found.is_some_and(|f| points_into(&f.ikey, &f.value, seq, at)))
+    let found = super::read::find(sv, key, snap, false, false)?;
+    Ok(found.is_some_and(|f| names_copy(&f.ikey, &f.value, seq, at).is_some()))
 }
 
 /// Whether a live snapshot in `snapshots` sees record `key@seq` at `at`.
@@ -113,9 +79,7 @@ fn seen_by_a_snapshot(
 }
 
 /// Collects the job's value file the WiscKey way. `NotNow` when the file is gone or a live
-/// snapshot still needs one of its records. Unlike a drop-records run, this one is not a
-/// self-contained job: its validity checks are LSM lookups and its output goes through
-/// the write path.
+/// snapshot still needs one of its records.
 pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
     let (number, epoch) = (job.file.number(), job.file.epoch());
     let mut throttle = Throttle::new(job.bytes_per_sec);
@@ -220,14 +184,16 @@ pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::handle::ValueHandle;
     use crate::fs::{Fs, MemFs};
     use crate::gc::Record;
+    use crate::key::{EntryKind, ParsedKey, split_expiry};
     use crate::{Db, Options};
 
     /// The handle the newest version of `key` holds, and its sequence.
     fn newest_handle(db: &Db, key: &[u8]) -> (SeqNo, ValueHandle) {
         let sv = db.inner().super_version();
-        let (ikey, value) = crate::db::read::newest_entry(&sv, key).unwrap().unwrap();
+        let (ikey, value) = super::super::read::newest_entry(&sv, key).unwrap().unwrap();
         let p = ParsedKey::parse(&ikey);
         let (_, encoded) = split_expiry(p.kind, &value).unwrap();
         (p.seq, ValueHandle::decode(encoded).unwrap())
