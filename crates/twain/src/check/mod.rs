@@ -2,7 +2,8 @@
 //!
 //! Reads every file of a closed database and verifies, without changing anything:
 //!
-//! - `CURRENT` and the manifest: every edit's checksum, and that the edits apply;
+//! - `CURRENT` and the manifest: every edit's checksum, and that the edits apply; a torn
+//!   last edit is a note, or a problem when the value log was closed cleanly after it;
 //! - every SSTable the manifest names: present, of the recorded size, every block's
 //!   checksum, keys strictly ascending and inside the recorded key and sequence ranges,
 //!   the entry count of its properties;
@@ -133,7 +134,15 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
             return Ok(report);
         }
     };
-    check_manifest_frames(fs, dir, manifest_number, &mut report);
+    let mut logs: Vec<u64> = on_disk
+        .iter()
+        .filter(|&&(k, n, _)| k == FileType::ValueLog && n >= state.flushed_point.file)
+        .map(|&(_, n, _)| n)
+        .collect();
+    logs.sort_unstable();
+    // A damaged value log is reported where it is checked below; here it vouches for nothing.
+    let closed_cleanly = crate::vlog::closed_cleanly(fs, dir, &logs).unwrap_or(false);
+    check_manifest_frames(fs, dir, manifest_number, closed_cleanly, &mut report);
 
     // Value files: sealed ones from the manifest (at their current epoch), and the log
     // after the flushed point (epoch 0).
@@ -499,9 +508,17 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
     Ok(report)
 }
 
-/// Reads the manifest's frames once more to count edits and note a torn tail (which
-/// `read_manifest` skips silently, as open does).
-fn check_manifest_frames(fs: &dyn Fs, dir: &Path, number: u64, report: &mut CheckReport) {
+/// Reads the manifest's frames once more to count edits and judge a torn tail (which
+/// `read_manifest` stops at): a note if a crash may have left it (open ignores it), a
+/// problem if the value log was `closed_cleanly` after the manifest's last edit (open
+/// refuses the database).
+fn check_manifest_frames(
+    fs: &dyn Fs,
+    dir: &Path,
+    number: u64,
+    closed_cleanly: bool,
+    report: &mut CheckReport,
+) {
     let path = file_path(dir, FileType::Manifest, number);
     report.count_file(fs, &path);
     let bytes = match fs
@@ -517,6 +534,19 @@ fn check_manifest_frames(fs: &dyn Fs, dir: &Path, number: u64, report: &mut Chec
             Frame::Good { frame_len, .. } => {
                 report.manifest_edits += 1;
                 at += frame_len;
+            }
+            _ if closed_cleanly => {
+                report.problem(
+                    &path,
+                    Some(at as u64),
+                    format!(
+                        "the last {} bytes are a damaged or incomplete edit, and the value \
+                         log says the database was closed cleanly after its last edit: \
+                         acknowledged edits are lost",
+                        bytes.len() - at
+                    ),
+                );
+                break;
             }
             _ => {
                 report.note(

@@ -546,17 +546,20 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     }
     inner.check_bg_error()?;
     let mut ws = lock(&inner.write.state);
-    // Syncs go in file order: the sealed files first, then the active one, marked as
-    // cleanly closed.
+    // Syncs go in file order: the sealed files first, then the active one.
     inner.log_sync.sync_sealed(u64::MAX)?;
     inner.log_sync.check()?;
-    ws.log.sync_and_mark()?;
-    drop(ws);
+    ws.log.sync()?;
     if inner.read_only.is_none() {
         // The cumulative counters, for the next open to start from. After the log is
         // safe: a failure here loses only the counters since the last edit.
         lock(&inner.versions).record_counters()?;
     }
+    // IMPORTANT: the close marker comes last, after the manifest's last edit is durable:
+    // an open that finds it knows the manifest is whole, and that a damaged or incomplete
+    // last edit is lost data, not a write a crash interrupted (`db::open`).
+    ws.log.sync_and_mark()?;
+    drop(ws);
     crate::event_log::event!(inner.events, Info, "closed");
     Ok(())
 }

@@ -34,7 +34,7 @@ use crate::key::{EntryKind, SeqNo, append_expiring_value, internal_key, put_kind
 use crate::memtable::Memtable;
 use crate::options::{Options, ValueLayout};
 use crate::stats::Counters;
-use crate::version::{VersionSet, VersionState, read_manifest};
+use crate::version::{TornTail, VersionSet, VersionState, read_manifest_with_tail};
 use crate::vlog::{
     DropIndex, LogPosition, LogSync, LogWriter, MARKER_FRAME_LEN, ValueFile, scan_value_file,
 };
@@ -42,7 +42,7 @@ use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
@@ -184,8 +184,8 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             return Err(e);
         }
     }
-    let (mut state, manifest_number) = if exists {
-        read_manifest(fs.as_ref(), dir, opts.num_levels)
+    let (mut state, manifest_number, torn) = if exists {
+        read_manifest_with_tail(fs.as_ref(), dir, opts.num_levels)
             .map_err(|e| crate::repair::point_to_repair(dir, e))?
     } else {
         let mut state = VersionState::empty(opts.num_levels);
@@ -193,7 +193,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
             // Recorded by the new database's first manifest (its snapshot of the state).
             state.hash_groups = Some(opts.hash_groups);
         }
-        (state, 0)
+        (state, 0, None)
     };
     refuse_untracked_drops(&state, &opts, read_only.is_some())?;
     // The layout is the database's, chosen at its creation; the options follow it (and were
@@ -219,6 +219,28 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         .map(|&(_, k, n, e)| (k, n, e))
         .collect();
     let on_disk: HashSet<(FileType, u64, u32)> = parsed.iter().copied().collect();
+    // A file the manifest names that is gone, with the manifest's torn tail if it has one:
+    // edits before a torn write never delete what the version before them names (a file
+    // goes only once the edit that drops it is durable), so the tail held acknowledged
+    // edits, and the manifest is what is damaged.
+    let missing = |path: PathBuf, offset: u64, what: &str| -> Error {
+        match &torn {
+            Some(t) => crate::repair::point_to_repair(
+                dir,
+                t.corruption(format_args!(
+                    "the version before it names {}, which is gone",
+                    path.display()
+                )),
+            ),
+            None => Error::corruption(&path, offset, what),
+        }
+    };
+    for table in state.levels.iter().flatten() {
+        if !on_disk.contains(&(FileType::Table, table.number, 0)) {
+            let path = file_path(dir, FileType::Table, table.number);
+            return Err(missing(path, 0, "table named by the manifest is missing"));
+        }
+    }
     for (&n, f) in &state.value_files {
         let Some(sealed) = f.sealed else { continue };
         let kind = if sealed.epoch == 0 {
@@ -228,8 +250,8 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         };
         let path = value_file_path(dir, n, sealed.epoch);
         if !on_disk.contains(&(kind, n, sealed.epoch)) {
-            return Err(Error::corruption(
-                &path,
+            return Err(missing(
+                path,
                 0,
                 "value file named by the manifest is missing",
             ));
@@ -249,8 +271,8 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
 
     let flushed = state.flushed_point;
     if flushed.file > 0 && !on_disk.contains(&(FileType::ValueLog, flushed.file, 0)) {
-        return Err(Error::corruption(
-            &file_path(dir, FileType::ValueLog, flushed.file),
+        return Err(missing(
+            file_path(dir, FileType::ValueLog, flushed.file),
             flushed.offset,
             "the value file holding the flushed point is missing",
         ));
@@ -261,6 +283,17 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         .map(|&(_, n, _)| n)
         .collect();
     log_numbers.sort_unstable();
+    if let Some(t) = &torn {
+        judge_torn_manifest(
+            fs.as_ref(),
+            dir,
+            opts.num_levels,
+            t,
+            &log_numbers,
+            read_only.is_some(),
+        )
+        .map_err(|e| crate::repair::point_to_repair(dir, e))?;
+    }
     let max_number = parsed.iter().map(|&(_, n, _)| n).max().unwrap_or(0);
     state.next_file_number = state.next_file_number.max(max_number + 1);
 
@@ -754,6 +787,29 @@ fn replay(
         }
     }
     Ok(out)
+}
+
+/// Fails if the manifest's torn tail `t` cannot be a write a crash interrupted: the value
+/// log was closed cleanly (`vlog::closed_cleanly`). A read-only open, which may race a writer's close
+/// (its last edit, then the marker), reads the manifest again before judging.
+fn judge_torn_manifest(
+    fs: &dyn Fs,
+    dir: &Path,
+    num_levels: usize,
+    t: &TornTail,
+    log_numbers: &[u64],
+    read_only: bool,
+) -> Result<()> {
+    if !crate::vlog::closed_cleanly(fs, dir, log_numbers)? {
+        return Ok(());
+    }
+    if read_only {
+        let (_, _, again) = read_manifest_with_tail(fs, dir, num_levels)?;
+        if again.as_ref().is_none_or(|a| a.path != t.path) {
+            return Ok(());
+        }
+    }
+    Err(t.corruption("the value log says the database was closed cleanly after its last edit"))
 }
 
 /// Removes every file of `listing` that the installed version does not name.

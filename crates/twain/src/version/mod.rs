@@ -6,7 +6,8 @@ mod state;
 
 pub use set::VersionSet;
 pub(crate) use set::{
-    check_lock, read_manifest, read_manifest_file, write_current, write_new_manifest,
+    TornTail, check_lock, read_manifest, read_manifest_file, read_manifest_with_tail,
+    write_current, write_new_manifest,
 };
 pub use state::{ValueFileState, VersionState};
 

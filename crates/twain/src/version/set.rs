@@ -84,12 +84,52 @@ pub(crate) fn check_lock(lock: &dyn FileLock, dir: &Path) -> Result<()> {
     })
 }
 
+/// Where a manifest's intact edits end short of the file: an incomplete or damaged last
+/// edit. A crash while that edit was written leaves one (the edit was never acknowledged,
+/// and replay stops before it); so does a manifest that lost acknowledged edits to
+/// truncation or damage. Nothing in the manifest tells the two apart, so `db::open` weighs
+/// the tail against the rest of the directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// The manifest's path.
+    pub path: PathBuf,
+    /// Where the incomplete or damaged edit starts.
+    pub offset: u64,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+impl TornTail {
+    /// The corruption of the manifest, given why the tail cannot be a torn write.
+    pub fn corruption(&self, why: impl std::fmt::Display) -> Error {
+        Error::corruption(
+            &self.path,
+            self.offset,
+            format!(
+                "the manifest ends in a damaged or incomplete edit ({}), and {why}: edits the \
+                 database acknowledged are lost (a truncated or damaged manifest)",
+                self.what
+            ),
+        )
+    }
+}
+
 /// Reads the manifest named by `CURRENT` and replays its edits.
 pub(crate) fn read_manifest(
     fs: &dyn Fs,
     dir: &Path,
     num_levels: usize,
 ) -> Result<(VersionState, u64)> {
+    read_manifest_with_tail(fs, dir, num_levels).map(|(state, number, _)| (state, number))
+}
+
+/// [`read_manifest`], also returning the manifest's torn tail, if its edits stop short of
+/// its end.
+pub(crate) fn read_manifest_with_tail(
+    fs: &dyn Fs,
+    dir: &Path,
+    num_levels: usize,
+) -> Result<(VersionState, u64, Option<TornTail>)> {
     let current = current_path(dir);
     let contents = fs
         .open_read(&current)
@@ -100,7 +140,8 @@ pub(crate) fn read_manifest(
         .ctx("read", &current)?;
     let number = parse_current(&contents)
         .ok_or_else(|| Error::corruption(&current, 0, "CURRENT does not name a manifest"))?;
-    Ok((read_manifest_file(fs, dir, number, num_levels)?, number))
+    let (state, torn) = read_manifest_file_with_tail(fs, dir, number, num_levels)?;
+    Ok((state, number, torn))
 }
 
 /// Reads manifest `number` of `dir` and replays its edits.
@@ -110,6 +151,16 @@ pub(crate) fn read_manifest_file(
     number: u64,
     num_levels: usize,
 ) -> Result<VersionState> {
+    read_manifest_file_with_tail(fs, dir, number, num_levels).map(|(state, _)| state)
+}
+
+/// [`read_manifest_file`], also returning its torn tail, if its edits stop short of its end.
+fn read_manifest_file_with_tail(
+    fs: &dyn Fs,
+    dir: &Path,
+    number: u64,
+    num_levels: usize,
+) -> Result<(VersionState, Option<TornTail>)> {
     let path = file_path(dir, FileType::Manifest, number);
     let bytes = fs
         .open_read(&path)
@@ -132,6 +183,7 @@ pub(crate) fn read_manifest_file(
     let mut state = VersionState::empty(num_levels);
     let mut offset = crate::format::file_header::FILE_HEADER_LEN;
     let mut edits = 0usize;
+    let mut torn = None;
     while offset < bytes.len() {
         match decode_frame(bytes.get(offset..).unwrap_or_default()) {
             Frame::Good { payload, frame_len } => {
@@ -144,12 +196,17 @@ pub(crate) fn read_manifest_file(
                 offset += frame_len;
             }
             // Each edit is synced before the next is written, so damage followed by an
-            // intact edit is corruption; damage at the very end is an unacknowledged edit.
-            Frame::Truncated { .. } => break,
+            // intact edit is corruption; damage at the very end may be an unacknowledged
+            // edit (the caller judges the tail).
+            Frame::Truncated { .. } => {
+                torn = Some("an incomplete edit".to_string());
+                break;
+            }
             Frame::Bad { what } => {
                 if next_good_frame(&bytes, offset).is_some() {
                     return Err(Error::corruption(&path, offset as u64, what));
                 }
+                torn = Some(what.to_string());
                 break;
             }
         }
@@ -161,7 +218,12 @@ pub(crate) fn read_manifest_file(
             "manifest holds no version edit",
         ));
     }
-    Ok(state)
+    let torn = torn.map(|what| TornTail {
+        path,
+        offset: offset as u64,
+        what,
+    });
+    Ok((state, torn))
 }
 
 impl VersionSet {

@@ -14,7 +14,7 @@ pub use drop_index::{DropIndex, FileDrops};
 pub use drops::{DropFileContents, DropWriter, Dropped, read_drop_file, read_drop_set};
 pub use hints::ScanHints;
 pub use scan::{MARKER_FRAME_LEN, ScanOutcome, scan_value_file};
-pub(crate) use scan::{scan_value_file_past_holes, scan_value_file_skipping};
+pub(crate) use scan::{closed_cleanly, scan_value_file_past_holes, scan_value_file_skipping};
 pub use svtable::{SvTableIndex, SvTableSummary, SvTableWriter, SvtItem};
 pub use sync::{LogSync, SpareLog};
 pub use writer::LogWriter;

@@ -65,6 +65,20 @@ impl ScanOutcome {
     }
 }
 
+/// Whether the value log whose files after the flushed point are `numbers` (ascending) was
+/// closed cleanly: its newest file ends in the close marker (an intact marker last, no seal
+/// before it). A clean close writes that marker after the manifest's last edit is durable,
+/// and an open removes it before it writes anything, so a manifest whose last edit is
+/// damaged or incomplete beside it has lost an acknowledged edit (`db::open`, `check`).
+pub(crate) fn closed_cleanly(fs: &dyn Fs, dir: &Path, numbers: &[u64]) -> Result<bool> {
+    let Some(&newest) = numbers.last() else {
+        return Ok(false);
+    };
+    let path = crate::format::names::value_file_path(dir, newest, 0);
+    let outcome = scan_value_file(fs, &path, newest, true, |_, _, _| Ok(()))?;
+    Ok(outcome.sealed_next.is_none() && outcome.is_complete())
+}
+
 /// Reads the whole of `path` in chunks; hands each intact batch record to `on_batch`
 /// with the file offset and length of its frame.
 ///

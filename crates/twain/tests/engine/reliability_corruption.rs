@@ -174,10 +174,6 @@ struct Tally {
     panics: usize,
     check_missed: usize,
     check_found_unread_damage: usize,
-    /// Cases of the documented manifest limitation (`truncated_files.rs`), counted apart
-    /// so the rest of the sweep stays enforced: a manifest cut short or damaged in its
-    /// last edit is taken for a torn tail, and the error (if any) names another file.
-    manifest_limitation: usize,
     failures: Vec<String>,
 }
 
@@ -349,19 +345,6 @@ fn damage_to_every_file_kind_is_reported_never_returned_as_data() {
                     continue;
                 }
             };
-            // Damage to the manifest's last edit (or a cut at a frame boundary) cannot be
-            // told from a torn write: a documented limitation, counted apart.
-            let known = path.extension().is_some_and(|e| e == "manifest");
-            let local = if known && !local.failures.is_empty() {
-                t.manifest_limitation += 1;
-                Tally {
-                    detected_on_open: local.detected_on_open,
-                    detected_on_read: local.detected_on_read,
-                    ..Tally::default()
-                }
-            } else {
-                local
-            };
             t.detected_on_open += local.detected_on_open;
             t.detected_on_read += local.detected_on_read;
             t.torn_tail_recovered += local.torn_tail_recovered;
@@ -381,11 +364,7 @@ fn damage_to_every_file_kind_is_reported_never_returned_as_data() {
             )
             .unwrap();
             let flagged = r.problems.iter().chain(&r.notes).any(|f| &f.file == path);
-            if noticed && !flagged && known && !r.problems.is_empty() {
-                // The same limitation: check takes the cut for a torn tail, and what it
-                // reports is the files the lost edits named.
-                t.manifest_limitation += 1;
-            } else if noticed && !flagged {
+            if noticed && !flagged {
                 t.check_missed += 1;
                 t.failures.push(format!(
                     "{ctx}: the engine noticed, twain check did not: {}",
@@ -402,7 +381,7 @@ fn damage_to_every_file_kind_is_reported_never_returned_as_data() {
         }
     }
     println!(
-        "damaged copies {}, detected on open {}, detected on read {}, torn tails recovered {}, found only by twain check {}, wrong data {}, non-corruption errors {}, wrong file named {}, panics {}, missed by twain check {}, harmless {}, manifest cases of the documented limitation {}",
+        "damaged copies {}, detected on open {}, detected on read {}, torn tails recovered {}, found only by twain check {}, wrong data {}, non-corruption errors {}, wrong file named {}, panics {}, missed by twain check {}, harmless {}",
         t.cases,
         t.detected_on_open,
         t.detected_on_read,
@@ -413,8 +392,7 @@ fn damage_to_every_file_kind_is_reported_never_returned_as_data() {
         t.wrong_file_named,
         t.panics,
         t.check_missed,
-        t.harmless,
-        t.manifest_limitation
+        t.harmless
     );
     assert!(
         t.failures.is_empty(),
