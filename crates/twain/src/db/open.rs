@@ -790,8 +790,9 @@ fn replay(
 }
 
 /// Fails if the manifest's torn tail `t` cannot be a write a crash interrupted: the value
-/// log was closed cleanly (`vlog::closed_cleanly`). A read-only open, which may race a writer's close
-/// (its last edit, then the marker), reads the manifest again before judging.
+/// log was closed cleanly (`vlog::closed_cleanly`). A read-only open, which may race a
+/// writer's close (its last edit, then the marker), reads the manifest again before
+/// judging.
 fn judge_torn_manifest(
     fs: &dyn Fs,
     dir: &Path,
