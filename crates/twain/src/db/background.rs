@@ -540,11 +540,27 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
     for t in threads {
         let _ = t.join();
     }
-    if let Some(spare) = inner.log_sync.discard_spare() {
+    let spare = inner.log_sync.discard_spare();
+    if let Some(spare) = &spare {
         // Never written to: an empty file that recovery would only skip.
         spare.mark_obsolete();
     }
     inner.check_bg_error()?;
+    if let Some(spare) = spare {
+        // IMPORTANT: gone, durably, before the close marker is written: the marker must be
+        // in the newest value file (`vlog::closed_cleanly`). Left to the file's last
+        // reference (a snapshot or iterator may outlive the close), a power loss or exit
+        // before that would leave an empty newest file that hides the marker, and a torn
+        // manifest tail would then pass for a crash.
+        inner
+            .fs
+            .remove_file(spare.path())
+            .ctx("remove", spare.path())?;
+        inner
+            .fs
+            .sync_dir(&inner.dir)
+            .ctx("sync directory", &inner.dir)?;
+    }
     let mut ws = lock(&inner.write.state);
     // Syncs go in file order: the sealed files first, then the active one.
     inner.log_sync.sync_sealed(u64::MAX)?;

@@ -118,6 +118,31 @@ fn a_torn_tail_after_a_clean_close_is_corruption_naming_the_manifest() {
     assert_eq!((read_only.0, read_only.1), (path, intact));
 }
 
+/// The spare value file the log thread keeps ready is deleted, durably, before the close
+/// marker is written: a snapshot that outlives the close keeps the engine's files open,
+/// and a power loss then must not leave an empty value file newer than the marker.
+#[test]
+fn a_power_loss_after_a_close_with_a_snapshot_alive_keeps_the_marker_newest() {
+    let (fs, db) = build();
+    let snapshot = db.snapshot();
+    // Time for the log thread to make the spare that the last roll took.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    db.close().unwrap();
+    let image = fs.crash(&CrashOptions::drop_unsynced());
+    drop(snapshot);
+    let logs = image
+        .file_names(Path::new(DIR))
+        .into_iter()
+        .filter(|n| n.ends_with(".vlog"))
+        .count();
+    let path = manifest(&image);
+    let intact = image.file_size(&path).unwrap();
+    append_torn_edit(&image, &path);
+    let (file, offset, what) = corruption_of(Db::open(DIR, options(&image)));
+    assert_eq!((file, offset), (path, intact), "{what} ({logs} value logs)");
+    assert!(what.contains("closed cleanly"), "{what}");
+}
+
 #[test]
 fn a_crash_image_cut_before_a_compaction_edit_blames_the_manifest_not_the_tables() {
     let (fs, db) = build();
