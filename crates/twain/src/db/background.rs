@@ -225,9 +225,10 @@ fn rest(inner: &DbInner, d: Duration) {
     }
 }
 
-/// The log thread: syncs the value files the writer sealed (in file order, in full) and
-/// keeps one spare value file ready, so that neither a roll nor a non-sync write waits for
-/// the disk.
+/// The log thread: syncs the value files the writer sealed (in file order, in full; those of
+/// inline entries only once they have waited for the flush that deletes them, see
+/// `vlog::sync`) and keeps one spare value file ready, so that neither a roll nor a
+/// non-sync write waits for the disk.
 fn log_loop(inner: &DbInner) {
     loop {
         if shutting_down(inner) {
@@ -251,8 +252,8 @@ fn log_loop(inner: &DbInner) {
                 }
             }
         }
-        if inner.log_sync.has_sealed() {
-            if let Err(e) = inner.log_sync.sync_sealed(u64::MAX) {
+        if let Some(upto) = inner.log_sync.due_upto() {
+            if let Err(e) = inner.log_sync.sync_sealed(upto) {
                 inner.set_bg_error(e);
             }
             inner.bg.notify_all();

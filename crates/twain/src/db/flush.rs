@@ -194,8 +194,10 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     // IMPORTANT: the log is durable up to the freeze position before anything durable
     // refers to its records: the drop records below, and the edit that makes the position
     // the flushed point (the table holds handles into the log, and recovery no longer
-    // replays it). This thread, not the writer, waits for that sync.
-    inner.log_sync.sync_through(frozen_at)?;
+    // replays it; recovery starts reading at that position). This thread, not the writer,
+    // waits for that sync. Unsynced files of inline entries only before the position need
+    // nothing (`LogSync::sync_for_flush`): the edit deletes them.
+    inner.log_sync.sync_for_flush(frozen_at)?;
     // A flush requires no epoch, so its drops are always written.
     let mut held = inner.drop_index.lock();
     persist_drops(inner, &mut held, &mut drops, &mut edit)?;
@@ -217,6 +219,13 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         }
     }
     let version = versions.log_and_apply(edit)?;
+    // Sealed log files the edit deleted before the log thread synced them are never synced:
+    // the operating system can drop their pages unwritten.
+    let forgotten = inner
+        .log_sync
+        .forget_deleted(|n| version.state.value_files.contains_key(&n));
+    Counters::add(&inner.counters.log_files_deleted_unsynced, forgotten.files);
+    Counters::add(&inner.counters.log_bytes_deleted_unsynced, forgotten.bytes);
     inner.update_super_version(|sv| SuperVersion {
         mem: Arc::clone(&sv.mem),
         imms: sv

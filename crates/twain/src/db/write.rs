@@ -8,6 +8,7 @@
 use super::{DbInner, SuperVersion, lock};
 use crate::event_log::event;
 use crate::format::compression::{StoredValue, compress_value};
+use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::handle::ValueHandle;
 use crate::format::vlog::{BATCH_ENTRIES_AT, BatchRecordWriter, LogEntryKind, RelocationWriter};
 use crate::key::{EntryKind, SeqNo, append_expiring_value, append_internal_key, put_kind};
@@ -391,7 +392,26 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             count_stall(inner, cause, start);
             continue;
         }
+        roll_log_of_inline_memtable(inner, ws)?;
         return switch_memtable(inner, ws);
+    }
+}
+
+/// Before a memtable switch: if the active value file holds records but no separated entry,
+/// and a spare file is ready, rolls the log, so that the memtable freezes at the start of
+/// a fresh file. Its flush then deletes the sealed file (nothing refers to its records once
+/// they are in the table) without any sync (`LogSync::sync_for_flush`), and the log thread
+/// leaves it unsynced meanwhile: at small values the log's bytes need never reach the disk.
+/// Never waits: without a spare ready the memtable freezes mid-file, and its flush syncs
+/// the log as before.
+fn roll_log_of_inline_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    let active = ws.log.value_file();
+    if active.separated_count() > 0 || ws.log.position().offset <= FILE_HEADER_LEN as u64 {
+        return Ok(());
+    }
+    match inner.log_sync.take_spare(Duration::ZERO) {
+        Some(spare) => switch_to(inner, ws, spare),
+        None => Ok(()),
     }
 }
 
@@ -439,8 +459,8 @@ const LONG_STALL_MICROS: u64 = 100_000;
 ///
 /// Hands the log to the operating system but does not sync it: the flush of this memtable
 /// makes the log durable up to the freeze position before its edit records that position
-/// as the flushed point (`LogSync::sync_through`), so no table can refer to log records
-/// that a crash could lose.
+/// as the flushed point, wherever anything needs it (`LogSync::sync_for_flush`), so no
+/// table can refer to log records that a crash could lose.
 pub(crate) fn switch_memtable(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
     if let Err(e) = ws.log.write_out() {
         return Err(inner.set_bg_error(e));
@@ -486,6 +506,11 @@ fn roll_log(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             spare
         }
     };
+    switch_to(inner, ws, spare)
+}
+
+/// Seals the active value file naming `spare`'s, and continues in `spare`.
+fn switch_to(inner: &DbInner, ws: &mut WriteState, spare: SpareLog) -> Result<()> {
     let next = spare.writer.value_file().number();
     if let Err(e) = ws.log.seal(next) {
         return Err(inner.set_bg_error(e));

@@ -24,6 +24,8 @@ pub(crate) struct Counters {
     pub stall_l0_micros: AtomicU64,
     pub stalls_log_file: AtomicU64,
     pub stall_log_file_micros: AtomicU64,
+    pub log_files_deleted_unsynced: AtomicU64,
+    pub log_bytes_deleted_unsynced: AtomicU64,
     pub flushes: AtomicU64,
     pub flush_bytes: AtomicU64,
     pub compactions: AtomicU64,
@@ -221,6 +223,11 @@ pub struct Stats {
     pub stalls_log_file: u64,
     /// Microseconds of those stalls.
     pub stall_log_file_micros: u64,
+    /// Sealed value files of inline entries only that a flush deleted before the log
+    /// thread synced them: their bytes need never be written to the disk.
+    pub log_files_deleted_unsynced: u64,
+    /// Their bytes.
+    pub log_bytes_deleted_unsynced: u64,
     /// Memtable flushes.
     pub flushes: u64,
     /// Bytes of SSTables written by flushes.

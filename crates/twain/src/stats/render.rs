@@ -24,6 +24,14 @@ impl Stats {
         o.num("stall_l0_micros", self.stall_l0_micros);
         o.num("stalls_log_file", self.stalls_log_file);
         o.num("stall_log_file_micros", self.stall_log_file_micros);
+        o.num(
+            "log_files_deleted_unsynced",
+            self.log_files_deleted_unsynced,
+        );
+        o.num(
+            "log_bytes_deleted_unsynced",
+            self.log_bytes_deleted_unsynced,
+        );
         o.num("flushes", self.flushes);
         o.num("flush_bytes_written", self.flush_bytes_written);
         o.num("compactions", self.compactions);
@@ -269,11 +277,13 @@ impl Stats {
         line(
             "value log",
             format!(
-                "{} (since open {} in {}, {} synced)",
+                "{} (since open {} in {}, {} synced; {} of inline entries deleted unsynced, {})",
                 z(t.log_bytes_written),
                 z(s.log_bytes_written),
                 counted(s.write_groups, "group"),
-                s.synced_groups
+                s.synced_groups,
+                counted(s.log_files_deleted_unsynced, "file"),
+                z(s.log_bytes_deleted_unsynced)
             ),
         );
         line(

@@ -24,7 +24,13 @@ use crate::fs::WritableFile;
 use crate::{Error, Result};
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a sealed file of inline entries only may wait unsynced for the flush that
+/// deletes it. After that the log thread syncs it like any other: the kernel would soon
+/// write its pages back anyway (its dirty expiry is 30 s by default), and the wait bounds
+/// how much of the log a power loss can take beyond the active file.
+pub const INLINE_SYNC_DELAY: Duration = Duration::from_secs(10);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -35,6 +41,25 @@ struct Sealed {
     file: Arc<ValueFile>,
     writer: Box<dyn WritableFile>,
     len: u64,
+    queued_at: Instant,
+}
+
+impl Sealed {
+    /// Whether the log thread should sync it now: tables will refer to its separated
+    /// entries, or it has waited long enough for the flush that would delete it.
+    fn is_due(&self, now: Instant) -> bool {
+        self.file.separated_count() > 0
+            || now.saturating_duration_since(self.queued_at) >= INLINE_SYNC_DELAY
+    }
+}
+
+/// Sealed files a flush dropped from the queue unsynced, because its edit deleted them.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Forgotten {
+    /// Files dropped.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
 }
 
 /// Syncs a sealed file, then appends a sync marker vouching for every byte before it and
@@ -135,7 +160,12 @@ impl LogSync {
         let (file, writer) = old;
         let len = file.total_bytes();
         let mut q = lock(&self.queue);
-        q.sealed.push_back(Sealed { file, writer, len });
+        q.sealed.push_back(Sealed {
+            file,
+            writer,
+            len,
+            queued_at: Instant::now(),
+        });
         q.active = Some(Active {
             file: next,
             syncer: Arc::new(Mutex::new(syncer)),
@@ -179,19 +209,82 @@ impl LogSync {
             .map(|s| Arc::clone(s.writer.value_file()))
     }
 
-    /// Whether sealed files wait for their sync.
-    pub fn has_sealed(&self) -> bool {
-        !lock(&self.queue).sealed.is_empty()
+    /// The newest queued sealed file the log thread should sync now
+    /// ([`Sealed::is_due`]); syncing it syncs every older one first.
+    pub fn due_upto(&self) -> Option<u64> {
+        let now = Instant::now();
+        lock(&self.queue)
+            .sealed
+            .iter()
+            .filter(|s| s.is_due(now))
+            .map(|s| s.file.number())
+            .max()
     }
 
-    /// The log thread's wait: returns when a sealed file is queued, no spare is ready, the
-    /// log is closing, or `timeout` passed.
+    /// The log thread's wait: returns when a sealed file is due, no spare is ready, the
+    /// log is closing, or `timeout` passed (or a waiting file's delay, if sooner).
     pub fn wait_for_work(&self, timeout: Duration) {
         let q = lock(&self.queue);
-        if q.closing || !q.sealed.is_empty() || q.spare.is_none() {
+        let now = Instant::now();
+        if q.closing || q.spare.is_none() || q.sealed.iter().any(|s| s.is_due(now)) {
             return;
         }
+        let timeout = q
+            .sealed
+            .iter()
+            .map(|s| (s.queued_at + INLINE_SYNC_DELAY).saturating_duration_since(now))
+            .fold(timeout, Duration::min);
         let _ = self.cv.wait_timeout(q, timeout);
+    }
+
+    /// Makes the log durable up to `upto` if the edit that records `upto` as the flushed
+    /// point needs it, and says whether it synced. It does when some sealed file before
+    /// `upto.file` that is not durable yet holds separated entries (the flush's table or
+    /// drop records may refer to them), or when the file `upto` lies in is not durable up
+    /// to it (recovery starts reading there). Sealed files of inline entries only before
+    /// `upto.file` need nothing: the edit deletes them.
+    /// REQUIRES: the writer handed every byte before `upto` to the operating system.
+    pub fn sync_for_flush(&self, upto: LogPosition) -> Result<bool> {
+        // Under `io`: a file the log thread took off the queue is durable (or the log is
+        // poisoned) by the time this looks.
+        let _io = lock(&self.io);
+        self.check()?;
+        let needed = {
+            let q = lock(&self.queue);
+            let short = |f: &ValueFile| f.number() == upto.file && f.durable_len() < upto.offset;
+            q.sealed.iter().any(|s| {
+                (s.file.number() < upto.file && s.file.separated_count() > 0) || short(&s.file)
+            }) || q.active.as_ref().is_some_and(|a| short(&a.file))
+        };
+        if needed {
+            self.sync_through_locked(upto)?;
+        }
+        Ok(needed)
+    }
+
+    /// Drops queued sealed files that `exists` says are gone from the version (an edit
+    /// deleted them) without syncing them, and closes their handles, so the operating
+    /// system can discard their unwritten pages. Returns what it dropped.
+    pub fn forget_deleted(&self, exists: impl Fn(u64) -> bool) -> Forgotten {
+        let mut gone = Vec::new();
+        {
+            let mut q = lock(&self.queue);
+            let mut i = 0;
+            while i < q.sealed.len() {
+                if exists(q.sealed[i].file.number()) {
+                    i += 1;
+                } else if let Some(s) = q.sealed.remove(i) {
+                    gone.push(s);
+                }
+            }
+        }
+        // Closed outside the lock.
+        let forgotten = Forgotten {
+            files: gone.len() as u64,
+            bytes: gone.iter().map(|s| s.len).sum(),
+        };
+        drop(gone);
+        forgotten
     }
 
     /// Whether the log is closing (no spare will come).
@@ -254,6 +347,11 @@ impl LogSync {
     /// REQUIRES: the writer handed every byte before `upto` to the operating system.
     pub fn sync_through(&self, upto: LogPosition) -> Result<()> {
         let _io = lock(&self.io);
+        self.sync_through_locked(upto)
+    }
+
+    /// REQUIRES: `io` is held.
+    fn sync_through_locked(&self, upto: LogPosition) -> Result<()> {
         // A roll can queue the file `upto` names between the sealed syncs and the look at
         // the active file: look at both under one queue lock, and go again if it did.
         let active = loop {

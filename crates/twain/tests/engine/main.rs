@@ -96,6 +96,7 @@ mod hash_layout_hotness;
 mod hash_layout_is_chosen_at_creation;
 mod hash_layout_model;
 mod hash_layout_reserved_space;
+mod inline_logs_deleted_unsynced;
 mod io_faults;
 mod iter_bounds;
 mod iter_consistency;
