@@ -7,13 +7,15 @@
 #   bench/results/joined-records/run.sh BEFORE_PEERS AFTER_PEERS [NUM]
 #
 # BEFORE_PEERS, AFTER_PEERS: twain-peers builds (bench/peers/README.md) of the two
-# commits. NUM: keys (default 10,000,000).
+# commits. NUM: keys (default 10,000,000). OUT: the results directory (default
+# out-NUM beside this script); other before/after comparisons of the same workload
+# (bench/results/inline-logs) use it.
 set -euo pipefail
 before=${1:?usage: run.sh BEFORE_PEERS AFTER_PEERS [NUM]}
 after=${2:?usage: run.sh BEFORE_PEERS AFTER_PEERS [NUM]}
 num=${3:-10000000}
 here=$(cd "$(dirname "$0")" && pwd)
-out=$here/out-$num
+out=${OUT:-$here/out-$num}
 mkdir -p "$out"
 dd if=/dev/zero of="$out/dd.tmp" bs=1M count=1024 conv=fdatasync 2>&1 | tail -1 | tee "$out/disk.txt"
 rm -f "$out/dd.tmp"
