@@ -60,6 +60,8 @@ def main(paths):
     table("ops/s", "ops_per_sec", lambda v: f"{v:.0f}", ratios=True)
     table("CPU us per op", "cpu_us_per_op", lambda v: f"{v:.1f}")
     table("space amplification at phase end", "space_amp", lambda v: f"{v:.2f}")
+    table("space amplification over the phase, time-weighted mean", "space_amp_mean", lambda v: f"{v:.2f}")
+    table("space amplification over the phase, highest sample", "space_amp_max", lambda v: f"{v:.2f}")
     table("idle CPU, % of one core over the last 5 s of an idle phase", "idle_cpu_pct", lambda v: f"{v:.2f}")
     table("net write amplification ((write_bytes - cancelled) / user bytes)", "write_amp_io_net",
           lambda v: f"{v:.2f}", total=whole_run)

@@ -124,6 +124,9 @@ def step_tables(out, step, title):
         ("p99.9 latency, µs", "p999_us", f1, False),
         ("max latency, µs", "max_us", lambda v: f"{v:.0f}", False),
         ("space amplification at phase end", "space_amp", f2, False),
+        ("space amplification over the phase, time-weighted mean (runs that sampled it)",
+         "space_amp_mean", f2, False),
+        ("space amplification over the phase, highest sample", "space_amp_max", f2, False),
         ("net write amplification of the phase", "write_amp_io_net", f2, False),
     ]
     for name, field, fmt, ratios in sections:

@@ -394,7 +394,7 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
     let peers: Vec<&String> = engines.iter().filter(|e| *e != "twain").collect();
     let has_twain = engines.iter().any(|e| e == "twain");
     type Metric = fn(&PhaseResult) -> Option<f64>;
-    let sections: [(&str, Metric, usize, bool); 12] = [
+    let sections: [(&str, Metric, usize, bool); 14] = [
         ("ops/s", |r| Some(r.ops_per_sec), 0, true),
         (
             "CPU us per op (all threads; less sensitive to a busy machine)",
@@ -438,6 +438,18 @@ fn comparison(all: &[PhaseResult], engines: &[String]) -> String {
         (
             "space amplification at phase end (du / live key+value bytes)",
             |r| r.space_amp,
+            2,
+            false,
+        ),
+        (
+            "space amplification over the phase, time-weighted mean of the samples",
+            |r| r.space_amp_mean,
+            2,
+            false,
+        ),
+        (
+            "space amplification over the phase, highest sample",
+            |r| r.space_amp_max,
             2,
             false,
         ),

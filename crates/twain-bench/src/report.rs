@@ -136,6 +136,14 @@ pub struct PhaseResult {
     /// [`crate::space`]). Empty in runs written before it existed.
     #[serde(default)]
     pub space_over_time: Vec<SpaceSample>,
+    /// Space amplification over the phase, each sample weighted by how long it held
+    /// (`crate::space::phase_space_amp`): the figure at the phase's end is one point of a
+    /// sawtooth. Absent without samples; filled in on parsing for lines written before it.
+    #[serde(default)]
+    pub space_amp_mean: Option<f64>,
+    /// The highest space amplification sampled over the phase.
+    #[serde(default)]
+    pub space_amp_max: Option<f64>,
     /// For an idle phase: the process's CPU time (all threads) over the last 5 s of the
     /// phase, in percent of one core (≈ 0 means no engine thread was busy). `None` for
     /// other phases.
@@ -170,6 +178,13 @@ pub fn ratio(a: u64, b: u64) -> Option<f64> {
 }
 
 impl PhaseResult {
+    /// Sets `space_amp_mean` and `space_amp_max` from `space_over_time`.
+    pub fn set_space_over_phase(&mut self) {
+        let over = crate::space::phase_space_amp(self);
+        self.space_amp_mean = over.map(|(mean, _)| mean);
+        self.space_amp_max = over.map(|(_, highest)| highest);
+    }
+
     /// The result as one line of JSON.
     pub fn to_json(&self) -> String {
         // Serializing plain numbers, strings and vectors cannot fail.
@@ -300,5 +315,11 @@ pub fn render(rows: &[Vec<String>]) -> String {
 pub fn parse_json_lines(text: &str) -> Vec<PhaseResult> {
     text.lines()
         .filter_map(|l| serde_json::from_str::<PhaseResult>(l.trim()).ok())
+        .map(|mut r| {
+            if r.space_amp_mean.is_none() {
+                r.set_space_over_phase();
+            }
+            r
+        })
         .collect()
 }

@@ -326,6 +326,7 @@ impl Runner {
             mem_bytes: crate::cgroup::memory_usage(),
         });
         r.space_over_time = space;
+        r.set_space_over_phase();
         r.idle_cpu_pct = idle_cpu_pct;
         r.settle_secs = settle_secs;
         r.cpu_secs = cpu;
@@ -432,6 +433,8 @@ impl Runner {
             reads,
             latency_over_time: LatencySeries::default(),
             space_over_time: Vec::new(),
+            space_amp_mean: None,
+            space_amp_max: None,
             idle_cpu_pct: None,
             settle_secs: 0.0,
         }

@@ -69,6 +69,42 @@ pub fn phase_starts(results: &[PhaseResult], engine: &str) -> Vec<(u64, String)>
     starts
 }
 
+/// A phase's space amplification over its duration: each sample stands for the time since
+/// the one before it (the first for the time since the phase began), so the mean weighs a
+/// figure by how long the database held it, not by where the phase happened to end.
+/// Compaction makes space a sawtooth (garbage builds up in the upper levels until a
+/// compaction into the level below drops it), and the figure at a phase's end is one
+/// point on it; the mean and the highest sample say what a disk must hold meanwhile.
+/// `(time-weighted mean, highest sample)`; `None` without a sample with live data.
+pub fn phase_space_amp(r: &PhaseResult) -> Option<(f64, f64)> {
+    let (mut weighted, mut secs, mut highest) = (0.0, 0.0, None::<f64>);
+    let mut since = 0.0;
+    for s in &r.space_over_time {
+        let span = (s.secs - since).max(0.0);
+        since = since.max(s.secs);
+        let Some(amp) = s.space_amp() else {
+            continue;
+        };
+        weighted += amp * span;
+        secs += span;
+        highest = Some(highest.map_or(amp, |h| h.max(amp)));
+    }
+    let highest = highest?;
+    // Samples all at the phase's start (an instant phase): their plain mean.
+    let mean = match secs > 0.0 {
+        true => weighted / secs,
+        false => {
+            let amps: Vec<f64> = r
+                .space_over_time
+                .iter()
+                .filter_map(|s| s.space_amp())
+                .collect();
+            amps.iter().sum::<f64>() / amps.len() as f64
+        }
+    };
+    Some((mean, highest))
+}
+
 /// The whole run's net write amplification of `engine`: the sum over its phases of
 /// (`write_bytes` − `cancelled_write_bytes`) divided by the sum of their `user_bytes`
 /// (`None` if it wrote nothing). Cancelled bytes are subtracted from the run's sum, not
@@ -133,6 +169,43 @@ mod tests {
         let starts = phase_starts(&results, "a");
         let names: Vec<(u64, &str)> = starts.iter().map(|(b, n)| (*b, n.as_str())).collect();
         assert_eq!(names, [(0, "fill"), (200, "update"), (400, "idle5")]);
+    }
+
+    #[test]
+    fn phase_space_is_weighted_by_how_long_each_figure_held() {
+        // Samples at 1 s, 2 s, 4 s and 4.5 s (the phase's end): 2.0 for one second, 1.0
+        // for one, 3.0 for two, 1.5 for half of one.
+        let mut r = phase(
+            "a",
+            0,
+            "update",
+            &[(0, 200, 100), (0, 100, 100), (0, 300, 100), (0, 150, 100)],
+        );
+        for (s, at) in r.space_over_time.iter_mut().zip([1.0, 2.0, 4.0, 4.5]) {
+            s.secs = at;
+        }
+        let (mean, highest) = phase_space_amp(&r).unwrap();
+        assert!(
+            (mean - (2.0 + 1.0 + 6.0 + 0.75) / 4.5).abs() < 1e-9,
+            "{mean}"
+        );
+        assert_eq!(highest, 3.0);
+        // Nothing live: no figure; samples only at the start: their plain mean.
+        assert_eq!(phase_space_amp(&phase("a", 0, "x", &[(0, 10, 0)])), None);
+        let mut instant = phase("a", 0, "x", &[(0, 100, 100), (0, 300, 100)]);
+        instant
+            .space_over_time
+            .iter_mut()
+            .for_each(|s| s.secs = 0.0);
+        assert_eq!(phase_space_amp(&instant), Some((2.0, 3.0)));
+        // A line written before the fields existed gets them on parsing.
+        let old_line = r
+            .to_json()
+            .replace(",\"space_amp_mean\":null,\"space_amp_max\":null", "");
+        assert!(!old_line.contains("space_amp_mean"), "{old_line}");
+        let parsed = parse_json_lines(&old_line).remove(0);
+        assert_eq!(parsed.space_amp_max, Some(3.0));
+        assert!((parsed.space_amp_mean.unwrap() - mean).abs() < 1e-9);
     }
 
     #[test]
