@@ -39,6 +39,9 @@ pub(crate) struct BgState {
     /// Tables refresh compactions wrote, each with `Counters::gc_runs` when it was picked:
     /// not picked for refresh again until value GC has run since.
     pub refreshed: HashMap<u64, u64>,
+    /// A garbage compaction with the foreground quiet waits for the active memtable's
+    /// flush: `garbage_pick` asks the compaction thread to freeze it (`freeze_for_garbage`).
+    pub freeze_for_garbage: bool,
 }
 
 impl BgState {
@@ -367,11 +370,22 @@ fn compaction_loop(inner: &DbInner) {
                     if let Some(task) = task {
                         st.busy_tables.extend(task.input_numbers());
                         st.compactions_running += 1;
-                        break task;
+                        break Some(task);
+                    }
+                    if std::mem::take(&mut st.freeze_for_garbage) {
+                        break None;
                     }
                 }
                 st = inner.bg.wait(st, IDLE_WAIT);
             }
+        };
+        // The write lock is taken without the scheduling lock held (writers take them in
+        // the other order).
+        let Some(task) = task else {
+            if let Err(e) = freeze_for_garbage(inner) {
+                inner.set_bg_error(e);
+            }
+            continue;
         };
         let started = Instant::now();
         let gc_runs = inner.counters.gc_runs.load(Ordering::Relaxed);
@@ -442,6 +456,10 @@ fn garbage_pick(
     if !plan.garbage_compactions {
         return None;
     }
+    if quiet && !sv.mem.is_empty() {
+        st.freeze_for_garbage = true;
+        return None;
+    }
     let shape = shape(inner);
     let task = picker::pick_garbage(state, &shape, &st.busy_tables).or_else(|| {
         let expired = super::compact::expired_tables(&sv.version, inner.opts.clock.now_millis());
@@ -455,6 +473,21 @@ fn garbage_pick(
     }
     st.garbage_log = newest;
     Some(task)
+}
+
+/// Freezes a non-empty active memtable for its flush, for a garbage compaction with the
+/// foreground quiet (`garbage_pick`): the memtable's versions are what shadow the tables'
+/// garbage, and a compaction picked before its flush would rewrite the level it merges
+/// into once without them and once more for the flushed table. The GC thread's seal of a
+/// log of inline entries (`value_gc::seal_active_if_worth`) freezes the memtable too, and
+/// the two race; whichever comes second finds nothing to do.
+fn freeze_for_garbage(inner: &DbInner) -> Result<()> {
+    let mut ws = lock(&inner.write.state);
+    inner.check_bg_error()?;
+    if inner.log_sync.is_closing() || ws.mem.is_empty() || !inner.super_version().imms.is_empty() {
+        return Ok(());
+    }
+    super::write::freeze_for_flush(inner, &mut ws)
 }
 
 /// A refresh compaction (`picker::pick_refresh`) of the table with the most stale handles

@@ -392,9 +392,15 @@ fn make_room(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
             count_stall(inner, cause, start);
             continue;
         }
-        roll_log_of_inline_memtable(inner, ws)?;
-        return switch_memtable(inner, ws);
+        return freeze_for_flush(inner, ws);
     }
+}
+
+/// Freezes the active memtable for its flush, first rolling a log file of inline entries
+/// only (`roll_log_of_inline_memtable`), so that the flush deletes that file unsynced.
+pub(crate) fn freeze_for_flush(inner: &DbInner, ws: &mut WriteState) -> Result<()> {
+    roll_log_of_inline_memtable(inner, ws)?;
+    switch_memtable(inner, ws)
 }
 
 /// Before a memtable switch: if the active value file holds records but no separated entry,

@@ -142,6 +142,7 @@ mod prefetch_dropped_iterator_leaves_no_work;
 mod prefetch_error_surfaces_at_its_entry;
 mod prefetch_reads_each_value_once;
 mod punch_hole_unsupported_fails_cleanly;
+mod quiet_garbage_compaction_takes_the_memtable;
 mod read_only_open_beside_a_busy_writer;
 mod read_only_open_writes_nothing;
 mod read_options_fill_cache_and_prefetch;
