@@ -534,7 +534,8 @@ fn switch_to(inner: &DbInner, ws: &mut WriteState, spare: SpareLog) -> Result<()
 /// worth collecting: rolls the log to the spare file like a full file does, then freezes
 /// the memtable at the start of the new file, so that its flush records the sealed file in
 /// the manifest and GC can pick it. Crash-safe as any roll: the seal record and the sync
-/// are the log thread's, and the freeze is an ordinary one. Only `Db::gc` calls it, never
+/// are the log thread's, and the freeze is an ordinary one. Called by `Db::gc` and by the
+/// GC thread under the space target's pacing (`value_gc::seal_active_if_worth`), never by
 /// a write. Returns whether it sealed.
 pub(crate) fn seal_active(inner: &DbInner, worth: impl FnOnce(&ValueFile) -> bool) -> Result<bool> {
     let mut guard = lock(&inner.write.state);
