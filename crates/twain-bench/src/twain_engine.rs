@@ -67,6 +67,8 @@ impl TwainEngine {
             ("stall_l0_ms", s.stall_l0_micros / 1000),
             ("stalls_log_file", s.stalls_log_file),
             ("stall_log_file_ms", s.stall_log_file_micros / 1000),
+            ("stalls_space", s.stalls_space),
+            ("stall_space_ms", s.stall_space_micros / 1000),
         ]
     }
 

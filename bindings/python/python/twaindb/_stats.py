@@ -64,6 +64,8 @@ class Stats(TypedDict):
     stall_l0_micros: int
     stalls_log_file: int
     stall_log_file_micros: int
+    stalls_space: int
+    stall_space_micros: int
     log_files_deleted_unsynced: int
     log_bytes_deleted_unsynced: int
     flushes: int

@@ -7,6 +7,7 @@ use crate::compaction::picker::{self, LevelShape};
 use crate::error::IoContext;
 use crate::gc::Victim;
 use crate::options::GcMode;
+use crate::stats::Counters;
 use crate::vlog::{LogWriter, SpareLog, ValueFile};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -188,7 +189,14 @@ fn gc_round(inner: &DbInner) -> Result<()> {
 /// Each sealed file below the active one at the start of the round is collected at most
 /// once in it, so a log of live records is not copied round and round when the figure
 /// cannot come down (its floor, or a lagging live-data pass).
-fn vlog_round(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<()> {
+fn vlog_round(inner: &DbInner, plan: pacing::Plan, quiet: bool) -> Result<()> {
+    let outcome = vlog_collect(inner, plan, quiet);
+    set_log_room(inner, true);
+    outcome
+}
+
+fn vlog_collect(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<()> {
+    set_log_room(inner, false);
     if plan.seal_active {
         // As in the other modes: the active log is sealed when it holds the garbage.
         let min_len = if quiet {
@@ -201,6 +209,7 @@ fn vlog_round(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<()
     let horizon = lock(&inner.write.state).log.value_file().number();
     let mut skip = HashSet::new();
     while plan.over_budget && !shutting_down(inner) {
+        set_log_room(inner, false);
         match value_gc::run_once(inner, &mut skip, Victim::Tail(horizon))? {
             value_gc::RunOutcome::Idle => return Ok(()),
             value_gc::RunOutcome::Collected(n) => {
@@ -211,6 +220,34 @@ fn vlog_round(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<()
         plan = pacing::plan_now(inner).0;
     }
     Ok(())
+}
+
+/// vlog mode's space budget, held as HashKV's vLog holds its fixed size: sets how many more
+/// log bytes users may write (`DbInner::log_limit`, against `Counters::log_bytes`) before
+/// their writes wait (`write::wait_for_log_room`): the bytes left under
+/// `space_amp_target` times the live bytes (`pacing::space_now`), none once the figure is
+/// over it. A waiting writer wakes this thread, which sets the room again, so writes wait
+/// for as long as GC needs to bring the figure under the target. At the end of a round
+/// (`round_end`) that left the figure over the target (nothing left to collect, an error,
+/// shutdown), writers get one value file of room: a budget GC cannot reach (live data
+/// smaller than the log's files) never holds writes for good. An unknown figure (no
+/// live-data pass yet) holds nothing.
+fn set_log_room(inner: &DbInner, round_end: bool) {
+    let written = Counters::get(&inner.counters.log_bytes);
+    let limit = match pacing::space_now(inner) {
+        Ok(Some((disk, live))) => {
+            let budget = (inner.opts.space_amp_target * live as f64) as u64;
+            match budget.checked_sub(disk) {
+                Some(room) if room > 0 => written.saturating_add(room),
+                _ if round_end => written.saturating_add(inner.opts.value_file_size),
+                _ => written,
+            }
+        }
+        _ => u64::MAX,
+    };
+    if inner.log_limit.swap(limit, Ordering::AcqRel) < limit {
+        inner.bg.notify_all();
+    }
 }
 
 /// Sleeps `d`, or until shutdown.

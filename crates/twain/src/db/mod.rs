@@ -142,6 +142,10 @@ pub(crate) struct DbInner {
     pub prefetch: prefetch::PrefetchPool,
     /// Compaction parts offloaded to a worker (Co-KV).
     pub offload: offload::OffloadState,
+    /// vlog GC mode: the value of `Counters::log_bytes` at which user writes wait for GC
+    /// to make room under the space budget (`background::set_log_room`); `u64::MAX`, no
+    /// limit, in the other modes and until the first live-data pass.
+    pub log_limit: AtomicU64,
 }
 
 impl DbInner {

@@ -135,6 +135,12 @@ pub(crate) fn rest_after(took: Duration, duty: f64) -> Duration {
 /// it collect, and under updates it may run late by what one pass interval writes
 /// (`space` paces passes at a tenth of a core).
 pub(crate) fn current_amp(inner: &DbInner) -> Result<Option<f64>> {
+    Ok(space_now(inner)?.map(|(disk, live)| disk as f64 / live as f64))
+}
+
+/// The disk bytes (allocated) and the live bytes `current_amp` divides; `None` while no
+/// live-data pass has run or nothing is live.
+pub(crate) fn space_now(inner: &DbInner) -> Result<Option<(u64, u64)>> {
     let Some(pass) = inner.live_cache.last() else {
         return Ok(None);
     };
@@ -153,7 +159,7 @@ pub(crate) fn current_amp(inner: &DbInner) -> Result<Option<f64>> {
         return Ok(None);
     }
     let disk = super::space::disk_usage(inner)?.total();
-    Ok(Some(disk as f64 / live_bytes as f64))
+    Ok(Some((disk, live_bytes)))
 }
 
 /// The plan for now, and whether the foreground is quiet. An unreadable directory listing

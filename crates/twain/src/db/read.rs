@@ -588,6 +588,8 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         stall_l0_micros: Counters::get(&c.stall_l0_micros),
         stalls_log_file: Counters::get(&c.stalls_log_file),
         stall_log_file_micros: Counters::get(&c.stall_log_file_micros),
+        stalls_space: Counters::get(&c.stalls_space),
+        stall_space_micros: Counters::get(&c.stall_space_micros),
         log_files_deleted_unsynced: Counters::get(&c.log_files_deleted_unsynced),
         log_bytes_deleted_unsynced: Counters::get(&c.log_bytes_deleted_unsynced),
         flushes: Counters::get(&c.flushes),

@@ -92,6 +92,7 @@ pub(crate) fn write(inner: &DbInner, batch: WriteBatch, sync: bool) -> Result<()
     if batch.is_empty() {
         return if sync { sync_log(inner) } else { Ok(()) };
     }
+    wait_for_log_room(inner)?;
     let packed = pack_values(inner, &batch);
     let me = Arc::new(Writer {
         batch,
@@ -430,6 +431,8 @@ enum StallCause {
     L0Files,
     /// The log thread had no spare value file ready when the active one filled.
     LogFile,
+    /// vlog mode: the log used up its space budget and GC is freeing its tail.
+    Space,
 }
 
 fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
@@ -440,6 +443,7 @@ fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
         StallCause::Memtables => (&c.stalls_memtables, &c.stall_memtables_micros),
         StallCause::L0Files => (&c.stalls_l0, &c.stall_l0_micros),
         StallCause::LogFile => (&c.stalls_log_file, &c.stall_log_file_micros),
+        StallCause::Space => (&c.stalls_space, &c.stall_space_micros),
     };
     Counters::add(count, 1);
     Counters::add(time, micros);
@@ -448,6 +452,7 @@ fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
             StallCause::Memtables => "too many memtables await flush",
             StallCause::L0Files => "too many L0 tables",
             StallCause::LogFile => "no spare value log file was ready",
+            StallCause::Space => "the value log used up its space budget (vlog GC mode)",
         };
         event!(
             inner.events,
@@ -456,6 +461,31 @@ fn count_stall(inner: &DbInner, cause: StallCause, start: Instant) {
             micros / 1000
         );
     }
+}
+
+/// In vlog GC mode, waits while the log has used up its space budget (`DbInner::log_limit`,
+/// set by the GC thread: `background::set_log_room`): HashKV's vLog is a circular log of a
+/// fixed size, whose writes wait once its reserved space is full. Wakes the GC thread to
+/// make room. Waits before joining the write queue, so GC's own write-back (`relocate`)
+/// never waits behind it. Returns on shutdown or after a background error.
+fn wait_for_log_room(inner: &DbInner) -> Result<()> {
+    let full =
+        || Counters::get(&inner.counters.log_bytes) >= inner.log_limit.load(Ordering::Acquire);
+    if !full() {
+        return Ok(());
+    }
+    let start = Instant::now();
+    while full() {
+        inner.check_bg_error()?;
+        if super::background::shutting_down(inner) {
+            break;
+        }
+        // Again each time: a wake-up the GC thread was not yet waiting for is lost.
+        inner.bg.notify_all();
+        inner.bg.wait_for_change(Duration::from_millis(20));
+    }
+    count_stall(inner, StallCause::Space, start);
+    Ok(())
 }
 
 /// Stalls at least this long are events (`event_log`).

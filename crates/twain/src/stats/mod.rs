@@ -24,6 +24,8 @@ pub(crate) struct Counters {
     pub stall_l0_micros: AtomicU64,
     pub stalls_log_file: AtomicU64,
     pub stall_log_file_micros: AtomicU64,
+    pub stalls_space: AtomicU64,
+    pub stall_space_micros: AtomicU64,
     pub log_files_deleted_unsynced: AtomicU64,
     pub log_bytes_deleted_unsynced: AtomicU64,
     pub flushes: AtomicU64,
@@ -223,6 +225,11 @@ pub struct Stats {
     pub stalls_log_file: u64,
     /// Microseconds of those stalls.
     pub stall_log_file_micros: u64,
+    /// Writes that waited because the value log had used up its space budget (vlog GC
+    /// mode: HashKV's vLog of a fixed size, whose writes wait for GC to free its tail).
+    pub stalls_space: u64,
+    /// Microseconds of those stalls.
+    pub stall_space_micros: u64,
     /// Sealed value files of inline entries only that a flush deleted before the log
     /// thread synced them: their bytes need never be written to the disk.
     pub log_files_deleted_unsynced: u64,

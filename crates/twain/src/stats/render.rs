@@ -24,6 +24,8 @@ impl Stats {
         o.num("stall_l0_micros", self.stall_l0_micros);
         o.num("stalls_log_file", self.stalls_log_file);
         o.num("stall_log_file_micros", self.stall_log_file_micros);
+        o.num("stalls_space", self.stalls_space);
+        o.num("stall_space_micros", self.stall_space_micros);
         o.num(
             "log_files_deleted_unsynced",
             self.log_files_deleted_unsynced,
@@ -386,7 +388,7 @@ impl Stats {
         line(
             "stalls",
             format!(
-                "{} ms, {}; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms)",
+                "{} ms, {}; memtables {} ({} ms), L0 {} ({} ms), log file {} ({} ms), space {} ({} ms)",
                 s.stall_micros / 1000,
                 counted(s.slowdowns, "slowdown"),
                 s.stalls_memtables,
@@ -394,7 +396,9 @@ impl Stats {
                 s.stalls_l0,
                 s.stall_l0_micros / 1000,
                 s.stalls_log_file,
-                s.stall_log_file_micros / 1000
+                s.stall_log_file_micros / 1000,
+                s.stalls_space,
+                s.stall_space_micros / 1000
             ),
         );
         line(

@@ -188,4 +188,5 @@ mod truncated_files;
 mod value_compression;
 mod value_file_accounting;
 mod value_file_garbage_header;
+mod vlog_writes_wait_for_the_space_budget;
 mod write_stalls;
