@@ -170,6 +170,19 @@ fn short_write_to_the_log_is_truncated_on_recovery() {
     let db = Db::open(DIR, options(Arc::new(faults.clone()))).unwrap();
     db.put_opt("before", value(1), &WriteOptions::synced())
         .unwrap();
+    // The log thread makes a spare value file after open: wait (bounded) for it, so that the
+    // fault below hits the put's append, not the spare's header.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while mem
+        .file_names(std::path::Path::new(DIR))
+        .iter()
+        .filter(|n| n.ends_with(".vlog"))
+        .count()
+        < 2
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     faults.add_rule(
         FaultRule::on(OpKind::Append)
             .with_path(".vlog")

@@ -64,9 +64,10 @@ fn overwrites_wait_for_the_tail_to_be_collected() {
     );
     assert!(stats.totals.gc_runs > 0);
     // The budget is held from an estimate (the live-data pass, plus every byte written since
-    // counted as live), so the figure passes it by what is written between passes (up to
-    // about 3 here); without GC it grows with the overwrites, to 12.
-    assert!(worst < 4.0, "space amplification reached {worst:.2}");
+    // counted as live), so the figure passes it by what is written between passes: about 3
+    // here on a quiet machine, 5.5 seen under a loaded one; without GC it grows with the
+    // overwrites, to 12.
+    assert!(worst < 8.0, "space amplification reached {worst:.2}");
     check(&db, &model);
     db.close().unwrap();
     let db = Db::open(Path::new("/db"), opts(&fs, true)).unwrap();
