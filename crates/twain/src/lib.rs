@@ -73,6 +73,7 @@ mod memtable;
 mod options;
 mod placement;
 pub mod repair;
+mod seq_set;
 mod stats;
 #[doc(hidden)]
 pub mod table;

@@ -28,6 +28,7 @@
 use super::{HandlesByVersion, LogVersions, Separated};
 use crate::format::names::value_file_path;
 use crate::key::SeqNo;
+use crate::seq_set::SeqSet;
 use crate::vlog::ValueFile;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -46,7 +47,7 @@ pub(super) struct Inputs<'a> {
     pub expired: &'a HashSet<(Vec<u8>, SeqNo)>,
     pub files: &'a HashMap<u64, ValueFile>,
     /// Counted drops by value file, of its current epoch.
-    pub counted: &'a HashMap<u64, HashSet<SeqNo>>,
+    pub counted: &'a HashMap<u64, SeqSet>,
     /// The separated entries each value file holds.
     pub held: &'a BTreeMap<u64, Separated>,
 }

@@ -90,7 +90,7 @@ pub(super) fn check_value_file(
 ) -> (Separated, Option<ScanOutcome>) {
     report.count_file(fs, path);
     report.value_files += 1;
-    let mut entries = Separated::new();
+    let mut entries = Separated::default();
     // Counted apart from `entries`: a version can be in one log twice under one sequence
     // number (two whole records), and the writer counted both. A relocation and a
     // compaction's re-placement of the version can both land in one log, and lsm-lookup GC

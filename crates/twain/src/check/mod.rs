@@ -33,6 +33,7 @@ use crate::format::record::{Frame, decode_frame};
 use crate::fs::Fs;
 use crate::iter::InternalIterator;
 use crate::key::{EntryKind, ParsedKey, SeqNo, compare_internal};
+use crate::seq_set::{SeqMap, SeqSet};
 use crate::table::Table;
 use crate::version::{VersionState, read_manifest};
 use crate::vlog::{ScanOutcome, ValueFile, read_drop_file};
@@ -50,7 +51,7 @@ pub use report::{CheckOptions, CheckReport, Finding};
 /// The separated entries found in a value file, by sequence: each copy's offset and length.
 /// A version can have two copies in one log (a relocation and a compaction's re-placement
 /// of it), stored differently (one compressed, one not).
-type Separated = HashMap<SeqNo, Vec<(u64, u32)>>;
+type Separated = SeqMap<Vec<(u64, u32)>>;
 
 /// Table handles by (key, sequence), each with the table that holds it.
 type HandlesByVersion = HashMap<(Vec<u8>, SeqNo), Vec<(ValueHandle, PathBuf)>>;
@@ -210,7 +211,7 @@ pub fn check(dir: &Path, opts: &CheckOptions) -> Result<CheckReport> {
     // Drop files, of each value file's current epoch.
     let mut dropped: HashMap<u64, BTreeMap<SeqNo, u32>> = HashMap::new();
     // The drops value GC acts on: those the manifest counts (see `DropIndex::load`).
-    let mut counted_drops: HashMap<u64, HashSet<SeqNo>> = HashMap::new();
+    let mut counted_drops: HashMap<u64, SeqSet> = HashMap::new();
     for (&n, entries) in &separated {
         let epoch = value_epochs.get(&n).copied().unwrap_or(0);
         let path = drop_file_path(dir, n, epoch);
@@ -576,10 +577,10 @@ fn check_svtable(
 ) -> Separated {
     report.count_file(fs.as_ref(), path);
     report.value_files += 1;
-    let mut entries = Separated::new();
+    let mut entries = Separated::default();
     let file = ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch);
     let mut throttle = crate::gc::Throttle::new(0);
-    let none = HashSet::new();
+    let none = SeqSet::default();
     // Punched runs are skipped, as every sequential reader does.
     let punched = match state.value_files.get(&number).and_then(|f| f.sealed) {
         Some(s) if s.epoch == epoch => state.punched.get(&number).map_or(&[][..], Vec::as_slice),

@@ -15,6 +15,7 @@ use crate::gc::{
 };
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
+use crate::seq_set::SeqSet;
 use crate::stats::Counters;
 use crate::vlog::{DropIndex, FileDrops, ValueFile};
 use crate::{Error, Result};
@@ -375,7 +376,7 @@ fn make_job(
     separated_count: u64,
     punched: Vec<(u64, u64)>,
 ) -> Job {
-    let dropped: HashSet<SeqNo> = inner
+    let dropped: SeqSet = inner
         .drop_index
         .lock()
         .get(&file.number())

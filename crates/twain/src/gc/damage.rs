@@ -15,8 +15,8 @@
 //! when it next picks the file, and sets it aside again.
 
 use super::records::Scan;
-use crate::key::SeqNo;
-use std::collections::{BTreeMap, HashSet};
+use crate::seq_set::SeqSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -76,7 +76,7 @@ pub(crate) enum Verdict {
 }
 
 /// Judges `scan` of a file holding `separated_count` records, `dropped` of them dead.
-pub(crate) fn judge(scan: &Scan, separated_count: u64, dropped: &HashSet<SeqNo>) -> Verdict {
+pub(crate) fn judge(scan: &Scan, separated_count: u64, dropped: &SeqSet) -> Verdict {
     let Some(first) = scan.damage.first() else {
         return Verdict::Collect { corrupt_dead: 0 };
     };
@@ -136,6 +136,7 @@ impl SetAsideList {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::SeqNo;
 
     fn scan(intact: &[SeqNo], damaged: bool) -> Scan {
         let mut s = Scan {
@@ -155,7 +156,7 @@ mod tests {
 
     #[test]
     fn unread_records_must_all_be_in_the_drop_set() {
-        let dropped: HashSet<SeqNo> = [100, 101].into();
+        let dropped: SeqSet = [100, 101].into_iter().collect();
         // Five records: 1, 2, 3 and the dropped 100, 101.
         let whole = scan(&[1, 2, 3, 100, 101], false);
         assert_eq!(

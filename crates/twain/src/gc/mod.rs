@@ -37,8 +37,8 @@ pub(crate) use rewrite::{Rewritten, write_svtable};
 use crate::Result;
 use crate::format::manifest::ValueFileOrigin;
 use crate::fs::Fs;
-use crate::key::SeqNo;
 use crate::options::{GcEvent, GcListener};
+use crate::seq_set::SeqSet;
 use crate::version::VersionState;
 use crate::vlog::ValueFile;
 use std::collections::HashSet;
@@ -114,7 +114,7 @@ pub(crate) struct Job {
     /// The file to collect, at the epoch the run collects.
     pub file: Arc<ValueFile>,
     /// The drop set of that epoch when the job was made.
-    pub dropped: HashSet<SeqNo>,
+    pub dropped: SeqSet,
     /// The number of separated records the manifest records for that epoch.
     pub separated_count: u64,
     /// The punched runs of that epoch (sorted): not read.
@@ -152,7 +152,7 @@ impl Job {
         skip_dropped: bool,
     ) -> Result<(std::result::Result<Input, Damage>, u64)> {
         let fs = self.fs.as_ref();
-        let read = |dropped: &HashSet<SeqNo>, throttle: &mut Throttle| {
+        let read = |dropped: &SeqSet, throttle: &mut Throttle| {
             read_records(
                 fs,
                 &self.file,
@@ -206,7 +206,7 @@ pub(crate) fn would_set_aside(
     file: &ValueFile,
     punched: &[(u64, u64)],
     separated_count: u64,
-    dropped: Option<HashSet<SeqNo>>,
+    dropped: Option<SeqSet>,
 ) -> Result<Option<Damage>> {
     let dropped = dropped.unwrap_or_default();
     let scan = read_records(fs, file, punched, &mut Throttle::new(0), &dropped, true)?;

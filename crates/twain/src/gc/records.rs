@@ -11,12 +11,14 @@ use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::vlog::{LogEntry, decode_separated};
 use crate::fs::Fs;
 use crate::key::SeqNo;
+use crate::seq_set::SeqSet;
 use crate::vlog::ValueFile;
 use crate::{Error, Result};
-use std::collections::HashSet;
 
 /// Bytes read per positional read of an SVTable's entries.
 const CHUNK: u64 = 4 << 20;
+/// Most records (and dropped sequence numbers) room is reserved for before a read.
+const RESERVE_CAP: u64 = 1 << 18;
 
 /// One separated record of a value file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +58,7 @@ pub(crate) struct Scan {
     /// Records accounted for: read intact, or (in an SVTable) dropped and left unread.
     pub intact: u64,
     /// The sequence numbers of those that are in the drop set.
-    pub intact_dropped: HashSet<SeqNo>,
+    pub intact_dropped: SeqSet,
     /// Damaged places, in file order (the first [`MAX_DAMAGES`]).
     pub damage: Vec<Damage>,
     /// The file's layout, punched runs left out (for [`choose`](super::punch_plan::choose)):
@@ -64,35 +66,32 @@ pub(crate) struct Scan {
     pub spans: Vec<Span>,
     /// Sequences in the drop set that a value log holds more than once (see
     /// [`Job::read`](super::Job::read)).
-    pub dropped_twice: HashSet<SeqNo>,
+    pub dropped_twice: SeqSet,
 }
 
 impl Scan {
-    fn account(&mut self, seq: SeqNo, dropped: &HashSet<SeqNo>) {
+    /// Counts an intact record, `dead` if it is in the drop set. Returns false for a dead
+    /// one counted before: its sequence number met twice.
+    fn account(&mut self, seq: SeqNo, dead: bool) -> bool {
         self.intact += 1;
-        if dropped.contains(&seq) {
-            self.intact_dropped.insert(seq);
-        }
+        !dead || self.intact_dropped.insert(seq)
     }
 }
 
 /// Hands a value log's entries to a [`Scan`] and lays out its frames.
 struct LogReader<'a> {
     scan: &'a mut Scan,
-    dropped: &'a HashSet<SeqNo>,
+    dropped: &'a SeqSet,
     skip_dropped: bool,
     /// The frame being read: whether it holds a live record, and its dead records.
     live: bool,
     dead: (u64, u64),
-    /// The dropped sequences met so far.
-    dead_seen: HashSet<SeqNo>,
 }
 
 impl LogVisitor for LogReader<'_> {
     fn entry(&mut self, at: u64, e: &LogEntry<'_>) {
-        self.scan.account(e.seq, self.dropped);
         let dead = self.dropped.contains(&e.seq);
-        if dead && !self.dead_seen.insert(e.seq) {
+        if !self.scan.account(e.seq, dead) {
             self.scan.dropped_twice.insert(e.seq);
         }
         if dead {
@@ -135,10 +134,21 @@ pub(crate) fn read_records(
     file: &ValueFile,
     punched: &[(u64, u64)],
     throttle: &mut Throttle,
-    dropped: &HashSet<SeqNo>,
+    dropped: &SeqSet,
     skip_dropped: bool,
 ) -> Result<Scan> {
     let mut scan = Scan::default();
+    // Room reserved once, for what the counts say the file holds: growing these as the
+    // records come copies (or rehashes) everything read so far. Capped, since the counts
+    // are only estimates.
+    let wanted = if skip_dropped {
+        file.separated_count().saturating_sub(dropped.len() as u64)
+    } else {
+        file.separated_count()
+    };
+    scan.records.reserve(wanted.min(RESERVE_CAP) as usize);
+    scan.intact_dropped
+        .reserve(dropped.len().min(RESERVE_CAP as usize));
     if file.epoch() == 0 {
         let mut damage = Vec::new();
         let mut reader = LogReader {
@@ -147,7 +157,6 @@ pub(crate) fn read_records(
             skip_dropped,
             live: false,
             dead: (0, 0),
-            dead_seen: HashSet::new(),
         };
         let read = scan_log(
             fs,
@@ -199,7 +208,7 @@ pub(crate) fn read_records(
             dead_bytes: if dead { u64::from(len) } else { 0 },
         };
         if skip_dropped && dead {
-            scan.account(seq, dropped);
+            scan.account(seq, dead);
             scan.spans.push(span);
             continue;
         }
@@ -228,7 +237,7 @@ pub(crate) fn read_records(
         scan.spans.push(span);
         match decoded {
             Ok((value, compressed)) => {
-                scan.account(seq, dropped);
+                scan.account(seq, dead);
                 scan.records.push(Record {
                     value,
                     compressed,

@@ -12,10 +12,9 @@ use super::{Job, Record, Throttle};
 use crate::Result;
 use crate::error::IoContext;
 use crate::format::names::value_file_path;
-use crate::key::SeqNo;
 use crate::options::GcEvent;
+use crate::seq_set::SeqMap;
 use crate::vlog::{SvTableSummary, SvTableWriter};
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The output of a drop-records run, written and synced, not yet installed.
@@ -28,7 +27,7 @@ pub(crate) struct Rewritten {
     /// What the SVTable holds; `None` if nothing was live (no file was written).
     pub summary: Option<SvTableSummary>,
     /// The length of each copied record in the SVTable, by sequence number.
-    pub lens: HashMap<SeqNo, u32>,
+    pub lens: SeqMap<u32>,
 }
 
 /// Writes `live`, the live records of the job's file, into an SVTable at the next epoch,
@@ -50,7 +49,7 @@ pub(crate) fn write_svtable(
     }
     let new_epoch = epoch + 1;
     let path = value_file_path(dir, number, new_epoch);
-    let mut lens: HashMap<SeqNo, u32> = HashMap::with_capacity(live.len());
+    let mut lens: SeqMap<u32> = crate::seq_set::seq_map_with_capacity(live.len());
     let summary = if live.is_empty() {
         None
     } else {
@@ -83,14 +82,14 @@ mod tests {
     use crate::format::vlog::{BatchRecordWriter, LogEntryKind, RelocationWriter};
     use crate::fs::{Fs, MemFs};
     use crate::key::SeqNo;
+    use crate::seq_set::SeqSet;
     use crate::vlog::ValueFile;
-    use std::collections::HashSet;
     use std::path::Path;
     use std::sync::Arc;
 
     /// A GC job of value log `number` in `/db`, holding `bytes` (three separated records)
     /// with the drop set `dropped`.
-    fn log_job(fs: &Arc<dyn Fs>, number: u64, bytes: &[u8], dropped: HashSet<SeqNo>) -> Job {
+    fn log_job(fs: &Arc<dyn Fs>, number: u64, bytes: &[u8], dropped: SeqSet) -> Job {
         let dir = Path::new("/db");
         let path = crate::format::names::value_file_path(dir, number, 0);
         let mut f = fs.create(&path).unwrap();
@@ -120,7 +119,7 @@ mod tests {
             w.add(&mut buf, LogEntryKind::Separated, key, &[key[0]; 40]);
         }
         w.finish(&mut buf);
-        let job = log_job(&fs, 3, &buf, [11].into());
+        let job = log_job(&fs, 3, &buf, [11].into_iter().collect());
         let mut throttle = Throttle::new(0);
         let (input, _) = job.read(&mut throttle, true).unwrap();
         let input = input.unwrap();
@@ -174,7 +173,7 @@ mod tests {
             w.add(&mut buf, seq, key, &[v; 40]);
             w.finish(&mut buf);
         }
-        let job = log_job(&fs, 5, &buf, [7, 9].into());
+        let job = log_job(&fs, 5, &buf, [7, 9].into_iter().collect());
         let mut throttle = Throttle::new(0);
         let (input, _) = job.read(&mut throttle, true).unwrap();
         let input = input.unwrap();

@@ -11,13 +11,14 @@ use crate::format::vlog::{LogEntryKind, RecordType};
 use crate::fs::Fs;
 use crate::iter::InternalIterator;
 use crate::key::{SeqNo, compare_internal};
+use crate::seq_set::SeqSet;
 use crate::table::Table;
 use crate::vlog::{
     ValueFile, read_drop_file, scan_value_file_past_holes, scan_value_file_skipping,
 };
 use crate::{Error, Result};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -179,7 +180,7 @@ pub(super) fn check_svtable(
     fs: &Arc<dyn Fs>,
     dir: &Path,
     (number, epoch): (u64, u32),
-    dropped: Option<&HashSet<SeqNo>>,
+    dropped: Option<&SeqSet>,
 ) -> Result<SvtInfo> {
     let file = Arc::new(ValueFile::with_epoch(Arc::clone(fs), dir, number, epoch));
     let path = value_file_path(dir, number, epoch);
@@ -254,7 +255,7 @@ pub(super) struct LogScan {
     pub hole_bytes: u64,
     /// With holes: the sequence numbers of the separated entries the scan read (the drop
     /// file also names the records inside the holes).
-    pub seen: Option<HashSet<SeqNo>>,
+    pub seen: Option<SeqSet>,
 }
 
 /// Reads value log `number` front to back. `newest` says it is the last value log, whose
@@ -263,7 +264,7 @@ pub(super) struct LogScan {
 pub(super) fn scan_log(fs: &dyn Fs, dir: &Path, number: u64, newest: bool) -> Result<LogScan> {
     let path = file_path(dir, FileType::ValueLog, number);
     let mut out = LogScan::default();
-    let mut seen = HashSet::new();
+    let mut seen = SeqSet::default();
     let result = scan_value_file_past_holes(fs, &path, number, newest, &[], |at, _len, reader| {
         let header = reader.header();
         let (mut count, mut bytes) = (0u64, 0u64);
@@ -364,7 +365,7 @@ pub(super) fn drops_outside(
     dir: &Path,
     name: &str,
     number: u64,
-    seen: &HashSet<SeqNo>,
+    seen: &SeqSet,
 ) -> Result<(u64, u64)> {
     let contents = read_drop_file(fs, &dir.join(name), number)?;
     let outside = contents.set.iter().filter(|(seq, _)| !seen.contains(seq));
@@ -376,7 +377,7 @@ pub(super) struct DropCounts {
     pub count: u64,
     pub bytes: u64,
     /// The dropped sequence numbers.
-    pub seqs: HashSet<SeqNo>,
+    pub seqs: SeqSet,
 }
 
 /// Reads the drop file at `name` of value file `number`.

@@ -43,6 +43,7 @@ use crate::format::names::{
 use crate::fs::Fs;
 use crate::key::SeqNo;
 use crate::options::Options;
+use crate::seq_set::SeqSet;
 use crate::version::{
     ValueFileState, VersionSet, VersionState, read_manifest, read_manifest_file, write_current,
 };
@@ -575,7 +576,7 @@ fn svtable_drops(
     dir: &Path,
     inv: &Inventory,
     (number, epoch): (u64, u32),
-) -> Result<Option<std::collections::HashSet<SeqNo>>> {
+) -> Result<Option<SeqSet>> {
     let Some((_, _, name)) = inv
         .drops
         .iter()

@@ -26,9 +26,10 @@ use crate::fs::Fs;
 use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::{EntryKind, ParsedKey, SeqNo, internal_key};
 use crate::options::Options;
+use crate::seq_set::SeqSet;
 use crate::table::{Table, TableBuilder, TableOptions};
 use crate::vlog::ValueFile;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -55,7 +56,7 @@ pub(super) struct Rewritten {
 pub(super) type ValueFiles = HashMap<u64, Arc<ValueFile>>;
 
 /// The dropped sequence numbers of each recovered value file's kept epoch.
-pub(super) type DropSets = HashMap<u64, HashSet<SeqNo>>;
+pub(super) type DropSets = HashMap<u64, SeqSet>;
 
 /// Merges `tables` into new tables numbered from `*next_number` on (advanced past the
 /// numbers used), synced with their directory.

@@ -20,7 +20,8 @@ use crate::format::names::drop_file_path;
 use crate::format::record::put_frame;
 use crate::fs::Fs;
 use crate::key::SeqNo;
-use std::collections::{HashMap, HashSet};
+use crate::seq_set::SeqSet;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -30,7 +31,7 @@ pub struct FileDrops {
     /// The epoch the set belongs to.
     pub epoch: u32,
     /// Dropped sequence numbers.
-    pub seqs: HashSet<SeqNo>,
+    pub seqs: SeqSet,
     /// Bytes of the dropped entries.
     pub bytes: u64,
 }
