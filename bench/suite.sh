@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark suite: every table and plot of docs/benchmarks.md from one command.
 #
-#   bench/suite.sh [--quick] [--out DIR] [--steps STEP,...] [--runs N] [--list]
+#   bench/suite.sh [--quick] [--out DIR] [--steps STEP,...] [--runs N] [--without ENGINE,...] [--list]
 #
 # Each step runs RUNS times (default 3; quick: 1) with the engine order rotated, each engine
 # in its own twain-peers process (DIR/STEP/rI.ENGINE.{jsonl,txt,err}), then the run's
@@ -10,6 +10,9 @@
 # same command again; a failed engine is retried). Then
 # bench/suite-summary.py writes DIR/summary.md: medians of the runs, their spread, and
 # twain's ratios to each peer, per question.
+#
+# --without leaves engines out of every step (an engine a memory cgroup kills every time,
+# say): the runs it is left out of are finished without it, and times.txt says so.
 #
 # --quick runs every step at a small scale in under 10 minutes (a check that the suite
 # works, not figures to quote). The full suite takes many hours (see docs/benchmarks.md,
@@ -25,14 +28,16 @@ out=""
 only=""
 runs=""
 list=0
+without=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --out) out="$2"; shift ;;
         --steps) only="$2"; shift ;;
         --runs) runs="$2"; shift ;;
+        --without) without="$2"; shift ;;
         --list) list=1 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "suite.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -136,6 +141,19 @@ for s in "${steps[@]}"; do
             continue
         fi
         order=$(rotate "$engines" $((i - 1)))
+        if [ -n "$without" ]; then
+            kept=()
+            IFS=',' read -r -a all <<<"$order"
+            for e in "${all[@]}"; do
+                if [[ ",$without," == *",$e,"* ]]; then
+                    echo "$(date -u +%T) $name r$i $e left out (--without)" | tee -a "$out/times.txt"
+                else
+                    kept+=("$e")
+                fi
+            done
+            order=$(IFS=','; echo "${kept[*]}")
+            if [ -z "$order" ]; then continue; fi
+        fi
         # One process per engine: each starts with a fresh heap (and, larger than memory, a
         # fresh memory cgroup), and one engine's failure costs only its own figures.
         ok=1
