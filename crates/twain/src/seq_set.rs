@@ -5,9 +5,9 @@
 //! standard library's default hash (SipHash) resists flooding by chosen keys, which costs
 //! about as much as the rest of the lookup. Sequence numbers are assigned by the engine,
 //! never chosen by a user or read from a network, so they need no such defence: a
-//! multiply and a fold spread them over the table. Consecutive numbers (the common case:
-//! one batch's records) land in distinct buckets, since multiplying by an odd constant
-//! permutes the low bits.
+//! multiply and a fold spread them over the table: the multiply mixes every bit of the number
+//! into the product's high bits, and the fold brings those into the low bits the table
+//! indexes by, so consecutive numbers (one batch's records) and strided ones both spread.
 
 use crate::key::SeqNo;
 use std::collections::{HashMap, HashSet};

@@ -17,7 +17,7 @@ use crate::{Error, Result};
 
 /// Bytes read per positional read of an SVTable's entries.
 const CHUNK: u64 = 4 << 20;
-/// Most records (and dropped sequence numbers) room is reserved for before a read.
+/// The most records (and dropped sequence numbers) a read reserves room for up front.
 const RESERVE_CAP: u64 = 1 << 18;
 
 /// One separated record of a value file.
