@@ -2,11 +2,15 @@
 # Issue 12's update experiment with every engine it names in one run: the hash layout
 # (with hotness awareness and without), the vlog baseline, drop-records (the default log
 # layout), RocksDB and BlobDB, each in its own twain-peers process. HashKV's shape scaled to
-# this machine: load 1 M x 1 KiB, then three update phases of 1 M puts (P1..P3), uniform
+# this machine: load N x 1 KiB, then three update phases of N puts (P1..P3), uniform
 # and zipfian (scrambled, 0.99); twain's budget is the default space_amp_target 1.3 (30%
 # reserved; RocksDB and BlobDB have none). Three rounds, the order rotated.
 #
-#   bench/results/hashkv-peers/run.sh PEERS_BINARY [OUT]   (about 30 minutes)
+#   bench/results/hashkv-peers/run.sh PEERS_BINARY [OUT]   (about 15-30 minutes at N = 1 M)
+#
+# HASHKV_NUM sets N (default 1000000; the issue asks for several GiB, so 4000000 takes
+# about four times as long), HASHKV_ROUNDS the rounds (default 3), HASHKV_DISTS the
+# distributions (default "uniform zipf").
 #
 # PEERS_BINARY: a twain-peers build of the commit measured (bench/peers/README.md). Writes
 # OUT/{uniform,zipf}/ROUND/NAME.jsonl, the medians (bench/gc-modes-summary.py) in
@@ -27,12 +31,14 @@ configs=(
   "hash-cold-off|twain|value_layout=hash,hash_hotness=false"
   "dr|twain|gc_mode=drop-records"
 )
-for dist in uniform zipf; do
+num=${HASHKV_NUM:-1000000}
+rounds=${HASHKV_ROUNDS:-3}
+for dist in ${HASHKV_DISTS:-uniform zipf}; do
   case $dist in
     uniform) workloads=fillrandom,overwrite,overwrite,overwrite ;;
     zipf) workloads=fillrandom,updatezipf,updatezipf,updatezipf ;;
   esac
-  for round in 1 2 3; do
+  for round in $(seq 1 "$rounds"); do
     mkdir -p "$out/$dist/$round"
     n=${#configs[@]}
     for i in $(seq 0 $((n - 1))); do
@@ -41,8 +47,8 @@ for dist in uniform zipf; do
       if [ -n "$sets" ]; then IFS=, read -ra kv <<< "$sets"; for s in "${kv[@]}"; do args+=(--set "$s"); done; fi
       rm -rf "$db/db"
       echo "$dist round $round: $name (load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$out/runs.txt" >&2
-      "$peers" --engines "$engine" "${args[@]}" --workloads "$workloads" --num 1000000 \
-        --value-size 1024 --overwrites 1000000 --dir "$db/db" --quiet \
+      "$peers" --engines "$engine" "${args[@]}" --workloads "$workloads" --num "$num" \
+        --value-size 1024 --overwrites "$num" --dir "$db/db" --quiet \
         --out "$out/$dist/$round/$name.jsonl" > "$out/$dist/$round/$name.txt" 2>&1
     done
   done

@@ -26,6 +26,7 @@ class HashLayoutStats(TypedDict):
     groups: int
     reserved_bytes: int
     reserved_garbage: int
+    cold_garbage: int
     reserved_budget: int
     main_bytes: int
     segments: int

@@ -57,6 +57,7 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
     let hash_groups =
         (inner.opts.value_layout == ValueLayout::Hash).then_some(inner.opts.hash_groups);
     let mut segments: BTreeMap<u32, Sorted> = BTreeMap::new();
+    let mut sample = super::group_gc::FlushSample::new(imm.len());
     let placement = inner.opts.placement();
     // The memtable's range deletions join it as the point tombstones they stand for.
     let mut range_tombstones = None;
@@ -120,6 +121,7 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                             == Class::Large;
                     if large {
                         let (ikey, handle) = seg.add(&p, value)?;
+                        sample.offer(p.user_key, &handle);
                         b.add(&ikey, &handle)?;
                     } else {
                         seg.writer.add_tombstone(p.user_key, p.seq)?;
@@ -166,6 +168,9 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         edit.added_value_files.push(record);
     }
     let mut segment_bytes = 0;
+    if !segments.is_empty() {
+        sample.observe(inner, &sv.version);
+    }
     for (group, seg) in segments {
         let record = seg.finish()?;
         segment_bytes += record.total_bytes;

@@ -3,19 +3,29 @@
 //!
 //! **Reserved space.** A group's main segment holds what its last GC kept; the segments
 //! flushes wrote since are its *log* segments, taken from a reserved pool shared by every
-//! group. What counts against the pool's budget is the garbage the log segments made: their
-//! bytes times the share of log bytes that group GCs found dead (a moving average,
-//! [`GarbageRatio`]: new keys make no garbage, overwrites of keys in the group do). The
-//! budget is `(space_amp_target - 1)` times the main segments' bytes, and at least two
-//! memtables: the same target that paces the log layout's GC, so one knob sets the space.
-//! So a load of new keys is not regrouped over and over, while overwrites are collected as
-//! they make garbage. The background collects the group with the most log bytes (the one
-//! written most, as HashKV picks) while the estimated garbage is over half the budget, and,
-//! when the foreground is quiet, over the idle target's share (`pacing::idle_target`: a
-//! tenth of the main bytes for the default 1.3), not down to nothing: each group GC
-//! rewrites its group's main segment, which a small burst does not pay for. A flush that
-//! finds the budget used up waits for GC to make room (`wait_for_room`), so writes slow
-//! down rather than grow the disk past the budget.
+//! group. What counts against the pool's budget is the garbage on disk:
+//! - the garbage the log segments made: their bytes times the garbage per log byte
+//!   ([`GarbageRatio`]: new keys make none, overwrites of keys in the group do, wherever the
+//!   older record lies), learnt from every group GC and from a sample of every flush's keys
+//!   looked up in the tree ([`FlushSample`]);
+//! - the dead records group GCs left in cold segments (hotness keeps a cold segment in
+//!   place until enough of it is dead), as each group's last GC counted them.
+//!
+//! The budget is `(space_amp_target - 1)` times the live bytes of the main and cold
+//! segments, and at least two memtables: the same target that paces the log layout's GC,
+//! so one knob sets the space. So a load of new keys is not regrouped over and over, while
+//! overwrites are collected as they make garbage. The background collects the group with
+//! the most estimated garbage (for log segments alone, the one written most, as HashKV
+//! picks) while the total is over half the budget, and, when the foreground is quiet,
+//! over the idle target's share (`pacing::idle_target`: a tenth of the main bytes for the
+//! default 1.3), not down to nothing: each group GC rewrites its group's main segment,
+//! which a small burst does not pay for. A group picked for its cold garbage more than its
+//! log segments has its deadest cold segment merged whatever its dead share, so every GC
+//! frees something. A flush that finds the budget used up waits for GC to make room
+//! (`wait_for_room`), so writes slow down rather than grow the disk past the budget.
+//!
+//! Cold garbage is known per group from its last GC of this open: after a reopen it is
+//! unknown (counted as none) until the group's next GC.
 
 use super::{DbInner, lock};
 use crate::error::Error;
@@ -37,8 +47,10 @@ pub(crate) struct Reserved {
     /// Bytes of log segments (what flushes wrote since each group's last GC), leaving out
     /// groups set aside for damage.
     pub used: u64,
-    /// The garbage they made, estimated: `used` times the [`GarbageRatio`].
+    /// The garbage on disk, estimated: `used` times the [`GarbageRatio`], plus `cold`.
     pub garbage: u64,
+    /// Dead records that group GCs left in cold segments (part of `garbage`).
+    pub cold: u64,
     /// Bytes of main and cold segments, less the dead records that group GCs left in
     /// cold segments.
     pub main: u64,
@@ -46,8 +58,9 @@ pub(crate) struct Reserved {
     pub budget: u64,
 }
 
-/// The share of log-segment bytes that group GCs found dead, as a moving average over
-/// GCs. Starts at one half (nothing observed yet) and never goes below
+/// The garbage group GCs found the log segments had made, per log-segment byte, as a
+/// moving average over GCs: the records their writes killed, in the log segments
+/// themselves, the main segment or cold segments. Starts at one half (nothing observed yet) and never goes below
 /// [`GarbageRatio::FLOOR`], so that the pool is collected once in a while even after a
 /// load of new keys, and the average learns when overwrites begin. Thread-safe.
 #[derive(Debug)]
@@ -69,7 +82,8 @@ impl GarbageRatio {
         f64::from_bits(self.0.load(std::sync::atomic::Ordering::Relaxed))
     }
 
-    /// Takes in one GC: `dead` bytes freed for `log` bytes of log segments merged.
+    /// Takes in one GC: `dead` bytes of garbage made since the group's last GC, for `log`
+    /// bytes of log segments merged.
     fn observe(&self, dead: u64, log: u64) {
         if log == 0 {
             return;
@@ -103,11 +117,93 @@ fn segments(version: &Version, group: u32) -> (Vec<Arc<ValueFile>>, Vec<Arc<Valu
     )
 }
 
-/// Log-segment bytes per group, leaving out groups with a segment set aside.
-fn log_bytes(inner: &DbInner, version: &Version) -> BTreeMap<u32, u64> {
+/// Keys a flush samples, at most, to learn the garbage its segments make.
+const FLUSH_SAMPLE: u64 = 32;
+
+/// A sample of the large values one flush writes into segments, evenly spread over its
+/// memtable: looking their keys up in the tree the flush adds to tells how much of what
+/// the flush writes kills an older record (the handle of the older version says its
+/// bytes). It is an observation for [`GarbageRatio`] the moment the writes land, where a
+/// group GC's comes only once garbage estimated from older observations makes one run: so
+/// the estimate learns within a few flushes that a load of new keys turned into updates.
+pub(crate) struct FlushSample {
+    stride: u64,
+    seen: u64,
+    /// Sampled user keys and their new records' bytes.
+    keys: Vec<(Vec<u8>, u64)>,
+}
+
+impl FlushSample {
+    /// A sample for a memtable of `entries` entries.
+    pub(crate) fn new(entries: u64) -> FlushSample {
+        FlushSample {
+            stride: (entries / FLUSH_SAMPLE).max(1),
+            seen: 0,
+            keys: Vec::new(),
+        }
+    }
+
+    /// Offers one large value the flush writes: `handle` is its new record's.
+    pub(crate) fn offer(&mut self, user_key: &[u8], handle: &[u8]) {
+        self.seen += 1;
+        if !self.seen.is_multiple_of(self.stride) || self.keys.len() as u64 >= FLUSH_SAMPLE {
+            return;
+        }
+        if let Ok(h) = crate::format::handle::ValueHandle::decode(handle) {
+            self.keys.push((user_key.to_vec(), u64::from(h.len)));
+        }
+    }
+
+    /// Looks the sampled keys up in `version` (the tree before the flush) and feeds what
+    /// they kill to the estimate. A key whose lookup fails counts as killing nothing: this
+    /// is an estimate, and the reads that need the entry report the damage.
+    pub(crate) fn observe(self, inner: &DbInner, version: &Version) {
+        let (mut written, mut killed) = (0u64, 0u64);
+        for (key, bytes) in &self.keys {
+            written += bytes;
+            let lookup = crate::key::lookup_key(key, crate::key::MAX_SEQNO);
+            let older = super::read::tables_for_key(version, key)
+                .find_map(|t| t.table.get(&lookup).ok().flatten());
+            if let Some((ikey, value)) = older
+                && crate::key::ParsedKey::parse(&ikey).entry_kind()
+                    == Some(crate::key::EntryKind::Handle)
+                && let Ok(h) = crate::format::handle::ValueHandle::decode(&value)
+            {
+                killed += u64::from(h.len);
+            }
+        }
+        inner.hash_garbage.observe(killed, written);
+    }
+}
+
+/// What one group holds against the reserved pool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct GroupPool {
+    /// Bytes of log segments.
+    log: u64,
+    /// Dead records its last GC left in cold segments.
+    cold_dead: u64,
+}
+
+impl GroupPool {
+    /// The group's garbage, estimated with `ratio` for its log segments.
+    fn garbage(&self, ratio: f64) -> u64 {
+        (self.log as f64 * ratio) as u64 + self.cold_dead
+    }
+
+    /// Whether the group's cold segments hold more of its garbage than its log segments
+    /// made: a GC of it then merges its deadest cold segment.
+    fn mostly_cold(&self, ratio: f64) -> bool {
+        self.cold_dead as f64 > self.log as f64 * ratio
+    }
+}
+
+/// Each group's share of the reserved pool, leaving out groups with a segment set aside
+/// (no GC of theirs would run) and groups with nothing in the pool.
+fn pool(inner: &DbInner, version: &Version) -> BTreeMap<u32, GroupPool> {
     let set_aside: HashSet<u64> = inner.gc_set_aside.numbers().into_iter().collect();
     let mut skip = HashSet::new();
-    let mut bytes: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut groups: BTreeMap<u32, GroupPool> = BTreeMap::new();
     for (n, f) in &version.state.value_files {
         let (Some(role), Some(s)) = (f.hash_role(), f.sealed) else {
             continue;
@@ -116,17 +212,23 @@ fn log_bytes(inner: &DbInner, version: &Version) -> BTreeMap<u32, u64> {
             skip.insert(f.group);
         }
         if role == Role::Log {
-            *bytes.entry(f.group).or_default() += s.total_bytes;
+            groups.entry(f.group).or_default().log += s.total_bytes;
         }
     }
-    bytes.retain(|g, _| !skip.contains(g));
-    bytes
+    for (&g, &dead) in lock(&inner.hash_cold_dead).iter() {
+        groups.entry(g).or_default().cold_dead = dead;
+    }
+    groups.retain(|g, p| !skip.contains(g) && (p.log > 0 || p.cold_dead > 0));
+    groups
 }
 
 /// The reserved pool of the current version.
 pub(crate) fn reserved(inner: &DbInner) -> Reserved {
     let version = Arc::clone(&inner.super_version().version);
-    let used = log_bytes(inner, &version).values().sum();
+    let ratio = inner.hash_garbage.get();
+    let groups = pool(inner, &version);
+    let used = groups.values().map(|p| p.log).sum();
+    let cold = groups.values().map(|p| p.cold_dead).sum();
     let main = version
         .state
         .value_files
@@ -142,7 +244,8 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
     let floor = 2 * inner.opts.memtable_size as u64;
     Reserved {
         used,
-        garbage: (used as f64 * inner.hash_garbage.get()) as u64,
+        garbage: groups.values().map(|p| p.garbage(ratio)).sum(),
+        cold,
         main,
         budget: (share as u64).max(floor),
     }
@@ -151,38 +254,43 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
 /// What one group GC did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GroupRun {
-    /// No group has a log segment.
+    /// No group has a log segment or known cold garbage.
     Idle,
     /// The group was collected.
     Collected(u32),
+    /// The group's GC found nothing to change.
+    Unchanged(u32),
     /// A segment of the group is damaged where a record may be live: the group is set
     /// aside for this open.
     SetAside(u32),
 }
 
-/// Collects the group with the most log-segment bytes, if one has any.
+/// Collects the group with the most estimated garbage, if one has any.
 pub(crate) fn run_once(inner: &DbInner) -> Result<GroupRun> {
     let _one_at_a_time = lock(&inner.gc_lock);
     let version = Arc::clone(&inner.super_version().version);
-    let Some(group) = log_bytes(inner, &version)
-        .into_iter()
-        .filter(|&(_, b)| b > 0)
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map(|(g, _)| g)
-    else {
+    let ratio = inner.hash_garbage.get();
+    let Some((group, p)) = pool(inner, &version).into_iter().max_by(|a, b| {
+        a.1.garbage(ratio)
+            .cmp(&b.1.garbage(ratio))
+            .then(b.0.cmp(&a.0))
+    }) else {
         return Ok(GroupRun::Idle);
     };
     drop(version);
     let share = 1.0 - 1.0 / inner.opts.space_amp_target;
-    match collect(inner, group, share)? {
-        Some(GroupRun::Collected(_)) | None => Ok(GroupRun::Collected(group)),
-        Some(other) => Ok(other),
-    }
+    Ok(collect(inner, group, share, p.mostly_cold(ratio))?.unwrap_or(GroupRun::Unchanged(group)))
 }
 
-/// Collects `group`, merging its cold segments once `cold_dead_share` of them is dead;
-/// `None` if the GC found nothing to change. The caller holds `gc_lock`.
-fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<GroupRun>> {
+/// Collects `group`, merging its cold segments once `cold_dead_share` of them is dead,
+/// and its deadest cold segment in any case if `merge_deadest`; `None` if the GC found
+/// nothing to change. The caller holds `gc_lock`.
+fn collect(
+    inner: &DbInner,
+    group: u32,
+    cold_dead_share: f64,
+    merge_deadest: bool,
+) -> Result<Option<GroupRun>> {
     let version = Arc::clone(&inner.super_version().version);
     let (inputs, cold) = segments(&version, group);
     drop(version);
@@ -201,6 +309,7 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
         cold_number: lock(&inner.versions).new_file_number(),
         hotness: inner.opts.hash_hotness,
         cold_dead_share,
+        merge_deadest_cold: merge_deadest,
         snapshots: inner.snapshot_seqs(),
         bytes_per_sec: inner.opts.gc_bytes_per_sec,
         inputs,
@@ -237,11 +346,18 @@ fn collect(inner: &DbInner, group: u32, cold_dead_share: f64) -> Result<Option<G
         Err(e) => return Err(e),
     };
     if !out.changed {
+        // What the group's cold segments hold dead is known now all the same.
+        lock(&inner.hash_cold_dead).insert(group, out.cold_dead_bytes);
         return Ok(None);
     }
     install(inner, &job, &out)?;
-    inner.hash_garbage.observe(out.dead_bytes, out.log_bytes);
-    lock(&inner.hash_cold_dead).insert(group, out.cold_dead_bytes);
+    // The garbage the log segments made since the group's last GC: every dead record the
+    // job found, freed or left in a cold segment, less what that GC had left dead.
+    let before = lock(&inner.hash_cold_dead)
+        .insert(group, out.cold_dead_bytes)
+        .unwrap_or(0);
+    let made = (out.dead_bytes + out.cold_dead_bytes).saturating_sub(before);
+    inner.hash_garbage.observe(made, out.log_bytes);
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
     Counters::add(
@@ -335,7 +451,7 @@ pub(crate) fn round(inner: &DbInner, quiet: bool) -> Result<()> {
             return Ok(());
         }
         match run_once(inner)? {
-            GroupRun::Idle => return Ok(()),
+            GroupRun::Idle | GroupRun::Unchanged(_) => return Ok(()),
             // A group collected twice in one round while quiet: the writes came back.
             GroupRun::Collected(g) if !collected.insert(g) && quiet => return Ok(()),
             _ => {}
@@ -406,7 +522,7 @@ pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
         if damaged {
             continue;
         }
-        if let Some(GroupRun::Collected(_)) = collect(inner, group, f64::MIN_POSITIVE)? {
+        if let Some(GroupRun::Collected(_)) = collect(inner, group, f64::MIN_POSITIVE, false)? {
             report.collected += 1;
         }
     }

@@ -702,6 +702,7 @@ fn hash_layout_stats(
         groups,
         reserved_bytes: r.used,
         reserved_garbage: r.garbage,
+        cold_garbage: r.cold,
         reserved_budget: r.budget,
         main_bytes: r.main,
         segments,

@@ -19,8 +19,9 @@
 //! live records are the bytes hotness saves copying. A cold segment is merged (its live
 //! records rewritten into the new cold segment) once its own dead share reaches the job's
 //! `cold_dead_share` (one minus the inverse of the space target), and the smallest are
-//! merged when the group would otherwise have more than [`MAX_COLD_SEGMENTS`]; the others
-//! stay as they are. With hotness off, every survivor goes to the main segment and cold
+//! merged when the group would otherwise have more than [`MAX_COLD_SEGMENTS`]; when the
+//! group was picked for its cold garbage (`merge_deadest_cold`), the one with the most dead
+//! bytes is merged whatever its share. The others stay as they are. With hotness off, every survivor goes to the main segment and cold
 //! segments are merged into it.
 //!
 //! The main output keeps the file number of the group's main segment (or, at the group's
@@ -73,6 +74,9 @@ pub(crate) struct GroupJob {
     pub hotness: bool,
     /// Cold segments are merged once this share of their record bytes is dead.
     pub cold_dead_share: f64,
+    /// Whether the cold segment with the most dead bytes is merged whatever its share
+    /// (when it has any): the group was picked for its cold garbage.
+    pub merge_deadest_cold: bool,
     /// Live snapshots' sequence numbers.
     pub snapshots: Vec<SeqNo>,
     /// Read + write rate limit (0: none).
@@ -216,7 +220,8 @@ impl GroupJob {
 
     /// Which cold segments (by index in `cold`) the job merges: every one with hotness off
     /// (when there is a main segment or a log segment to fold them into); each whose dead
-    /// share reaches `cold_dead_share`; and, when one more cold segment would make more
+    /// share reaches `cold_dead_share`; the one with the most dead bytes, if none is merged
+    /// yet and `merge_deadest_cold` asks for it; and, when one more cold segment would make more
     /// than [`MAX_COLD_SEGMENTS`], the smallest of the rest until it would not. A cold
     /// segment that is not merged stays as it is, however the others fare: a group's
     /// truly cold records are not copied again because a newer cold segment filled up.
@@ -241,6 +246,12 @@ impl GroupJob {
         }
         for (m, &(d, total)) in merge.iter_mut().zip(&dead) {
             *m = d > 0 && d as f64 >= self.cold_dead_share * total as f64;
+        }
+        if self.merge_deadest_cold && !merge.contains(&true) {
+            let deadest = (0..dead.len()).max_by_key(|&c| (dead[c].0, std::cmp::Reverse(c)));
+            if let Some(c) = deadest.filter(|&c| dead[c].0 > 0) {
+                merge[c] = true;
+            }
         }
         if has_log {
             let mut kept: Vec<usize> = (0..self.cold.len()).filter(|&c| !merge[c]).collect();
@@ -405,6 +416,7 @@ mod tests {
             cold_number: 99,
             hotness: true,
             cold_dead_share: 0.3,
+            merge_deadest_cold: false,
             snapshots,
             bytes_per_sec: 0,
         }
@@ -648,6 +660,39 @@ mod tests {
             3 * 9,
             "three segments of one 9-byte entry each left in place"
         );
+    }
+
+    #[test]
+    fn the_deadest_cold_segment_is_merged_when_the_group_is_picked_for_it() {
+        let fs = fs();
+        let main = segment(&fs, 3, 2, &[("a", 9, Some("a9"))]);
+        // A quarter dead, under the job's 0.3: left in place unless asked.
+        let entries = [
+            ("a", 1, Some("a1")),
+            ("b", 2, Some("b2")),
+            ("c", 3, Some("c3")),
+            ("d", 4, Some("d4")),
+        ];
+        let deadest = segment(&fs, 5, 1, &entries);
+        let live = segment(&fs, 6, 1, &[("e", 5, Some("e5"))]);
+        let cold = || vec![Arc::clone(&deadest), Arc::clone(&live)];
+        let out = job_with_cold(&fs, vec![Arc::clone(&main)], cold())
+            .run()
+            .unwrap();
+        assert!(!out.changed, "{out:?}");
+        assert!(out.cold_dead_bytes > 0, "a1's death is known all the same");
+        let out = GroupJob {
+            merge_deadest_cold: true,
+            ..job_with_cold(&fs, vec![main], cold())
+        }
+        .run()
+        .unwrap();
+        assert!(out.changed);
+        assert_eq!(out.cold_merged, [5], "{out:?}");
+        assert_eq!(out.cold_dead_bytes, 0, "{out:?}");
+        assert!(out.dead_bytes > 0, "{out:?}");
+        let kept: Vec<String> = items(&fs, 99, 1).into_iter().map(|i| i.0).collect();
+        assert_eq!(kept, ["b", "c", "d"], "the survivors stay cold");
     }
 
     #[test]

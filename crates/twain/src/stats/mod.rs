@@ -472,9 +472,13 @@ pub struct HashLayoutStats {
     /// Bytes of log segments: what flushes wrote since each group's last GC (the reserved
     /// pool in use).
     pub reserved_bytes: u64,
-    /// The garbage those log segments made, estimated: their bytes times the share of log
-    /// bytes that group GCs found dead (a moving average; new keys make none).
+    /// The garbage on disk, estimated: what those log segments made (their bytes times
+    /// the garbage per log byte that group GCs found, a moving average; new keys make
+    /// none), plus the dead records each group's last GC left in its cold segments.
     pub reserved_garbage: u64,
+    /// The part of `reserved_garbage` in cold segments: the dead records each group's last
+    /// GC (since this open) left there.
+    pub cold_garbage: u64,
     /// The budget for that garbage: `(space_amp_target - 1)` times `main_bytes`, at least
     /// two memtables. A flush waits while the estimated garbage is at the budget.
     pub reserved_budget: u64,

@@ -227,12 +227,13 @@ impl Stats {
             Some(h) => o.raw(
                 "hash_layout",
                 &format!(
-                    "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_garbage\":{},\"reserved_budget\":{},\
+                    "{{\"groups\":{},\"reserved_bytes\":{},\"reserved_garbage\":{},\"cold_garbage\":{},\"reserved_budget\":{},\
                      \"main_bytes\":{},\"segments\":{},\"cold_bytes\":{},\"cold_segments\":{},\
                      \"flush_waits\":{},\"flush_wait_micros\":{}}}",
                     h.groups,
                     h.reserved_bytes,
                     h.reserved_garbage,
+                    h.cold_garbage,
                     h.reserved_budget,
                     h.main_bytes,
                     h.segments,
@@ -597,7 +598,7 @@ impl Stats {
                 "hash layout",
                 format!(
                     "{} groups, {}; main {} (cold {} in {}), reserved {} (garbage about {} of \
-                     {}); flushes waited {} ({} ms)",
+                     {}, {} of it cold); flushes waited {} ({} ms)",
                     h.groups,
                     counted(h.segments, "segment"),
                     z(h.main_bytes),
@@ -606,6 +607,7 @@ impl Stats {
                     z(h.reserved_bytes),
                     z(h.reserved_garbage),
                     z(h.reserved_budget),
+                    z(h.cold_garbage),
                     h.flush_waits,
                     h.flush_wait_micros / 1000
                 ),
