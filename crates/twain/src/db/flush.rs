@@ -119,9 +119,9 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
                         && !p.expires()
                         && placement.class(p.user_key.len(), payload_len(&p, value))
                             == Class::Large;
+                    sample.offer(group, p.user_key);
                     if large {
                         let (ikey, handle) = seg.add(&p, value)?;
-                        sample.offer(p.user_key, &handle);
                         b.add(&ikey, &handle)?;
                     } else {
                         seg.writer.add_tombstone(p.user_key, p.seq)?;
@@ -168,12 +168,21 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         edit.added_value_files.push(record);
     }
     let mut segment_bytes = 0;
-    if !segments.is_empty() {
-        sample.observe(inner, &sv.version);
-    }
+    // What each segment kills, estimated: recorded for the reserved pool once installed.
+    let killed = if segments.is_empty() {
+        BTreeMap::new()
+    } else {
+        sample.estimate(&sv.version)
+    };
+    let mut segment_kills = Vec::with_capacity(segments.len());
     for (group, seg) in segments {
         let record = seg.finish()?;
         segment_bytes += record.total_bytes;
+        segment_kills.push((
+            record.number,
+            record.total_bytes,
+            killed.get(&group).copied().unwrap_or(0),
+        ));
         edit.hash_segments.push((record.number, group));
         edit.added_value_files.push(record);
     }
@@ -224,6 +233,9 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         }
     }
     let version = versions.log_and_apply(edit)?;
+    if !segment_kills.is_empty() {
+        super::group_gc::record_flush(inner, &segment_kills);
+    }
     // Sealed log files the edit deleted before the log thread synced them are never synced:
     // the operating system can drop their pages unwritten.
     let forgotten = inner

@@ -4,10 +4,12 @@
 //! **Reserved space.** A group's main segment holds what its last GC kept; the segments
 //! flushes wrote since are its *log* segments, taken from a reserved pool shared by every
 //! group. What counts against the pool's budget is the garbage on disk:
-//! - the garbage the log segments made: their bytes times the garbage per log byte
-//!   ([`GarbageRatio`]: new keys make none, overwrites of keys in the group do, wherever the
-//!   older record lies), learnt from every group GC and from a sample of every flush's keys
-//!   looked up in the tree ([`FlushSample`]);
+//! - the garbage the log segments made: the bytes of older records their entries killed
+//!   (new keys kill none; overwrites, deletes and small puts over a large value kill one
+//!   record of the group, wherever it lies), estimated for each segment by the flush that
+//!   wrote it from a sample of its keys looked up in the tree ([`FlushSample`]), and, for
+//!   a segment written before this open, as its bytes times the garbage per log byte that
+//!   group GCs and flushes found ([`GarbageRatio`]);
 //! - the dead records group GCs left in cold segments (hotness keeps a cold segment in
 //!   place until enough of it is dead), as each group's last GC counted them.
 //!
@@ -25,7 +27,9 @@
 //! (`wait_for_room`), so writes slow down rather than grow the disk past the budget.
 //!
 //! Cold garbage is known per group from its last GC of this open: after a reopen it is
-//! unknown (counted as none) until the group's next GC.
+//! unknown (counted as none) until the group's next GC. If a round of GC ends with the
+//! pool still over its budget and nothing more to collect, waiting flushes go ahead
+//! (the operator's log says so) rather than wait for nothing.
 
 use super::{DbInner, lock};
 use crate::error::Error;
@@ -37,8 +41,9 @@ use crate::stats::Counters;
 use crate::version::Version;
 use crate::vlog::ValueFile;
 use crate::{GcReport, Result};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The reserved pool now.
@@ -58,42 +63,62 @@ pub(crate) struct Reserved {
     pub budget: u64,
 }
 
-/// The garbage group GCs found the log segments had made, per log-segment byte, as a
-/// moving average over GCs: the records their writes killed, in the log segments
-/// themselves, the main segment or cold segments. Starts at one half (nothing observed yet) and never goes below
-/// [`GarbageRatio::FLOOR`], so that the pool is collected once in a while even after a
-/// load of new keys, and the average learns when overwrites begin. Thread-safe.
+/// What the reserved pool knows of the garbage on disk. Thread-safe.
+#[derive(Debug, Default)]
+pub(crate) struct PoolState {
+    /// Garbage per log-segment byte, for segments without an estimate of their own.
+    ratio: GarbageRatio,
+    /// Bytes of dead records each group's last GC left in its cold segments (unknown, so
+    /// absent, for a group not collected since this open).
+    cold_dead: std::sync::Mutex<BTreeMap<u32, u64>>,
+    /// Bytes of older records each log segment's entries killed, as the flush that wrote
+    /// it estimated, by segment file number (absent for segments written before this
+    /// open).
+    killed: std::sync::Mutex<HashMap<u64, u64>>,
+    /// GC rounds that ended with the pool over its budget and nothing more to collect.
+    stuck: AtomicU64,
+}
+
+/// Garbage per log-segment byte (file bytes), as a moving average over group GCs (the
+/// records a group's log segments killed, in themselves, the main segment or cold
+/// segments) and flushes (what their samples found): what a log segment with no estimate
+/// of its own (written before this open) is assumed to hold. Starts at one half (nothing
+/// observed yet). A segment counts at least [`GarbageRatio::FLOOR`] of its bytes
+/// whatever its estimate, so that the pool is collected once in a while even after a
+/// load of new keys, and a group's log segments do not pile up. It may exceed one:
+/// deletes kill records and write only a tombstone. Thread-safe.
 #[derive(Debug)]
-pub(crate) struct GarbageRatio(std::sync::atomic::AtomicU64);
+pub(crate) struct GarbageRatio(AtomicU64);
 
 impl Default for GarbageRatio {
     fn default() -> GarbageRatio {
-        GarbageRatio(std::sync::atomic::AtomicU64::new(0.5f64.to_bits()))
+        GarbageRatio(AtomicU64::new(0.5f64.to_bits()))
     }
 }
 
 impl GarbageRatio {
-    /// The least share assumed dead.
+    /// The least share of a log segment counted as garbage.
     const FLOOR: f64 = 0.05;
-    /// Weight of one GC's observation in the average.
+    /// The most garbage one observation may claim per log byte (a segment of tombstones
+    /// over large values kills far more than its own bytes).
+    const MOST: f64 = 64.0;
+    /// Weight of one observation in the average.
     const WEIGHT: f64 = 0.3;
 
     fn get(&self) -> f64 {
-        f64::from_bits(self.0.load(std::sync::atomic::Ordering::Relaxed))
+        f64::from_bits(self.0.load(Ordering::Relaxed))
     }
 
-    /// Takes in one GC: `dead` bytes of garbage made since the group's last GC, for `log`
-    /// bytes of log segments merged.
+    /// Takes in one observation: `dead` bytes of garbage made by `log` bytes of log
+    /// segments.
     fn observe(&self, dead: u64, log: u64) {
         if log == 0 {
             return;
         }
-        let seen = (dead as f64 / log as f64).clamp(0.0, 1.0);
+        let seen = (dead as f64 / log as f64).clamp(0.0, Self::MOST);
         let next = (1.0 - Self::WEIGHT) * self.get() + Self::WEIGHT * seen;
-        self.0.store(
-            next.max(Self::FLOOR).to_bits(),
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        self.0
+            .store(next.max(Self::FLOOR).to_bits(), Ordering::Relaxed);
     }
 }
 
@@ -120,17 +145,20 @@ fn segments(version: &Version, group: u32) -> (Vec<Arc<ValueFile>>, Vec<Arc<Valu
 /// Keys a flush samples, at most, to learn the garbage its segments make.
 const FLUSH_SAMPLE: u64 = 32;
 
-/// A sample of the large values one flush writes into segments, evenly spread over its
-/// memtable: looking their keys up in the tree the flush adds to tells how much of what
-/// the flush writes kills an older record (the handle of the older version says its
-/// bytes). It is an observation for [`GarbageRatio`] the moment the writes land, where a
-/// group GC's comes only once garbage estimated from older observations makes one run: so
-/// the estimate learns within a few flushes that a load of new keys turned into updates.
+/// A sample of the entries one flush writes into segments (records and tombstones alike),
+/// evenly spread over its memtable: looking their keys up in the tree the flush adds to
+/// tells how many bytes of older records each entry kills on average (the handle of the
+/// older version says its bytes; a small or deleted older version kills nothing in the
+/// group). Each group's segment is then estimated to kill its entries times that average,
+/// the moment the writes land, where a group GC learns it only once it runs: so the pool
+/// sees at once that a load of new keys turned into updates, or into deletes.
 pub(crate) struct FlushSample {
     stride: u64,
     seen: u64,
-    /// Sampled user keys and their new records' bytes.
-    keys: Vec<(Vec<u8>, u64)>,
+    /// Sampled user keys.
+    keys: Vec<Vec<u8>>,
+    /// Entries of each group's segment.
+    entries: BTreeMap<u32, u64>,
 }
 
 impl FlushSample {
@@ -140,30 +168,40 @@ impl FlushSample {
             stride: (entries / FLUSH_SAMPLE).max(1),
             seen: 0,
             keys: Vec::new(),
+            entries: BTreeMap::new(),
         }
     }
 
-    /// Offers one large value the flush writes: `handle` is its new record's.
-    pub(crate) fn offer(&mut self, user_key: &[u8], handle: &[u8]) {
+    /// Offers one entry the flush writes into `group`'s segment: a record or a tombstone.
+    pub(crate) fn offer(&mut self, group: u32, user_key: &[u8]) {
+        *self.entries.entry(group).or_default() += 1;
+        // The first entry is always taken, so a flush of few entries has a sample.
+        let take = self.seen.is_multiple_of(self.stride);
         self.seen += 1;
-        if !self.seen.is_multiple_of(self.stride) || self.keys.len() as u64 >= FLUSH_SAMPLE {
-            return;
-        }
-        if let Ok(h) = crate::format::handle::ValueHandle::decode(handle) {
-            self.keys.push((user_key.to_vec(), u64::from(h.len)));
+        if take && (self.keys.len() as u64) < FLUSH_SAMPLE {
+            self.keys.push(user_key.to_vec());
         }
     }
 
-    /// Looks the sampled keys up in `version` (the tree before the flush) and feeds what
-    /// they kill to the estimate. A key whose lookup fails counts as killing nothing: this
-    /// is an estimate, and the reads that need the entry report the damage.
-    pub(crate) fn observe(self, inner: &DbInner, version: &Version) {
-        let (mut written, mut killed) = (0u64, 0u64);
-        for (key, bytes) in &self.keys {
-            written += bytes;
+    /// Looks the sampled keys up in `version` (the tree before the flush): the bytes of
+    /// older records each group's segment is estimated to kill. A lookup that fails counts
+    /// as killing nothing (not as the deeper version behind it): this is an estimate, and
+    /// the reads that need the entry report the damage.
+    pub(crate) fn estimate(&self, version: &Version) -> BTreeMap<u32, u64> {
+        let mut killed = 0u64;
+        for key in &self.keys {
             let lookup = crate::key::lookup_key(key, crate::key::MAX_SEQNO);
-            let older = super::read::tables_for_key(version, key)
-                .find_map(|t| t.table.get(&lookup).ok().flatten());
+            let mut older = None;
+            for t in super::read::tables_for_key(version, key) {
+                match t.table.get(&lookup) {
+                    Ok(Some(found)) => {
+                        older = Some(found);
+                        break;
+                    }
+                    Ok(None) => {}
+                    Err(_) => break,
+                }
+            }
             if let Some((ikey, value)) = older
                 && crate::key::ParsedKey::parse(&ikey).entry_kind()
                     == Some(crate::key::EntryKind::Handle)
@@ -172,8 +210,27 @@ impl FlushSample {
                 killed += u64::from(h.len);
             }
         }
-        inner.hash_garbage.observe(killed, written);
+        let per_entry = killed as f64 / self.keys.len().max(1) as f64;
+        self.entries
+            .iter()
+            .map(|(&g, &n)| (g, (n as f64 * per_entry) as u64))
+            .collect()
     }
+}
+
+/// Records what a flush estimated its segments kill (`segments`: file number, file
+/// bytes, estimated bytes killed), once the edit that adds them is applied; and feeds the
+/// ratio that segments without an estimate are counted by.
+pub(crate) fn record_flush(inner: &DbInner, segments: &[(u64, u64, u64)]) {
+    let pool = &inner.hash_pool;
+    let mut killed = lock(&pool.killed);
+    for &(number, _, k) in segments {
+        killed.insert(number, k);
+    }
+    drop(killed);
+    let bytes = segments.iter().map(|s| s.1).sum();
+    pool.ratio
+        .observe(segments.iter().map(|s| s.2).sum(), bytes);
 }
 
 /// What one group holds against the reserved pool.
@@ -181,21 +238,30 @@ impl FlushSample {
 struct GroupPool {
     /// Bytes of log segments.
     log: u64,
+    /// The garbage its log segments made, estimated.
+    log_garbage: u64,
     /// Dead records its last GC left in cold segments.
     cold_dead: u64,
 }
 
 impl GroupPool {
-    /// The group's garbage, estimated with `ratio` for its log segments.
-    fn garbage(&self, ratio: f64) -> u64 {
-        (self.log as f64 * ratio) as u64 + self.cold_dead
+    /// The group's garbage, estimated.
+    fn garbage(&self) -> u64 {
+        self.log_garbage + self.cold_dead
     }
 
     /// Whether the group's cold segments hold more of its garbage than its log segments
     /// made: a GC of it then merges its deadest cold segment.
-    fn mostly_cold(&self, ratio: f64) -> bool {
-        self.cold_dead as f64 > self.log as f64 * ratio
+    fn mostly_cold(&self) -> bool {
+        self.cold_dead > self.log_garbage
     }
+}
+
+/// The garbage a log segment of `bytes` bytes is counted for: its flush's estimate, or
+/// (written before this open) its bytes times `ratio`; at least the floor share.
+fn log_garbage(bytes: u64, estimate: Option<u64>, ratio: f64) -> u64 {
+    let floor = (bytes as f64 * GarbageRatio::FLOOR) as u64;
+    estimate.unwrap_or((bytes as f64 * ratio) as u64).max(floor)
 }
 
 /// Each group's share of the reserved pool, leaving out groups with a segment set aside
@@ -204,6 +270,8 @@ fn pool(inner: &DbInner, version: &Version) -> BTreeMap<u32, GroupPool> {
     let set_aside: HashSet<u64> = inner.gc_set_aside.numbers().into_iter().collect();
     let mut skip = HashSet::new();
     let mut groups: BTreeMap<u32, GroupPool> = BTreeMap::new();
+    let ratio = inner.hash_pool.ratio.get();
+    let killed = lock(&inner.hash_pool.killed);
     for (n, f) in &version.state.value_files {
         let (Some(role), Some(s)) = (f.hash_role(), f.sealed) else {
             continue;
@@ -212,10 +280,13 @@ fn pool(inner: &DbInner, version: &Version) -> BTreeMap<u32, GroupPool> {
             skip.insert(f.group);
         }
         if role == Role::Log {
-            groups.entry(f.group).or_default().log += s.total_bytes;
+            let p = groups.entry(f.group).or_default();
+            p.log += s.total_bytes;
+            p.log_garbage += log_garbage(s.total_bytes, killed.get(n).copied(), ratio);
         }
     }
-    for (&g, &dead) in lock(&inner.hash_cold_dead).iter() {
+    drop(killed);
+    for (&g, &dead) in lock(&inner.hash_pool.cold_dead).iter() {
         groups.entry(g).or_default().cold_dead = dead;
     }
     groups.retain(|g, p| !skip.contains(g) && (p.log > 0 || p.cold_dead > 0));
@@ -225,7 +296,6 @@ fn pool(inner: &DbInner, version: &Version) -> BTreeMap<u32, GroupPool> {
 /// The reserved pool of the current version.
 pub(crate) fn reserved(inner: &DbInner) -> Reserved {
     let version = Arc::clone(&inner.super_version().version);
-    let ratio = inner.hash_garbage.get();
     let groups = pool(inner, &version);
     let used = groups.values().map(|p| p.log).sum();
     let cold = groups.values().map(|p| p.cold_dead).sum();
@@ -238,13 +308,13 @@ pub(crate) fn reserved(inner: &DbInner) -> Reserved {
         .map(|s| s.total_bytes)
         .sum::<u64>();
     // Dead cold records are no base for more garbage.
-    let cold_dead: u64 = lock(&inner.hash_cold_dead).values().sum();
+    let cold_dead: u64 = lock(&inner.hash_pool.cold_dead).values().sum();
     let main = main.saturating_sub(cold_dead);
     let share = (inner.opts.space_amp_target - 1.0) * main as f64;
     let floor = 2 * inner.opts.memtable_size as u64;
     Reserved {
         used,
-        garbage: groups.values().map(|p| p.garbage(ratio)).sum(),
+        garbage: groups.values().map(GroupPool::garbage).sum(),
         cold,
         main,
         budget: (share as u64).max(floor),
@@ -269,17 +339,15 @@ pub(crate) enum GroupRun {
 pub(crate) fn run_once(inner: &DbInner) -> Result<GroupRun> {
     let _one_at_a_time = lock(&inner.gc_lock);
     let version = Arc::clone(&inner.super_version().version);
-    let ratio = inner.hash_garbage.get();
-    let Some((group, p)) = pool(inner, &version).into_iter().max_by(|a, b| {
-        a.1.garbage(ratio)
-            .cmp(&b.1.garbage(ratio))
-            .then(b.0.cmp(&a.0))
-    }) else {
+    let Some((group, p)) = pool(inner, &version)
+        .into_iter()
+        .max_by(|a, b| a.1.garbage().cmp(&b.1.garbage()).then(b.0.cmp(&a.0)))
+    else {
         return Ok(GroupRun::Idle);
     };
     drop(version);
     let share = 1.0 - 1.0 / inner.opts.space_amp_target;
-    Ok(collect(inner, group, share, p.mostly_cold(ratio))?.unwrap_or(GroupRun::Unchanged(group)))
+    Ok(collect(inner, group, share, p.mostly_cold())?.unwrap_or(GroupRun::Unchanged(group)))
 }
 
 /// Collects `group`, merging its cold segments once `cold_dead_share` of them is dead,
@@ -298,6 +366,8 @@ fn collect(
         .first()
         .map_or((0, 0), |f| (f.number(), f.epoch() + 1));
     if inputs.is_empty() && cold.is_empty() {
+        // No segment, so no cold garbage either.
+        lock(&inner.hash_pool.cold_dead).remove(&group);
         return Ok(None);
     }
     let job = GroupJob {
@@ -345,19 +415,35 @@ fn collect(
         }
         Err(e) => return Err(e),
     };
+    let pool = &inner.hash_pool;
     if !out.changed {
         // What the group's cold segments hold dead is known now all the same.
-        lock(&inner.hash_cold_dead).insert(group, out.cold_dead_bytes);
+        lock(&pool.cold_dead).insert(group, out.cold_dead_bytes);
         return Ok(None);
     }
+    // The cold garbage is set before the new version is published, so the pool never
+    // pairs the new segments with the old figure.
+    let before = lock(&pool.cold_dead).insert(group, out.cold_dead_bytes);
     install(inner, &job, &out)?;
+    {
+        let mut killed = lock(&pool.killed);
+        for f in &job.inputs {
+            killed.remove(&f.number());
+        }
+    }
     // The garbage the log segments made since the group's last GC: every dead record the
-    // job found, freed or left in a cold segment, less what that GC had left dead.
-    let before = lock(&inner.hash_cold_dead)
-        .insert(group, out.cold_dead_bytes)
-        .unwrap_or(0);
-    let made = (out.dead_bytes + out.cold_dead_bytes).saturating_sub(before);
-    inner.hash_garbage.observe(made, out.log_bytes);
+    // job found, freed or left in a cold segment, less what that GC had left dead. At a
+    // group's first GC since this open, what earlier GCs left is unknown: no observation.
+    if let Some(before) = before {
+        let made = (out.dead_bytes + out.cold_dead_bytes).saturating_sub(before);
+        let log_file_bytes = job
+            .inputs
+            .iter()
+            .filter(|f| Role::of(f.epoch(), false) == Role::Log)
+            .map(|f| f.total_bytes())
+            .sum();
+        pool.ratio.observe(made, log_file_bytes);
+    }
     Counters::add(&inner.counters.gc_runs, 1);
     Counters::add(&inner.counters.gc_bytes_read, out.bytes_read);
     Counters::add(
@@ -367,9 +453,10 @@ fn collect(
     event!(
         inner.events,
         Info,
-        "group GC: group {group}: {} segments and {} cold segments merged; main {} bytes, \
-         cold {} bytes written, {} bytes left in cold segments",
+        "group GC: group {group}: {} segments ({} bytes of log records) and {} cold segments \
+         merged; main {} bytes, cold {} bytes written, {} bytes left in cold segments",
         job.inputs.len(),
+        out.log_bytes,
         out.cold_merged.len(),
         out.summary.map_or(0, |s| s.file_size),
         out.cold.map_or(0, |s| s.file_size),
@@ -439,6 +526,7 @@ fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
 /// the main bytes.
 pub(crate) fn round(inner: &DbInner, quiet: bool) -> Result<()> {
     let mut collected = HashSet::new();
+    let mut unchanged = HashSet::new();
     let idle_share = super::pacing::idle_target(inner.opts.space_amp_target) - 1.0;
     loop {
         let r = reserved(inner);
@@ -451,7 +539,19 @@ pub(crate) fn round(inner: &DbInner, quiet: bool) -> Result<()> {
             return Ok(());
         }
         match run_once(inner)? {
-            GroupRun::Idle | GroupRun::Unchanged(_) => return Ok(()),
+            GroupRun::Idle => return Ok(()),
+            // The group's estimate is corrected now, so the next pick is another group's,
+            // unless it is this one again.
+            GroupRun::Unchanged(g) if unchanged.insert(g) => {}
+            GroupRun::Unchanged(_) => {
+                // Nothing more to collect: flushes waiting for room would wait for nothing.
+                let r = reserved(inner);
+                if r.garbage >= r.budget {
+                    inner.hash_pool.stuck.fetch_add(1, Ordering::Relaxed);
+                    inner.bg.notify_all();
+                }
+                return Ok(());
+            }
             // A group collected twice in one round while quiet: the writes came back.
             GroupRun::Collected(g) if !collected.insert(g) && quiet => return Ok(()),
             _ => {}
@@ -462,15 +562,27 @@ pub(crate) fn round(inner: &DbInner, quiet: bool) -> Result<()> {
 
 /// Waits while the reserved pool is full, so a flush does not grow the disk past the
 /// budget; returns at once without background GC (nothing would make room), on shutdown,
-/// after a background error, or when no group GC can help.
+/// after a background error, or when a round of GC ended with nothing more to collect.
 pub(crate) fn wait_for_room(inner: &DbInner) -> Result<()> {
     if !inner.opts.gc_enabled {
         return Ok(());
     }
     let start = Instant::now();
+    let stuck = inner.hash_pool.stuck.load(Ordering::Relaxed);
     loop {
         let r = reserved(inner);
         if r.garbage < r.budget {
+            break;
+        }
+        if inner.hash_pool.stuck.load(Ordering::Relaxed) != stuck {
+            event!(
+                inner.events,
+                Warn,
+                "flush: the reserved pool holds {} bytes of garbage against a budget of {}, \
+                 and no group GC can reduce it: the flush goes ahead",
+                r.garbage,
+                r.budget
+            );
             break;
         }
         inner.check_bg_error()?;

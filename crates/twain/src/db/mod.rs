@@ -108,12 +108,9 @@ pub(crate) struct DbInner {
     pub log_sync: crate::vlog::LogSync,
     /// Value files GC set aside (damaged where a live record may lie).
     pub gc_set_aside: crate::gc::SetAsideList,
-    /// Hash layout: the share of log-segment bytes that group GCs found dead, as a moving
-    /// average (`group_gc::GarbageRatio`).
-    pub hash_garbage: group_gc::GarbageRatio,
-    /// Hash layout: bytes of dead records each group's last GC left in its cold segments
-    /// (unknown, so absent, for a group not collected since this open).
-    pub hash_cold_dead: std::sync::Mutex<BTreeMap<u32, u64>>,
+    /// Hash layout: what the reserved pool knows of the garbage on disk
+    /// (`group_gc::PoolState`).
+    pub hash_pool: group_gc::PoolState,
     /// What the engine tells its operator (`event_log`).
     pub events: crate::event_log::EventLog,
     /// Punches waiting for readers, and whether the file system can punch holes.

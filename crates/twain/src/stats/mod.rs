@@ -472,9 +472,11 @@ pub struct HashLayoutStats {
     /// Bytes of log segments: what flushes wrote since each group's last GC (the reserved
     /// pool in use).
     pub reserved_bytes: u64,
-    /// The garbage on disk, estimated: what those log segments made (their bytes times
-    /// the garbage per log byte that group GCs found, a moving average; new keys make
-    /// none), plus the dead records each group's last GC left in its cold segments.
+    /// The garbage on disk, estimated: the older records those log segments' entries
+    /// killed (each flush estimates its segments from a sample of their keys looked up in
+    /// the tree; segments written before this open count their bytes times the garbage
+    /// per log byte seen so far; at least 5% of each segment's bytes), plus the dead
+    /// records each group's last GC left in its cold segments.
     pub reserved_garbage: u64,
     /// The part of `reserved_garbage` in cold segments: the dead records each group's last
     /// GC (since this open) left there.

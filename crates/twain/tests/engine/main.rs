@@ -92,6 +92,7 @@ mod gc_rewrites_scattered_garbage;
 mod gc_seals_the_active_log;
 mod hash_layout_compaction_repoints_forwarded_handles;
 mod hash_layout_damage_sets_a_group_aside;
+mod hash_layout_deletes_are_collected;
 mod hash_layout_garbage_on_disk_within_budget;
 mod hash_layout_hotness;
 mod hash_layout_is_chosen_at_creation;
