@@ -186,10 +186,12 @@ pub struct Options {
     /// iterators, started by the first; on Linux each submits its share of a window's
     /// reads at once through io_uring. Range: 0 ..= 64. Default: 8.
     pub prefetch_threads: usize,
-    /// Iterators prefetch only while reading one separated value takes at least this many
-    /// microseconds on average over the database's reads (a page-cache hit takes about 1,
-    /// a read from an SSD 50 or more); below, handing reads to threads costs more than it
-    /// saves. 0 prefetches however fast reads are. Range: 0 ..= 1000000. Default: 10.
+    /// The prefetch threads read an iterator's window only while reading one separated
+    /// value takes at least this many microseconds on average over the database's reads
+    /// (a page-cache hit takes about 1, a read from an SSD 50 or more); below, handing
+    /// reads to threads costs more than it saves, and the iterator's own thread reads its
+    /// window in one batch. 0 hands every window to the threads. Range: 0 ..= 1000000.
+    /// Default: 10.
     pub prefetch_min_read_micros: u64,
     /// Run value GC in a background thread, and the garbage compactions that feed it
     /// (`Db::gc` and `Db::gc_report` work either way). Default: true.

@@ -4,8 +4,13 @@
 //! finds them read when it gets there.
 //!
 //! - Reads that fall close together in one value file are one positional read.
-//! - It runs only while reading a value costs more than handing it to a thread (a
-//!   moving average over the database's reads, against `prefetch_min_read_micros`).
+//! - While reading a value costs more than handing it to a thread (a moving average over
+//!   the database's reads, against `prefetch_min_read_micros`), the pool's threads read
+//!   the window. While it costs less (values in the page cache), the cursor's own thread
+//!   reads the window at once, before taking its first entry: one submission for up to
+//!   [`INLINE_MAX_DEPTH`] entries and one read for neighbours in a file, where reading
+//!   value by value is a system call each. A batch that took long per value feeds the
+//!   average, so a scan that leaves the page cache hands its next windows to the pool.
 //! - The window reaches as far as the cursor has gone, or as far as the database's
 //!   iterators usually still go from there (a geometric mean of their walks), whichever
 //!   is further, up to [`MAX_DEPTH`] entries; the bytes read ahead of one iterator stay
@@ -46,12 +51,18 @@ const FIRST_DEPTH: usize = 8;
 pub(crate) const MAX_DEPTH: usize = 256;
 /// Bytes of values one iterator may have read (or be reading) ahead of its cursor.
 pub(crate) const MAX_AHEAD_BYTES: u64 = 4 << 20;
+/// The largest window the cursor reads itself, in entries: one submission of a ring
+/// (`fs::uring`), so that the step that fills it does not wait long.
+pub(crate) const INLINE_MAX_DEPTH: usize = 64;
+/// Bytes of values a cursor reading its own window may hold ahead.
+pub(crate) const INLINE_MAX_AHEAD_BYTES: u64 = 512 << 10;
 
 /// The prefetch threads of one database, shared by its iterators. Thread-safe. The
 /// threads start on first use; dropping the pool stops and joins them.
 pub(crate) struct PrefetchPool {
     threads: usize,
-    /// Prefetch only while a value read takes at least this long on average.
+    /// The threads read windows only while a value read takes at least this long on
+    /// average; below, each cursor reads its own.
     min_read: Duration,
     queue: Arc<Queue>,
     workers: OnceLock<Vec<JoinHandle<()>>>,
@@ -203,7 +214,7 @@ impl std::fmt::Debug for PrefetchPool {
 }
 
 impl PrefetchPool {
-    /// A pool of `threads` threads (0: no prefetching) for iterators that prefetch while
+    /// A pool of `threads` threads (0: no prefetching) that read iterators' windows while
     /// a value read takes at least `min_read` on average.
     pub(crate) fn new(threads: usize, min_read: Duration) -> PrefetchPool {
         PrefetchPool {
@@ -236,6 +247,7 @@ impl PrefetchPool {
             steps: 0,
             ended: false,
             error: None,
+            inline: false,
             to_submit: Vec::new(),
         })
     }
@@ -291,8 +303,15 @@ fn work(queue: &Queue) {
 }
 
 /// Does one job's reads, all submitted together (`fs::read_batch`), and publishes their
-/// values.
+/// values (a job the pool ran: it was counted in flight).
 fn run(job: Job) {
+    let outcomes = read(&job);
+    publish(&job.batch, outcomes, true);
+}
+
+/// Does one job's reads, all submitted together, and checks their values: the outcome of
+/// each prefetch the iterator still wants.
+fn read(job: &Job) -> Vec<(u64, Outcome)> {
     let batch = &job.batch;
     let wanted: Vec<&Run> = {
         let s = lock(&batch.state);
@@ -301,8 +320,9 @@ fn run(job: Job) {
             .filter(|r| r.items.iter().any(|i| s.outcomes.contains_key(&i.id)))
             .collect()
     };
-    // The batch's time says nothing of one read's (its reads ran side by side), so only
-    // the values iterators read themselves feed `Queue::read_nanos`.
+    // A pool thread's batch time says nothing of one read's (its reads ran side by
+    // side), so it does not feed `Queue::read_nanos`; the values iterators read
+    // themselves do, and a cursor's own batch when it was slow (`Prefetcher::submit`).
     let mut reads = Vec::with_capacity(wanted.len());
     let mut opened = Vec::with_capacity(wanted.len());
     let mut outcomes = Vec::new();
@@ -320,6 +340,12 @@ fn run(job: Job) {
     for (r, read) in opened.into_iter().zip(reads) {
         outcomes.extend(check_run(batch, r, read.buf, read.result.is_ok()));
     }
+    outcomes
+}
+
+/// Publishes a job's outcomes to its iterator (`in_flight`: the job was counted in
+/// flight, and is done now).
+fn publish(batch: &Batch, outcomes: Vec<(u64, Outcome)>, in_flight: bool) {
     let mut s = lock(&batch.state);
     for (id, outcome) in outcomes {
         match s.outcomes.get_mut(&id) {
@@ -331,7 +357,9 @@ fn run(job: Job) {
             }
         }
     }
-    s.in_flight -= 1;
+    if in_flight {
+        s.in_flight -= 1;
+    }
     if s.waiting {
         batch.changed.notify_all();
     }
@@ -380,7 +408,8 @@ pub(crate) struct Ahead {
 pub(crate) struct Prefetcher {
     /// Threads of the pool: jobs per submission.
     threads: usize,
-    /// Prefetch only while a value read takes at least this long on average.
+    /// The pool reads the window only while a value read takes at least this long on
+    /// average; below, the cursor reads it.
     min_read_nanos: u64,
     queue: Arc<Queue>,
     batch: Arc<Batch>,
@@ -396,6 +425,9 @@ pub(crate) struct Prefetcher {
     ended: bool,
     /// The walk ahead met this error: the cursor reports it after the entries before it.
     error: Option<Error>,
+    /// Values read fast (from the page cache): the cursor's thread reads the window
+    /// itself at `submit` rather than handing it to the pool.
+    inline: bool,
     /// Prefetches chosen but not yet queued: file, item.
     to_submit: Vec<(Arc<ValueFile>, Item)>,
 }
@@ -419,23 +451,27 @@ impl Prefetcher {
     ///   iterator learned before its last reposition.
     ///
     /// The window is filled when half of it is used, so that reads go out in batches.
-    /// Nothing is prefetched while values read faster than the pool's `min_read` on
-    /// average.
+    /// While values read faster than the pool's `min_read` on average, the window is read
+    /// by the cursor's thread when it is submitted (see [`Prefetcher::submit`]).
     pub(crate) fn step(&mut self) -> Option<usize> {
         self.steps = self.steps.saturating_add(1);
         if self.steps <= START_AFTER_STEPS || self.ended || self.error.is_some() {
             return None;
         }
-        // Values read that fast (from the page cache) are not worth handing to threads.
-        if self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos {
-            return None;
-        }
+        // Values read that fast (from the page cache) are not worth handing to threads:
+        // the cursor reads them, a window at a time.
+        self.inline = self.queue.read_nanos.load(Ordering::Relaxed) < self.min_read_nanos;
         let steps = self.steps as usize;
+        let most = if self.inline {
+            INLINE_MAX_DEPTH
+        } else {
+            MAX_DEPTH
+        };
         let want = match self.queue.usual_end() {
             Some(end) if steps < end => end - steps,
             _ => steps.max(self.depth),
         }
-        .min(MAX_DEPTH);
+        .min(most);
         if self.ahead.len() > want / 2 {
             return None;
         }
@@ -450,7 +486,12 @@ impl Prefetcher {
 
     /// Whether the window may take more bytes.
     pub(crate) fn has_room(&self) -> bool {
-        self.ahead_bytes < MAX_AHEAD_BYTES
+        let most = if self.inline {
+            INLINE_MAX_AHEAD_BYTES
+        } else {
+            MAX_AHEAD_BYTES
+        };
+        self.ahead_bytes < most
     }
 
     /// Entries in the window.
@@ -497,9 +538,10 @@ impl Prefetcher {
         self.error = error;
     }
 
-    /// Queues the reads chosen since the last call: neighbours in one file are one read,
-    /// and the reads are dealt in key order to one job per thread, so that every thread
-    /// works on the nearest entries first.
+    /// Starts the reads chosen since the last call: neighbours in one file are one read.
+    /// While values read fast, they are all read here and now, submitted together
+    /// (`fs::read_batch`); otherwise they are dealt in key order to one job per thread,
+    /// so that every thread works on the nearest entries first.
     pub(crate) fn submit(&mut self) {
         if self.to_submit.is_empty() {
             return;
@@ -508,7 +550,11 @@ impl Prefetcher {
         let mut runs = super::coalesce::runs(items, |i: &Item| &i.handle);
         // Ids grow in key order.
         runs.sort_by_key(|r| r.items.first().map_or(0, |i| i.id));
-        let n = self.threads.min(runs.len()).max(1);
+        let n = if self.inline {
+            1
+        } else {
+            self.threads.min(runs.len()).max(1)
+        };
         let mut jobs: Vec<Job> = (0..n)
             .map(|_| Job {
                 batch: Arc::clone(&self.batch),
@@ -525,7 +571,27 @@ impl Prefetcher {
             for item in jobs.iter().flat_map(|j| &j.runs).flat_map(|r| &r.items) {
                 s.outcomes.insert(item.id, Outcome::Pending);
             }
-            s.in_flight += jobs.len();
+            // Jobs read here are done before this returns: nothing to wait for, even if
+            // a read panics.
+            if !self.inline {
+                s.in_flight += jobs.len();
+            }
+        }
+        if self.inline {
+            for job in jobs {
+                let values = job.runs.iter().map(|r| r.items.len()).sum::<usize>();
+                let started = std::time::Instant::now();
+                let outcomes = read(&job);
+                let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                // A batch's time per value understates one read's (its reads may run
+                // side by side), so it only ever says that reads became slow: then the
+                // pool takes the next windows.
+                if nanos / (values.max(1) as u64) >= self.min_read_nanos {
+                    self.queue.observe(nanos, values as u64);
+                }
+                publish(&job.batch, outcomes, false);
+            }
+            return;
         }
         lock(&self.queue.state).jobs.extend(jobs);
         for _ in 0..n {
@@ -641,115 +707,5 @@ impl Drop for Prefetcher {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fast_reads_are_not_prefetched() {
-        let pool = PrefetchPool::new(1, Duration::from_micros(10));
-        let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
-        for _ in 0..10 {
-            p.observe(Duration::from_micros(1));
-            assert_eq!(p.step(), None, "page-cache reads");
-        }
-        for _ in 0..40 {
-            p.observe(Duration::from_micros(100));
-        }
-        assert!(p.step().is_some(), "disk reads");
-    }
-
-    #[test]
-    fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
-        let pool = PrefetchPool::new(1, Duration::ZERO);
-        let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
-        for _ in 0..START_AFTER_STEPS {
-            assert_eq!(p.step(), None);
-        }
-        assert_eq!(p.step(), Some(FIRST_DEPTH));
-        let mut last = FIRST_DEPTH;
-        for _ in 0..1000 {
-            if let Some(d) = p.step() {
-                assert!(d >= last && d <= MAX_DEPTH);
-                last = d;
-            }
-        }
-        assert_eq!(last, MAX_DEPTH, "an empty window keeps growing to the cap");
-        p.reset();
-        assert_eq!(
-            p.depth,
-            MAX_DEPTH / 2,
-            "a reposition keeps half the learned depth"
-        );
-        for _ in 0..START_AFTER_STEPS {
-            assert_eq!(p.step(), None);
-        }
-        assert_eq!(
-            p.step(),
-            Some(MAX_DEPTH),
-            "this database's iterators usually go further than half the depth"
-        );
-        assert!(
-            PrefetchPool::new(0, Duration::ZERO)
-                .prefetcher(&Arc::default())
-                .is_none()
-        );
-    }
-
-    #[test]
-    fn the_window_reaches_as_far_as_iterators_usually_go() {
-        let pool = PrefetchPool::new(1, Duration::ZERO);
-        let counters = Arc::new(Counters::default());
-        for _ in 0..20 {
-            let mut p = pool.prefetcher(&counters).expect("on");
-            for _ in 0..100 {
-                p.step();
-            }
-        }
-        let usual = pool.queue.expected_walk();
-        assert!((90..=110).contains(&usual), "walks of 100 steps: {usual}");
-        let end = pool.queue.usual_end().expect("walks seen");
-        assert!((100..=110).contains(&end), "no walk ends past {end}");
-        let mut p = pool.prefetcher(&counters).expect("on");
-        for _ in 0..START_AFTER_STEPS {
-            assert_eq!(p.step(), None);
-        }
-        let first = end - START_AFTER_STEPS as usize - 1;
-        assert_eq!(
-            p.step(),
-            Some(first),
-            "the whole usual rest of the walk at once"
-        );
-        // Up to the usual end the window never reaches past it, so an iterator that
-        // stops there leaves few reads unused (nothing is pushed here, so each step asks).
-        for steps in START_AFTER_STEPS as usize + 2..end {
-            assert_eq!(p.step(), Some(end - steps), "step {steps}");
-        }
-        // Past it, the window grows with the distance again.
-        assert_eq!(p.step(), Some(end));
-        assert_eq!(p.step(), Some(end + 1));
-    }
-
-    #[test]
-    fn a_few_long_walks_do_not_set_the_window_of_short_ones() {
-        let queue = Queue::default();
-        assert_eq!(queue.expected_walk(), 0, "nothing seen yet");
-        queue.observe_walk(START_AFTER_STEPS);
-        assert_eq!(queue.expected_walk(), 0, "walks too short to prefetch");
-        for _ in 0..50 {
-            queue.observe_walk(10);
-            queue.observe_walk(1000);
-        }
-        let usual = queue.expected_walk();
-        assert!(
-            (40..=250).contains(&usual),
-            "the geometric mean of 10 and 1000 is 100, the arithmetic 505: {usual}"
-        );
-        for n in [3, 4, 7, 100, 1 << 20, u32::MAX] {
-            let q = Queue::default();
-            q.observe_walk(n);
-            let back = q.expected_walk() as f64;
-            let want = f64::from(n).min(f64::from(1u32 << 21));
-            assert!(back <= want * 1.1 && back >= want / 1.1, "{n}: {back}");
-        }
-    }
-}
+#[path = "prefetch_tests.rs"]
+mod tests;

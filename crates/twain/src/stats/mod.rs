@@ -274,8 +274,9 @@ pub struct Stats {
     pub value_reads: u64,
     /// Bytes read that way.
     pub value_bytes_read: u64,
-    /// Reads made by iterators' prefetch threads (each covers one or more values that lie
-    /// close together in one value file; the values are counted in `value_reads`).
+    /// Reads made for iterators' windows, by the prefetch threads or (values in the page
+    /// cache) by the iterator itself (each covers one or more values that lie close
+    /// together in one value file; the values are counted in `value_reads`).
     pub prefetch_reads: u64,
     /// Bytes those reads read.
     pub prefetch_bytes: u64,

@@ -263,6 +263,16 @@ fn random_seeks_and_steps_match_the_model() {
     let s = db.stats().unwrap();
     assert!(s.prefetch_reads > 0, "the prefetcher never ran");
 
+    // Reads counted fast whatever they cost: the cursor reads each window itself.
+    drop(db);
+    let opts = layered_opts()
+        .prefetch_threads(3)
+        .prefetch_min_read_micros(1_000_000);
+    let db = Db::open(dir.path(), opts).unwrap();
+    check(&db, &model, 9);
+    let s = db.stats().unwrap();
+    assert!(s.prefetch_reads > 0, "the cursor read no window");
+
     // The same without prefetching.
     drop(db);
     let opts = layered_opts().prefetch_threads(0);
