@@ -182,13 +182,19 @@ def failures(out):
     path = os.path.join(out, "times.txt")
     if not os.path.exists(path):
         return []
-    failed = []
+    # One line per engine run, its last failure and how many attempts failed (a resumed
+    # suite retries a failed run, so times.txt may name it more than once).
+    failed = {}
     for line in open(path):
         m = re.match(r"\S+ (\S+) r(\d+) (\S+) FAILED (.*)", line.strip())
         if m and not os.path.exists(os.path.join(out, m[1], f"r{m[2]}.{m[3]}.done")):
             why = m[4].replace(os.path.abspath(out) + os.sep, "")
-            failed.append(f"{m[1]} run {m[2]}, {m[3]}: FAILED {why}")
-    return failed
+            attempts = failed.get((m[1], m[2], m[3]), (0, ""))[0] + 1
+            failed[(m[1], m[2], m[3])] = (attempts, why)
+    return [
+        f"{step} run {run}, {engine}: FAILED {why}" + (f" ({n} attempts)" if n > 1 else "")
+        for (step, run, engine), (n, why) in failed.items()
+    ]
 
 
 def disk_mb_s(out):
