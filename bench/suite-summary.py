@@ -414,6 +414,9 @@ def main(out, quick):
     print(step_tables(out, "cokv-100b-p1", "30 M × 100 B fill, max_subcompactions 1 (twain and RocksDB)"))
     print(step_tables(out, "cokv-100b-p2", "30 M × 100 B fill, max_subcompactions 2 (twain and RocksDB)"))
     print(cokv_targets(out))
+    print(step_tables(out, "cokv-100b-offload", "30 M × 100 B fill, 2 parts: in process (twain), one offloaded to a compaction worker (twain-worker), RocksDB"))
+    print(step_tables(out, "cokv-ycsb-1k-p1", "1 M × 1 KiB, then 4 M zipfian updates, max_subcompactions 1 (twain and RocksDB)"))
+    print(step_tables(out, "cokv-ycsb-1k", "1 M × 1 KiB, then 4 M zipfian updates, 2 parts: in process, one offloaded, RocksDB"))
     print("## The seeds' comparisons\n")
     print(seeds(out))
 

@@ -87,6 +87,7 @@ steps+=(
 "cokv-100b-p1|twain,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom --set max_subcompactions=1|--num 300000 --value-size 100 --workloads fillrandom --set max_subcompactions=1"
 "cokv-100b-p2|twain,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom --set max_subcompactions=2|--num 300000 --value-size 100 --workloads fillrandom --set max_subcompactions=2"
 "cokv-100b-offload|twain,twain-worker,rocksdb|--num 30000000 --value-size 100 --workloads fillrandom $offload|--num 300000 --value-size 100 --workloads fillrandom $offload"
+"cokv-ycsb-1k-p1|twain,rocksdb|--num 1000000 --value-size 1024 --overwrites 4000000 --workloads fillrandom,updatezipf --set max_subcompactions=1|--num 100000 --value-size 1024 --overwrites 400000 --workloads fillrandom,updatezipf --set max_subcompactions=1"
 "cokv-ycsb-1k|twain,twain-worker,rocksdb|--num 1000000 --value-size 1024 --overwrites 4000000 --workloads fillrandom,updatezipf $offload|--num 100000 --value-size 1024 --overwrites 400000 --workloads fillrandom,updatezipf $offload"
 "novkv|twain,twain-vlog,twain-lookup|--num 1000000 --value-size 1024 --overwrites 3000000 --reads 1000000 --workloads fillrandom,updatezipf,readrandom|--num 100000 --value-size 1024 --overwrites 300000 --reads 30000 --workloads fillrandom,updatezipf,readrandom"
 )
