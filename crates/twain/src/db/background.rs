@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How long idle threads sleep before looking for work again.
-const IDLE_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const IDLE_WAIT: Duration = Duration::from_secs(1);
 
 /// Scheduling state shared by the background threads and the foreground.
 #[derive(Debug, Default)]
@@ -30,6 +30,10 @@ pub(crate) struct BgState {
     /// `Counters::user_ops` when the compaction threads last saw it change, and when.
     pub seen_ops: u64,
     pub ops_seen_at: Option<Instant>,
+    /// The reads `pacing::foreground_now` counts, when they were last seen to change, and
+    /// when.
+    pub seen_reads: u64,
+    pub reads_seen_at: Option<Instant>,
     /// The newest value file when the last garbage compaction was picked (or when the
     /// compaction threads first looked): 0 before that.
     pub garbage_log: u64,
@@ -54,6 +58,24 @@ impl BgState {
             self.ops_seen_at = Some(Instant::now());
         }
         self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)
+    }
+
+    /// What the foreground did in the last `IDLE_WAIT`, given the operations (writes) and
+    /// the reads counted so far: a foreground that wrote is `Writing` whether it read or
+    /// not; one first seen reading reads until `IDLE_WAIT` passes without a read.
+    pub fn foreground(&mut self, ops: u64, reads: u64) -> pacing::Foreground {
+        let quiet = self.foreground_quiet(ops);
+        if reads != self.seen_reads || self.reads_seen_at.is_none() {
+            self.seen_reads = reads;
+            self.reads_seen_at = Some(Instant::now());
+        }
+        if !quiet {
+            pacing::Foreground::Writing
+        } else if self.reads_seen_at.is_some_and(|t| t.elapsed() < IDLE_WAIT) {
+            pacing::Foreground::Reading
+        } else {
+            pacing::Foreground::Quiet
+        }
     }
 }
 
@@ -484,10 +506,16 @@ fn garbage_pick(
     }
     let garbage = shadowed_garbage(inner, &sv.version)?;
     let amp = pacing::current_amp(inner).unwrap_or(None);
+    // Only the GC thread's duty tells reading from quiet: garbage compactions run alike.
+    let fg = if quiet {
+        pacing::Foreground::Quiet
+    } else {
+        pacing::Foreground::Writing
+    };
     let plan = pacing::plan(
         amp,
         inner.opts.space_amp_target,
-        quiet,
+        fg,
         inner.opts.gc_threshold,
     );
     if !plan.garbage_compactions {

@@ -17,6 +17,7 @@ use bytes::Bytes;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// A key-value pair yielded by iterators.
 pub type KvPair = (Vec<u8>, Vec<u8>);
@@ -71,7 +72,14 @@ pub struct DbIterator {
     ///
     /// [`Block::pin`]: crate::format::block::Block::pin
     pin: bool,
+    /// Entries found so far, in either direction: every [`STEPS_PER_REPORT`]th tells the
+    /// pacing that the foreground reads (`DbInner::iterator_reads`).
+    steps: u64,
 }
+
+/// Iterator steps per report of reading to the pacing (the first step reports too): a
+/// shared counter touched once per scan and once per 256 entries of a long one.
+const STEPS_PER_REPORT: u64 = 256;
 
 /// Where the cursor stands between user keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,7 +245,17 @@ impl DbIterator {
             back_key: None,
             done: false,
             hints: ScanHints::default(),
+            steps: 0,
         }
+    }
+
+    /// Counts a step, and tells the pacing that the foreground reads on the first and
+    /// every [`STEPS_PER_REPORT`]th (`pacing::Foreground::Reading`).
+    fn note_step(&mut self) {
+        if self.steps.is_multiple_of(STEPS_PER_REPORT) {
+            self.inner.iterator_reads.fetch_add(1, Ordering::Relaxed);
+        }
+        self.steps += 1;
     }
 
     /// Positions the cursor so that `next` yields the first key `>= key` in the range
@@ -438,6 +456,7 @@ impl DbIterator {
     /// The next visible entry from the cursor's sources (aligned forward), without moving
     /// the cursor.
     fn scan_next(&mut self) -> Result<Option<Found>> {
+        self.note_step();
         let (Some(mut c), mut skip) = (self.cursor.take(), self.skip.take()) else {
             return Ok(None);
         };
@@ -544,6 +563,7 @@ impl DbIterator {
             return Ok(None);
         }
         self.align(Dir::Backward)?;
+        self.note_step();
         let Some(mut c) = self.cursor.take() else {
             return Ok(None);
         };
@@ -569,6 +589,7 @@ impl DbIterator {
 
     /// The next visible entry from the back end, its value not read.
     pub(crate) fn next_back_found(&mut self) -> Result<Option<Found>> {
+        self.note_step();
         let mut c = match self.back.take() {
             Some(c) => c,
             None => {

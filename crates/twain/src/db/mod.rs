@@ -143,6 +143,10 @@ pub(crate) struct DbInner {
     /// to make room under the space budget (`background::set_log_room`); `u64::MAX`, no
     /// limit, in the other modes and until the first live-data pass.
     pub log_limit: AtomicU64,
+    /// Reads of user iterators, counted once per scan and once per 256 entries
+    /// (`DbIterator`); with `Counters::gets` it tells the pacing a reading foreground
+    /// from a quiet one (`pacing::Foreground`). Not a statistic.
+    pub iterator_reads: AtomicU64,
 }
 
 impl DbInner {

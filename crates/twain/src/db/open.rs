@@ -434,6 +434,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         bg_error: Mutex::new(None),
         has_bg_error: AtomicBool::new(false),
         log_limit: AtomicU64::new(u64::MAX),
+        iterator_reads: AtomicU64::new(0),
         counters: Arc::new(Counters::default()),
         drop_index,
         gc_lock: Mutex::new(()),

@@ -16,11 +16,15 @@
 //! The *duty* is the share of wall time the GC thread spends collecting: after a run that
 //! took `d` it rests `d × (1/duty − 1)`, so below the target the foreground keeps most of
 //! the machine, and under a write burst that pushes the figure up, GC gets more of it.
-//! `gc_bytes_per_sec` stays a ceiling on top. Once the foreground has been quiet for a
-//! second, the background works as a complete GC would (threshold 0.9, full duty, garbage
+//! `gc_bytes_per_sec` stays a ceiling on top. Once the foreground has written nothing for a
+//! second, the background works as a complete GC would (threshold 0.9, garbage
 //! compactions, seal) while the figure is above the *idle target*, `1 + (target − 1) / 3`
 //! (1.1 for the default 1.3); then it stops: every step of that work removes garbage, so
-//! it ends.
+//! it ends. It does so at full duty when the foreground is quiet (no read either), and at
+//! the resting duty while users still read ([`Foreground::Reading`]): without writes the
+//! figure cannot grow, so there is no hurry, and a copy of a value file competes for the
+//! disk and the page cache with every read (on a database larger than memory, value GC at
+//! full duty made 100-pair scans three times slower).
 
 use super::{DbInner, lock};
 use crate::Result;
@@ -31,6 +35,17 @@ const FULL_THRESHOLD: f64 = super::value_gc::COMPLETE_GC_THRESHOLD;
 
 /// The GC duty below half the target's pressure.
 const RESTING_DUTY: f64 = 0.25;
+
+/// What the foreground did in the last second (`background::BgState::foreground`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Foreground {
+    /// No user operation.
+    Quiet,
+    /// Reads (gets, multi-gets, iterator steps), no write.
+    Reading,
+    /// Writes.
+    Writing,
+}
 
 /// What the background may do now.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,8 +64,8 @@ pub(crate) struct Plan {
 }
 
 /// The settings for space amplification `amp` (`None`: not known yet) under `target`,
-/// with the foreground `quiet` (no user operation for a second) or not.
-pub(crate) fn plan(amp: Option<f64>, target: f64, quiet: bool, gc_threshold: f64) -> Plan {
+/// with the foreground doing `fg`.
+pub(crate) fn plan(amp: Option<f64>, target: f64, fg: Foreground, gc_threshold: f64) -> Plan {
     let resting = Plan {
         gc_threshold,
         gc_duty: RESTING_DUTY,
@@ -61,13 +76,17 @@ pub(crate) fn plan(amp: Option<f64>, target: f64, quiet: bool, gc_threshold: f64
     let Some(amp) = amp else {
         return resting;
     };
-    if quiet {
+    if fg != Foreground::Writing {
         if amp <= idle_target(target) {
             return resting;
         }
         return Plan {
             gc_threshold: gc_threshold.max(FULL_THRESHOLD),
-            gc_duty: 1.0,
+            gc_duty: if fg == Foreground::Quiet {
+                1.0
+            } else {
+                RESTING_DUTY
+            },
             garbage_compactions: true,
             seal_active: true,
             over_budget: true,
@@ -162,22 +181,31 @@ pub(crate) fn space_now(inner: &DbInner) -> Result<Option<(u64, u64)>> {
     Ok(Some((disk, live_bytes)))
 }
 
-/// The plan for now, and whether the foreground is quiet. An unreadable directory listing
-/// leaves the figure unknown (the resting plan).
+/// The plan for now, and whether the foreground writes nothing (`quiet`: it may still
+/// read). An unreadable directory listing leaves the figure unknown (the resting plan).
 pub(crate) fn plan_now(inner: &DbInner) -> (Plan, bool) {
     let amp = current_amp(inner).unwrap_or(None);
-    let ops = inner
-        .counters
-        .user_ops
-        .load(std::sync::atomic::Ordering::Relaxed);
-    let quiet = lock(&inner.bg.state).foreground_quiet(ops);
+    let fg = foreground_now(inner);
     let plan = plan(
         amp,
         inner.opts.space_amp_target,
-        quiet,
+        fg,
         inner.opts.gc_threshold,
     );
-    (plan, quiet)
+    (plan, fg != Foreground::Writing)
+}
+
+/// What the foreground did in the last second: writes (`Counters::user_ops`), reads
+/// (`Counters::gets` and `DbInner::iterator_reads`), or nothing.
+pub(crate) fn foreground_now(inner: &DbInner) -> Foreground {
+    use std::sync::atomic::Ordering::Relaxed;
+    let ops = inner.counters.user_ops.load(Relaxed);
+    let reads = inner
+        .counters
+        .gets
+        .load(Relaxed)
+        .wrapping_add(inner.iterator_reads.load(Relaxed));
+    lock(&inner.bg.state).foreground(ops, reads)
 }
 
 #[cfg(test)]
@@ -187,7 +215,7 @@ mod tests {
     #[test]
     fn below_half_the_pressure_the_background_rests() {
         for amp in [None, Some(1.0), Some(1.1), Some(1.15)] {
-            let p = plan(amp, 1.3, false, 0.5);
+            let p = plan(amp, 1.3, Foreground::Writing, 0.5);
             assert_eq!(p.gc_threshold, 0.5);
             assert_eq!(p.gc_duty, RESTING_DUTY);
             assert!(!p.garbage_compactions && !p.seal_active);
@@ -196,9 +224,10 @@ mod tests {
 
     #[test]
     fn nearing_the_target_gc_gets_more_of_the_machine() {
-        let a = plan(Some(1.2), 1.3, false, 0.5);
-        let b = plan(Some(1.25), 1.3, false, 0.5);
-        let c = plan(Some(1.3), 1.3, false, 0.5);
+        const W: Foreground = Foreground::Writing;
+        let a = plan(Some(1.2), 1.3, W, 0.5);
+        let b = plan(Some(1.25), 1.3, W, 0.5);
+        let c = plan(Some(1.3), 1.3, W, 0.5);
         assert!(a.gc_threshold < b.gc_threshold && b.gc_threshold < c.gc_threshold);
         assert!(a.gc_duty < b.gc_duty && b.gc_duty < c.gc_duty);
         assert!(!a.garbage_compactions && b.garbage_compactions);
@@ -206,25 +235,47 @@ mod tests {
         assert!(!b.over_budget && c.over_budget);
         assert_eq!(c.gc_threshold, FULL_THRESHOLD);
         assert_eq!(c.gc_duty, 1.0);
-        assert_eq!(plan(Some(4.0), 1.3, false, 0.5), c);
+        assert_eq!(plan(Some(4.0), 1.3, W, 0.5), c);
     }
 
     #[test]
     fn a_user_threshold_above_the_ramp_is_kept() {
-        let p = plan(Some(1.25), 1.3, false, 0.95);
+        let p = plan(Some(1.25), 1.3, Foreground::Writing, 0.95);
         assert_eq!(p.gc_threshold, 0.95);
     }
 
     #[test]
     fn a_quiet_foreground_lets_the_background_finish_down_to_the_idle_target() {
         assert!((idle_target(1.3) - 1.1).abs() < 1e-9);
-        let busy = plan(Some(1.15), 1.3, true, 0.5);
+        let busy = plan(Some(1.15), 1.3, Foreground::Quiet, 0.5);
         assert!(busy.garbage_compactions && busy.seal_active && busy.gc_duty == 1.0);
         assert!(busy.over_budget);
         assert_eq!(busy.gc_threshold, FULL_THRESHOLD);
-        let done = plan(Some(1.09), 1.3, true, 0.5);
+        let done = plan(Some(1.09), 1.3, Foreground::Quiet, 0.5);
         assert!(!done.garbage_compactions && !done.seal_active && !done.over_budget);
         assert_eq!(done.gc_duty, RESTING_DUTY);
+    }
+
+    #[test]
+    fn while_users_only_read_the_background_finishes_at_the_resting_duty() {
+        for amp in [1.15, 1.3, 2.5] {
+            let quiet = plan(Some(amp), 1.3, Foreground::Quiet, 0.5);
+            let reading = plan(Some(amp), 1.3, Foreground::Reading, 0.5);
+            assert_eq!(reading.gc_duty, RESTING_DUTY, "at {amp}");
+            assert_eq!(quiet.gc_duty, 1.0);
+            // Everything else is the quiet plan's: the same work, spread out.
+            assert_eq!(
+                Plan {
+                    gc_duty: 1.0,
+                    ..reading
+                },
+                quiet
+            );
+        }
+        let done = plan(Some(1.09), 1.3, Foreground::Reading, 0.5);
+        assert!(!done.garbage_compactions && !done.seal_active && !done.over_budget);
+        // Writes bring the pressure's duty back.
+        assert_eq!(plan(Some(2.5), 1.3, Foreground::Writing, 0.5).gc_duty, 1.0);
     }
 
     #[test]
@@ -258,6 +309,47 @@ mod tests {
         };
         assert!(garbage_compaction_pays(80 << 20, 20 << 20, separated));
         assert!(!garbage_compaction_pays(u64::MAX, 0, separated));
+    }
+
+    /// Gets and iterator steps make a foreground that writes nothing a reading one; a
+    /// second without either makes it quiet, and a write makes it a writing one again.
+    #[test]
+    fn gets_and_scans_tell_a_reading_foreground_from_a_quiet_one() {
+        use crate::Db;
+        use crate::fs::MemFs;
+        use std::sync::Arc;
+        use std::sync::atomic::Ordering::Relaxed;
+        use std::time::Instant;
+        let opts = crate::Options::default().fs(Arc::new(MemFs::new()));
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        for i in 0..1000u32 {
+            db.put(format!("k{i:05}"), b"v").unwrap();
+        }
+        let inner = &db.inner;
+        assert_eq!(foreground_now(inner), Foreground::Writing);
+        let long_ago = || Instant::now().checked_sub(super::super::background::IDLE_WAIT * 2);
+        let settle = || {
+            let mut st = lock(&inner.bg.state);
+            st.ops_seen_at = long_ago();
+            st.reads_seen_at = long_ago();
+        };
+        settle();
+        assert_eq!(foreground_now(inner), Foreground::Quiet);
+        db.get("k00001").unwrap();
+        assert_eq!(foreground_now(inner), Foreground::Reading);
+        settle();
+        assert_eq!(foreground_now(inner), Foreground::Quiet);
+        // A scan reports on its first step and on every 256th.
+        let before = inner.iterator_reads.load(Relaxed);
+        assert_eq!(db.iter().count(), 1000);
+        assert_eq!(inner.iterator_reads.load(Relaxed) - before, 4);
+        assert_eq!(foreground_now(inner), Foreground::Reading);
+        settle();
+        let back = db.iter().rev().take(3).count();
+        assert_eq!(back, 3);
+        assert_eq!(foreground_now(inner), Foreground::Reading);
+        db.put("k00001", b"w").unwrap();
+        assert_eq!(foreground_now(inner), Foreground::Writing);
     }
 
     #[test]

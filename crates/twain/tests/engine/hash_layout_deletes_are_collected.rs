@@ -4,21 +4,13 @@
 //! tombstones (its sample looks the keys up in the tree), and background GC reclaims it
 //! unasked, within a bounded time. Every value reads back.
 
-use std::sync::Arc;
+use crate::hashutil::{self, segment_bytes};
 use std::time::{Duration, Instant};
-use twain::fs::{Fs, MemFs};
-use twain::{Db, Options, Stats, ValueLayout};
+use twain::fs::MemFs;
+use twain::{Db, Options};
 
 fn opts(fs: &MemFs) -> Options {
-    Options::default()
-        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
-        .memtable_size(64 << 10)
-        .value_file_size(256 << 10)
-        .inline_threshold(64)
-        .medium_threshold(64)
-        .value_layout(ValueLayout::Hash)
-        .hash_groups(4)
-        .space_amp_target(1.3)
+    hashutil::opts(fs, 4).space_amp_target(1.3)
 }
 
 const KEYS: u32 = 2000;
@@ -29,18 +21,7 @@ fn key(k: u32) -> String {
 }
 
 fn value(k: u32) -> Vec<u8> {
-    let mut v = key(k).into_bytes();
-    v.resize(VALUE, b'.');
-    v
-}
-
-/// Bytes of segments (every value file a flush or group GC wrote; not the log).
-fn segment_bytes(s: &Stats) -> u64 {
-    s.value_files
-        .iter()
-        .filter(|f| f.epoch >= 1)
-        .map(|f| f.total_bytes)
-        .sum()
+    hashutil::value(k, 0, VALUE)
 }
 
 #[test]

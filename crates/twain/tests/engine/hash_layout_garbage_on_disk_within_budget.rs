@@ -5,19 +5,12 @@
 //! cold segments (their dead records count against the budget, and a group picked for them
 //! has its deadest cold segment merged). Every value reads back.
 
-use std::sync::Arc;
-use twain::fs::{Fs, MemFs};
-use twain::{Db, Options, Stats, ValueLayout};
+use crate::hashutil::{self, segment_bytes};
+use twain::fs::MemFs;
+use twain::{Db, Options};
 
 fn opts(fs: &MemFs) -> Options {
-    Options::default()
-        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
-        .memtable_size(64 << 10)
-        .value_file_size(256 << 10)
-        .inline_threshold(64)
-        .medium_threshold(64)
-        .value_layout(ValueLayout::Hash)
-        .hash_groups(4)
+    hashutil::opts(fs, 4)
         .hash_hotness(true)
         .space_amp_target(1.3)
 }
@@ -26,18 +19,7 @@ const KEYS: u32 = 2000;
 const VALUE: usize = 500;
 
 fn value(key: u32, version: u32) -> Vec<u8> {
-    let mut v = format!("k{key:05}v{version:05}").into_bytes();
-    v.resize(VALUE, b'.');
-    v
-}
-
-/// Bytes of segments (every value file a flush or group GC wrote; not the log).
-fn segment_bytes(s: &Stats) -> u64 {
-    s.value_files
-        .iter()
-        .filter(|f| f.epoch >= 1)
-        .map(|f| f.total_bytes)
-        .sum()
+    hashutil::value(key, version, VALUE)
 }
 
 #[test]

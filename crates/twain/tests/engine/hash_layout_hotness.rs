@@ -3,29 +3,21 @@
 //! kind of stale handle find them; a complete GC merges cold segments that hold garbage;
 //! with `hash_hotness` off, every survivor is copied by every GC.
 
+use crate::hashutil;
 use std::path::Path;
 use std::sync::Arc;
 use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
-use twain::{Db, Options, ValueLayout};
+use twain::{Db, Options};
 
 fn opts(fs: &MemFs, hotness: bool) -> Options {
-    Options::default()
-        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
-        .memtable_size(64 << 10)
-        .value_file_size(256 << 10)
-        .inline_threshold(64)
-        .medium_threshold(64)
-        .value_layout(ValueLayout::Hash)
-        .hash_groups(2)
+    hashutil::opts(fs, 2)
         .hash_hotness(hotness)
         .gc_enabled(false)
 }
 
 fn value(key: u32, round: u32) -> Vec<u8> {
-    let mut v = format!("k{key:04}r{round:03}").into_bytes();
-    v.resize(500, b'.');
-    v
+    hashutil::value(key, round, 500)
 }
 
 /// Loads `keys` keys, then overwrites the first tenth `rounds` times with a complete GC

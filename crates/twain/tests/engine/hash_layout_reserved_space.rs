@@ -4,28 +4,17 @@
 //! the disk), and every value reads back; a load of new keys is not regrouped over and
 //! over. Without background GC, flushes never wait (nothing would make room).
 
+use crate::hashutil;
 use std::path::Path;
-use std::sync::Arc;
-use twain::fs::{Fs, MemFs};
-use twain::{Db, Options, ValueLayout};
+use twain::fs::MemFs;
+use twain::{Db, Options};
 
 fn opts(fs: &MemFs, gc: bool) -> Options {
-    Options::default()
-        .fs(Arc::new(fs.clone()) as Arc<dyn Fs>)
-        .memtable_size(64 << 10)
-        .value_file_size(256 << 10)
-        .inline_threshold(64)
-        .medium_threshold(64)
-        .value_layout(ValueLayout::Hash)
-        .hash_groups(4)
-        .gc_enabled(gc)
-        .space_amp_target(1.3)
+    hashutil::opts(fs, 4).gc_enabled(gc).space_amp_target(1.3)
 }
 
 fn value(key: u32, round: u32) -> Vec<u8> {
-    let mut v = format!("k{key:04}r{round:03}").into_bytes();
-    v.resize(1000, b'.');
-    v
+    hashutil::value(key, round, 1000)
 }
 
 #[test]

@@ -7,6 +7,7 @@
 mod common;
 mod dbutil;
 mod gcutil;
+mod hashutil;
 mod punchutil;
 mod repairutil;
 mod spaceutil;
