@@ -50,9 +50,9 @@ pub(crate) struct BgState {
 }
 
 impl BgState {
-    /// Whether no user operation came for `IDLE_WAIT`, given the operations counted so
-    /// far (`Counters::user_ops`).
-    pub fn foreground_quiet(&mut self, ops: u64) -> bool {
+    /// Whether no write came for `IDLE_WAIT`, given the operations counted so far
+    /// (`Counters::user_ops`).
+    fn foreground_quiet(&mut self, ops: u64) -> bool {
         if ops != self.seen_ops || self.ops_seen_at.is_none() {
             self.seen_ops = ops;
             self.ops_seen_at = Some(Instant::now());
@@ -492,7 +492,8 @@ fn garbage_pick(
     if !inner.opts.gc_enabled || inner.opts.gc_mode == GcMode::Vlog {
         return None;
     }
-    let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));
+    let fg = pacing::foreground_in(inner, st);
+    let quiet = fg == pacing::Foreground::Quiet;
     let newest = state.value_files.keys().next_back().copied().unwrap_or(0);
     if st.garbage_log == 0 {
         st.garbage_log = newest;
@@ -506,12 +507,6 @@ fn garbage_pick(
     }
     let garbage = shadowed_garbage(inner, &sv.version)?;
     let amp = pacing::current_amp(inner).unwrap_or(None);
-    // Only the GC thread's duty tells reading from quiet: garbage compactions run alike.
-    let fg = if quiet {
-        pacing::Foreground::Quiet
-    } else {
-        pacing::Foreground::Writing
-    };
     let plan = pacing::plan(
         amp,
         inner.opts.space_amp_target,
@@ -571,7 +566,7 @@ fn refresh_pick(
     if !inner.opts.gc_enabled || !compact::refreshes_handles(inner) {
         return None;
     }
-    let quiet = st.foreground_quiet(inner.counters.user_ops.load(Ordering::Relaxed));
+    let quiet = pacing::foreground_in(inner, st) == pacing::Foreground::Quiet;
     let searches = inner.counters.svtable_searches.load(Ordering::Relaxed);
     if !quiet
         && (st.refresh_not_before.is_some_and(|t| Instant::now() < t)
@@ -701,6 +696,8 @@ mod tests {
         let mut st = lock(&inner.bg.state);
         st.seen_ops = inner.counters.user_ops.load(Ordering::Relaxed);
         st.ops_seen_at = Instant::now().checked_sub(IDLE_WAIT * 2);
+        st.seen_reads = pacing::reads_counted(inner);
+        st.reads_seen_at = st.ops_seen_at;
         let version = Arc::clone(&inner.super_version().version);
         assert!(version.levels[0].is_empty(), "all below L0");
         let table = &version.levels[1][1];

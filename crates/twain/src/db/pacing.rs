@@ -24,7 +24,10 @@
 //! the resting duty while users still read ([`Foreground::Reading`]): without writes the
 //! figure cannot grow, so there is no hurry, and a copy of a value file competes for the
 //! disk and the page cache with every read (on a database larger than memory, value GC at
-//! full duty made 100-pair scans three times slower).
+//! full duty made 100-pair scans three times slower). Garbage and refresh compactions
+//! take a reading foreground for a load as well (`background::garbage_pick`,
+//! `background::refresh_pick`): spread over the reads, GC runs make handles stale one run
+//! at a time, and refreshes back to back after each would rewrite tables again and again.
 
 use super::{DbInner, lock};
 use crate::Result;
@@ -196,16 +199,29 @@ pub(crate) fn plan_now(inner: &DbInner) -> (Plan, bool) {
 }
 
 /// What the foreground did in the last second: writes (`Counters::user_ops`), reads
-/// (`Counters::gets` and `DbInner::iterator_reads`), or nothing.
+/// (`reads_counted`), or nothing.
 pub(crate) fn foreground_now(inner: &DbInner) -> Foreground {
+    foreground_in(inner, &mut lock(&inner.bg.state))
+}
+
+/// `foreground_now` with the background state already locked.
+pub(crate) fn foreground_in(inner: &DbInner, st: &mut super::background::BgState) -> Foreground {
+    let ops = inner
+        .counters
+        .user_ops
+        .load(std::sync::atomic::Ordering::Relaxed);
+    st.foreground(ops, reads_counted(inner))
+}
+
+/// The user reads counted so far: gets (`Counters::gets`, multi-gets' keys included) and
+/// iterator reports (`DbInner::iterator_reads`).
+pub(crate) fn reads_counted(inner: &DbInner) -> u64 {
     use std::sync::atomic::Ordering::Relaxed;
-    let ops = inner.counters.user_ops.load(Relaxed);
-    let reads = inner
+    inner
         .counters
         .gets
         .load(Relaxed)
-        .wrapping_add(inner.iterator_reads.load(Relaxed));
-    lock(&inner.bg.state).foreground(ops, reads)
+        .wrapping_add(inner.iterator_reads.load(Relaxed))
 }
 
 #[cfg(test)]
