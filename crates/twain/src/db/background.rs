@@ -1,7 +1,7 @@
 //! Background threads: one flushes frozen memtables, `compaction_threads` run
 //! compactions. They sleep on one condition variable that every state change signals.
 
-use super::{DbInner, SuperVersion, compact, flush, lock, pacing, stale, value_gc};
+use super::{DbInner, compact, flush, lock, pacing, stale, value_gc};
 use crate::Result;
 use crate::compaction::picker::{self, LevelShape};
 use crate::error::IoContext;
@@ -334,11 +334,7 @@ fn make_spare(inner: &DbInner) -> Result<SpareLog> {
         let number = versions.new_file_number();
         let file = Arc::new(ValueFile::new(Arc::clone(&inner.fs), &inner.dir, number));
         let version = versions.add_log_file(Arc::clone(&file))?;
-        inner.update_super_version(|sv| SuperVersion {
-            mem: Arc::clone(&sv.mem),
-            imms: sv.imms.clone(),
-            version,
-        });
+        inner.publish_empty_file(version);
         file
     };
     let writer = LogWriter::create(
@@ -679,6 +675,38 @@ mod tests {
     use super::*;
     use crate::Options;
     use crate::fs::MemFs;
+
+    /// The log thread's spare value file is registered in the version, but it holds no
+    /// data: the cached live-data pass stays current, so the background does not read
+    /// every table again for it (at every open, and after every log roll).
+    #[test]
+    fn registering_a_spare_log_leaves_the_live_data_pass_current() {
+        let db = crate::Db::open(
+            std::path::Path::new("/db"),
+            Options::default().fs(Arc::new(MemFs::new())),
+        )
+        .unwrap();
+        db.put("k", vec![7u8; 4096]).unwrap();
+        db.flush().unwrap();
+        db.refresh_live_bytes().unwrap();
+        let before = db.stats().unwrap();
+        assert_eq!(before.live_bytes_versions_behind, 0);
+        let spare = make_spare(&db.inner).unwrap();
+        let number = spare.writer.value_file().number();
+        assert!(
+            db.inner
+                .super_version()
+                .version
+                .value_files
+                .contains_key(&number),
+            "the spare is published"
+        );
+        let after = db.stats().unwrap();
+        assert_eq!(after.live_bytes_versions_behind, 0, "no pass is due");
+        assert_eq!(after.live_bytes, before.live_bytes);
+        drop(spare);
+        db.close().unwrap();
+    }
 
     /// A refresh compaction is picked from the stale handles a value GC run tallied after
     /// the newest live-data pass, without waiting for the next pass; a run that pass has

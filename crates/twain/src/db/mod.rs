@@ -155,10 +155,29 @@ impl DbInner {
     /// REQUIRES: the caller holds `versions` if it changes the version, so versions are
     /// published in the order they were installed.
     pub fn update_super_version(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion) -> u64 {
+        self.publish(f, true)
+    }
+
+    /// Publishes `version`, which differs from the current one by an empty value file
+    /// only (the log thread's spare): no live data changed, so the cached live-data pass
+    /// stays current and the background makes no new pass over every table for it.
+    /// REQUIRES: as [`update_super_version`](Self::update_super_version).
+    pub fn publish_empty_file(&self, version: Arc<crate::version::Version>) {
+        self.publish(
+            |sv| SuperVersion {
+                mem: Arc::clone(&sv.mem),
+                imms: sv.imms.clone(),
+                version,
+            },
+            false,
+        );
+    }
+
+    fn publish(&self, f: impl FnOnce(&SuperVersion) -> SuperVersion, data_changed: bool) -> u64 {
         let _g = lock(&self.sv_lock);
         let cur = self.super_version.load_full();
         let new = f(&cur);
-        if !Arc::ptr_eq(&cur.version, &new.version) {
+        if data_changed && !Arc::ptr_eq(&cur.version, &new.version) {
             self.live_cache.version_changed();
         }
         self.super_version.store(Arc::new(new));
