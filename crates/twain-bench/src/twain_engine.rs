@@ -81,6 +81,7 @@ impl TwainEngine {
             ("prefetch_reads", s.prefetch_reads),
             ("prefetch_bytes", s.prefetch_bytes),
             ("prefetch_wasted_bytes", s.prefetch_wasted_bytes),
+            ("prefetch_stale_reads", s.prefetch_stale_reads),
             ("multi_get_reads", s.multi_get_reads),
             ("block_cache_misses", s.block_cache_misses),
         ]

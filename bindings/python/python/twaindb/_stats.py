@@ -92,6 +92,7 @@ class Stats(TypedDict):
     prefetch_bytes: int
     multi_get_reads: int
     prefetch_wasted_bytes: int
+    prefetch_stale_reads: int
     recovered_torn_bytes: int
     gc_runs: int
     gc_bytes_read: int

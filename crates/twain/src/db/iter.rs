@@ -498,7 +498,7 @@ impl DbIterator {
         if let Some(depth) = p.step() {
             while p.len() < depth && p.has_room() {
                 match self.scan_next() {
-                    Ok(Some(f)) => p.push(f, &self.sv),
+                    Ok(Some(f)) => p.push(f, &self.sv, &mut self.hints),
                     Ok(None) => {
                         p.end(None);
                         break;
@@ -511,7 +511,7 @@ impl DbIterator {
             }
             p.submit();
         }
-        let Some((found, value)) = p.pop() else {
+        let Some((found, value, found_in)) = p.pop() else {
             return match p.take_end() {
                 (Some(e), _) => Err(e),
                 (None, true) => {
@@ -539,10 +539,26 @@ impl DbIterator {
             return Ok(None);
         }
         self.arrive(Some(&found));
-        match value {
-            Some(v) => Ok(Some((found.user_key().to_vec(), v))),
-            None => self.timed_value_of(found, p).map(Some),
+        let Some(v) = value else {
+            return self.timed_value_of(found, p).map(Some);
+        };
+        // A stale handle read ahead: fixed up as the cursor's own search would have.
+        // (`push` decoded the entry's handle, so its expiry splits off.)
+        if let Some((at, file)) = found_in
+            && let e = ParsedKey::parse(&found.ikey)
+            && let Ok((expires_at, _)) = crate::key::split_expiry(e.kind, &found.value)
+        {
+            let current = Arc::clone(&self.inner.super_version().version);
+            read::fix_if_current(
+                &self.inner,
+                self.seq,
+                (e.user_key, e.seq, expires_at),
+                &at,
+                &file,
+                &current,
+            )?;
         }
+        Ok(Some((found.user_key().to_vec(), v)))
     }
 
     /// Reads a value forward, telling the prefetcher how long a separated one took.

@@ -17,9 +17,11 @@
 //!   under [`MAX_AHEAD_BYTES`].
 //! - A thread submits all the reads of its job at once (`fs::read_batch`: io_uring on
 //!   Linux), so a window's reads reach the device together.
-//! - Only handles that name their file's current epoch in the iterator's own version,
-//!   and bytes the operating system has, are prefetched; the cursor resolves every other
-//!   entry itself (stale handles search an SVTable and may be fixed up, see `read`).
+//! - Handles that name their file's current epoch in the iterator's own version, in bytes
+//!   the operating system has, are prefetched; so are stale handles (log layout): the
+//!   entry is searched in the SVTable index as the window fills, its record read with the
+//!   rest, and the cursor fixes the handle up when it takes the value (see `read`). The
+//!   cursor resolves every other entry itself.
 //! - A value whose read or check failed is not reported by the pool: the cursor reads
 //!   it again itself when it gets there, and reports that error then.
 //! - A read no thread has started when the cursor needs it is done by the cursor, so a
@@ -35,6 +37,7 @@ use crate::format::handle::ValueHandle;
 use crate::fs::{BatchRead, read_batch};
 use crate::key::{ParsedKey, SeqNo};
 use crate::stats::Counters;
+use crate::vlog::ScanHints;
 use crate::vlog::ValueFile;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -78,10 +81,13 @@ struct Queue {
     /// entries not prefetched; 0: none measured yet).
     read_nanos: AtomicU64,
     /// A moving average of how far the database's iterators walk forward before they stop
-    /// or are repositioned, as log2 of the steps in 1/16ths (0: no walk seen yet). The
+    /// or are repositioned, as log2 of the steps in 1/1024ths (0: no walk seen yet). The
     /// geometric mean, so that a few long walks do not make every short one read far
-    /// past its end.
-    walk_log16: AtomicU64,
+    /// past its end. Fine-grained so that the average's rounding does not stop it short
+    /// of a new typical walk: in 1/16ths it settled up to 7/16 of a power of two low (walks
+    /// of 100 after walks of 10 were taken for walks of 72, and the window then doubled
+    /// past 77 steps, reading some 50 values past each 100-pair scan's end).
+    walk_log: AtomicU64,
 }
 
 impl Queue {
@@ -104,18 +110,15 @@ impl Queue {
         if steps <= START_AFTER_STEPS {
             return;
         }
-        let log16 = u64::from(steps.ilog2()) * 16 + u64::from(fraction16(steps));
-        let old = self.walk_log16.load(Ordering::Relaxed);
-        let new = if old == 0 {
-            log16
-        } else {
-            (old * 7 + log16) / 8
-        };
-        self.walk_log16.store(new.max(1), Ordering::Relaxed);
+        let log = u64::from(steps.ilog2()) * LOG_UNIT + fraction(steps);
+        let old = self.walk_log.load(Ordering::Relaxed);
+        let new = if old == 0 { log } else { (old * 7 + log) / 8 };
+        self.walk_log.store(new.max(1), Ordering::Relaxed);
     }
 
     /// Where the database's iterators usually stop, in steps: the typical walk plus what
-    /// its estimate may err low by (1/16); `None` before any walk was seen.
+    /// its estimate may err low by (1/16: the linear steps between powers of two and the
+    /// average's rounding); `None` before any walk was seen.
     fn usual_end(&self) -> Option<usize> {
         match self.expected_walk() {
             0 => None,
@@ -125,21 +128,24 @@ impl Queue {
 
     /// The typical walk of the database's iterators, in steps (0 before any was seen).
     fn expected_walk(&self) -> usize {
-        let log16 = self.walk_log16.load(Ordering::Relaxed);
-        if log16 == 0 {
+        let log = self.walk_log.load(Ordering::Relaxed);
+        if log == 0 {
             return 0;
         }
-        let whole = (log16 / 16).min(20);
+        let whole = (log / LOG_UNIT).min(20);
         let base = 1usize << whole;
         // Linear between powers of two: close enough for a window size.
-        base + base * (log16 % 16) as usize / 16
+        base + (base as u64 * (log % LOG_UNIT) / LOG_UNIT) as usize
     }
 }
 
-/// The first four bits of `n`'s fraction above its highest power of two, in 1/16ths.
-fn fraction16(n: u32) -> u32 {
-    let base = 1u32 << n.ilog2();
-    ((n - base) as u64 * 16 / u64::from(base)) as u32
+/// One power of two in `Queue::walk_log`.
+const LOG_UNIT: u64 = 1024;
+
+/// `n`'s fraction above its highest power of two, in 1/[`LOG_UNIT`]ths.
+fn fraction(n: u32) -> u64 {
+    let base = 1u64 << n.ilog2();
+    (u64::from(n) - base) * LOG_UNIT / base
 }
 
 #[derive(Default)]
@@ -401,7 +407,14 @@ pub(crate) struct Ahead {
     id: Option<u64>,
     /// Its value's bytes in the value file (0 for an inline value).
     bytes: u64,
+    /// For a stale handle: the record the SVTable search found, in the file of the
+    /// iterator's version (what a fix-up would point the entry at).
+    found_in: Option<(ValueHandle, Arc<ValueFile>)>,
 }
+
+/// An entry the cursor takes from the window: the entry, its value if it was prefetched,
+/// and for a stale handle whose value was prefetched the record found for it.
+pub(crate) type Popped = (Found, Option<Bytes>, Option<(ValueHandle, Arc<ValueFile>)>);
 
 /// One iterator's prefetch state: the entries read ahead of its cursor, and the window.
 /// Not thread-safe; owned by the iterator.
@@ -500,20 +513,49 @@ impl Prefetcher {
     }
 
     /// Adds an entry read ahead, choosing to prefetch its value if it is separated in a
-    /// file of `sv`'s version at the handle's epoch, in bytes the operating system has.
-    pub(crate) fn push(&mut self, found: Found, sv: &SuperVersion) {
+    /// file of `sv`'s version, in bytes the operating system has: at the handle's offset
+    /// if the file is at the handle's epoch; if value GC rewrote it since (a stale
+    /// handle, log layout), where a search of its SVTable index finds the record (the
+    /// search `read::read_handle` would make, with the iterator's `hints`). A stale
+    /// handle whose search fails or finds nothing is left to the cursor, which reports
+    /// why.
+    pub(crate) fn push(&mut self, found: Found, sv: &SuperVersion, hints: &mut ScanHints) {
         let mut ahead = Ahead {
             found,
             id: None,
             bytes: 0,
+            found_in: None,
         };
         if ahead.found.is_handle()
             && let Ok(h) = ahead.found.handle()
             && let Some(file) = sv.version.value_files.get(&h.file)
-            && file.epoch() == h.epoch
-            && h.offset + u64::from(h.len) <= file.written_len()
         {
             let p = ParsedKey::parse(&ahead.found.ikey);
+            let h = if file.epoch() == h.epoch {
+                h
+            } else if file.epoch() > h.epoch && sv.version.hash_chain(p.user_key).is_empty() {
+                Counters::add(&self.batch.counters.svtable_searches, 1);
+                Counters::add(&self.batch.counters.scan_svtable_searches, 1);
+                let hint = hints.index_hint(file.number(), file.epoch());
+                match file.find_near(p.user_key, p.seq, hint) {
+                    Ok(Some(at)) => {
+                        ahead.found_in = Some((at, Arc::clone(file)));
+                        at
+                    }
+                    _ => {
+                        self.ahead.push_back(ahead);
+                        return;
+                    }
+                }
+            } else {
+                self.ahead.push_back(ahead);
+                return;
+            };
+            if h.offset + u64::from(h.len) > file.written_len() {
+                ahead.found_in = None;
+                self.ahead.push_back(ahead);
+                return;
+            }
             let id = self.next_id;
             self.next_id += 1;
             ahead.id = Some(id);
@@ -601,10 +643,10 @@ impl Prefetcher {
 
     /// The next entry of the window, and its value if it was prefetched (waiting for the
     /// read if it is under way). `None` when the window is empty.
-    pub(crate) fn pop(&mut self) -> Option<(Found, Option<Bytes>)> {
+    pub(crate) fn pop(&mut self) -> Option<Popped> {
         let ahead = self.ahead.pop_front()?;
         let Some(id) = ahead.id else {
-            return Some((ahead.found, None));
+            return Some((ahead.found, None, None));
         };
         self.ahead_bytes -= ahead.bytes;
         let mut s = lock(&self.batch.state);
@@ -620,19 +662,21 @@ impl Prefetcher {
         }
         let outcome = s.outcomes.remove(&id);
         drop(s);
-        match outcome {
+        let value = match outcome {
             Some(Outcome::Read {
                 bytes,
                 compressed: false,
-            }) => Some((ahead.found, Some(bytes))),
+            }) => Some(bytes),
             // A value that does not decode is read again by the cursor, which reports it
             // as corruption with its file and offset.
-            Some(Outcome::Read { bytes, .. }) => match decompress_value(&bytes) {
-                Ok(v) => Some((ahead.found, Some(Bytes::from(v)))),
-                Err(_) => Some((ahead.found, None)),
-            },
-            _ => Some((ahead.found, None)),
+            Some(Outcome::Read { bytes, .. }) => decompress_value(&bytes).ok().map(Bytes::from),
+            _ => None,
+        };
+        let found_in = value.as_ref().and(ahead.found_in);
+        if found_in.is_some() {
+            Counters::add(&self.batch.counters.prefetch_stale_reads, 1);
         }
+        Some((ahead.found, value, found_in))
     }
 
     /// Takes the still queued job that reads prefetch `id`, if no thread has taken it.

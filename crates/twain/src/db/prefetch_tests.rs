@@ -94,6 +94,26 @@ fn the_window_reaches_as_far_as_iterators_usually_go() {
     assert_eq!(p.step(), Some(end + 1));
 }
 
+/// The average follows a change of typical walk all the way: iterators that walked 10
+/// steps, then 100, have their windows reach past 100, not stop short and double.
+#[test]
+fn the_usual_end_follows_longer_walks_all_the_way() {
+    let queue = Queue::default();
+    for _ in 0..200 {
+        queue.observe_walk(10);
+    }
+    for _ in 0..200 {
+        queue.observe_walk(100);
+    }
+    let end = queue.usual_end().expect("walks seen");
+    assert!((100..=110).contains(&end), "walks of 100 end at {end}");
+    for _ in 0..200 {
+        queue.observe_walk(10);
+    }
+    let end = queue.usual_end().expect("walks seen");
+    assert!((10..=12).contains(&end), "walks of 10 end at {end}");
+}
+
 #[test]
 fn a_few_long_walks_do_not_set_the_window_of_short_ones() {
     let queue = Queue::default();

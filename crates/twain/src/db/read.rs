@@ -399,13 +399,7 @@ fn search(
             Err(e) => return Err(e),
         };
         let value = read(file, &found)?;
-        let is_current = current
-            .value_files
-            .get(&file.number())
-            .is_some_and(|f| Arc::ptr_eq(f, file));
-        if is_current && inner.opts.gc_mode == GcMode::DropRecords {
-            fix_handle(inner, view, (key, seq, expires_at), &found, file)?;
-        }
+        fix_if_current(inner, view, (key, seq, expires_at), &found, file, current)?;
         return Ok(value);
     }
     if let Some(e) = damage {
@@ -419,6 +413,26 @@ fn search(
         0,
         format!("a live entry (sequence {seq}) is missing from the rewritten value file"),
     ))
+}
+
+/// After a search found `key@seq`'s record at `found` in `file`: fixes the handle up if
+/// `file` is the `current` version's and handles are fixed in this GC mode.
+pub(crate) fn fix_if_current(
+    inner: &DbInner,
+    view: SeqNo,
+    entry: (&[u8], SeqNo, Option<u64>),
+    found: &ValueHandle,
+    file: &Arc<ValueFile>,
+    current: &crate::version::Version,
+) -> Result<()> {
+    let is_current = current
+        .value_files
+        .get(&file.number())
+        .is_some_and(|f| Arc::ptr_eq(f, file));
+    if is_current && inner.opts.gc_mode == GcMode::DropRecords {
+        fix_handle(inner, view, entry, found, file)?;
+    }
+    Ok(())
 }
 
 /// Re-inserts `key@seq` with its new handle into the active memtable, if that entry is
@@ -615,6 +629,7 @@ pub(crate) fn stats(inner: &DbInner) -> Result<Stats> {
         multi_get_reads: Counters::get(&c.multi_get_reads),
         prefetch_bytes: Counters::get(&c.prefetch_bytes),
         prefetch_wasted_bytes: Counters::get(&c.prefetch_wasted_bytes),
+        prefetch_stale_reads: Counters::get(&c.prefetch_stale_reads),
         recovered_torn_bytes: Counters::get(&c.recovered_torn_bytes),
         gc_runs: Counters::get(&c.gc_runs),
         gc_bytes_read: Counters::get(&c.gc_bytes_read),

@@ -82,6 +82,7 @@ pub(crate) struct Counters {
     pub prefetch_reads: AtomicU64,
     pub prefetch_bytes: AtomicU64,
     pub prefetch_wasted_bytes: AtomicU64,
+    pub prefetch_stale_reads: AtomicU64,
 }
 
 impl Counters {
@@ -287,6 +288,10 @@ pub struct Stats {
     /// Bytes of values prefetched but never used (the iterator moved elsewhere or was
     /// dropped first).
     pub prefetch_wasted_bytes: u64,
+    /// Stale handles a scan's prefetcher resolved ahead of its cursor: the SVTable
+    /// search made while reading ahead (counted in [`Stats::scan_svtable_searches`])
+    /// found the record, and its value, read in parallel with its neighbours', was used.
+    pub prefetch_stale_reads: u64,
     /// Bytes of torn log tail truncated when the database was opened.
     pub recovered_torn_bytes: u64,
     /// Value GC runs that rewrote a value file.

@@ -60,6 +60,7 @@ impl Stats {
         o.num("prefetch_bytes", self.prefetch_bytes);
         o.num("multi_get_reads", self.multi_get_reads);
         o.num("prefetch_wasted_bytes", self.prefetch_wasted_bytes);
+        o.num("prefetch_stale_reads", self.prefetch_stale_reads);
         o.num("recovered_torn_bytes", self.recovered_torn_bytes);
         o.num("gc_runs", self.gc_runs);
         o.num("gc_bytes_read", self.gc_bytes_read);
@@ -417,10 +418,11 @@ impl Stats {
         line(
             "prefetch",
             format!(
-                "{}, {}, {} wasted",
+                "{}, {}, {} wasted, {} through stale handles",
                 counted(s.prefetch_reads, "read"),
                 z(s.prefetch_bytes),
-                z(s.prefetch_wasted_bytes)
+                z(s.prefetch_wasted_bytes),
+                counted(s.prefetch_stale_reads, "value")
             ),
         );
         line(

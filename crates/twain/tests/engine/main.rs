@@ -144,6 +144,7 @@ mod placement_replaces_existing_data;
 mod prefetch_dropped_iterator_leaves_no_work;
 mod prefetch_error_surfaces_at_its_entry;
 mod prefetch_reads_each_value_once;
+mod prefetch_resolves_stale_handles_ahead;
 mod punch_hole_unsupported_fails_cleanly;
 mod quiet_garbage_compaction_takes_the_memtable;
 mod read_only_open_beside_a_busy_writer;

@@ -3,49 +3,9 @@
 //! both directions, from many starting points, over keys spread across several rewritten
 //! tables, must return exactly the model's pairs.
 
-use std::collections::BTreeMap;
-use twain::Db;
 use twain::fs::MemFs;
 
-use crate::gcutil;
-use gcutil::{manual_gc_options, value};
-
-type Model = BTreeMap<Vec<u8>, Vec<u8>>;
-
-/// Keys spread over several value files (each round writes every fourth key), half
-/// overwritten, and GC run twice so that tables reach epochs 1 and 2.
-fn database_with_stale_handles(fs: &MemFs) -> (Db, Model) {
-    let db = Db::open("/db", manual_gc_options(fs)).unwrap();
-    let mut model = Model::new();
-    let mut put = |db: &Db, i: u32, tag: &str| {
-        let (k, v) = (format!("k{i:04}").into_bytes(), value(tag, i));
-        db.put(&k, &v).unwrap();
-        model.insert(k, v);
-    };
-    for round in 0..4 {
-        for i in (round..400).step_by(4) {
-            put(&db, i, "a");
-        }
-    }
-    db.compact_range(None, None).unwrap();
-    for i in (0..400).step_by(2) {
-        put(&db, i, "b");
-    }
-    db.compact_range(None, None).unwrap();
-    assert!(db.gc().unwrap() > 0);
-    for i in (0..400).step_by(6) {
-        put(&db, i, "c");
-    }
-    db.compact_range(None, None).unwrap();
-    assert!(db.gc().unwrap() > 0);
-    let stats = db.stats().unwrap();
-    assert!(
-        stats.value_files.iter().any(|f| f.epoch >= 2),
-        "{:?}",
-        stats.value_files
-    );
-    (db, model)
-}
+use crate::gcutil::database_with_stale_handles;
 
 fn collect(it: impl Iterator<Item = twain::Result<(Vec<u8>, Vec<u8>)>>) -> Vec<(Vec<u8>, Vec<u8>)> {
     it.map(|r| r.unwrap()).collect()

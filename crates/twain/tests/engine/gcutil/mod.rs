@@ -2,6 +2,7 @@
 //! recognisable values, and a database whose first value file GC has rewritten once.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use twain::fs::{Fs, MemFs};
 use twain::{Db, GcMode, Options, ValueFileStats};
@@ -123,4 +124,47 @@ pub fn assert_keys_read_back(db: &Db, overwrite: std::ops::Range<u32>, skip: Opt
             "key k{i:04}"
         );
     }
+}
+
+/// The pairs a database should hold.
+pub type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// [`with_stale_handles`] on a database of [`manual_gc_options`].
+pub fn database_with_stale_handles(fs: &MemFs) -> (Db, Model) {
+    with_stale_handles(Db::open("/db", manual_gc_options(fs)).unwrap())
+}
+
+/// Fills `db` (opened with GC on demand only, like [`manual_gc_options`]) with 400 keys
+/// spread over several value files (each round writes every fourth key), half
+/// overwritten, and GC run twice so that tables reach epochs 1 and 2.
+pub fn with_stale_handles(db: Db) -> (Db, Model) {
+    let mut model = Model::new();
+    let mut put = |db: &Db, i: u32, tag: &str| {
+        let (k, v) = (format!("k{i:04}").into_bytes(), value(tag, i));
+        db.put(&k, &v).unwrap();
+        model.insert(k, v);
+    };
+    for round in 0..4 {
+        for i in (round..400).step_by(4) {
+            put(&db, i, "a");
+        }
+    }
+    db.compact_range(None, None).unwrap();
+    for i in (0..400).step_by(2) {
+        put(&db, i, "b");
+    }
+    db.compact_range(None, None).unwrap();
+    assert!(db.gc().unwrap() > 0);
+    for i in (0..400).step_by(6) {
+        put(&db, i, "c");
+    }
+    db.compact_range(None, None).unwrap();
+    assert!(db.gc().unwrap() > 0);
+    let stats = db.stats().unwrap();
+    assert!(
+        stats.value_files.iter().any(|f| f.epoch >= 2),
+        "{:?}",
+        stats.value_files
+    );
+    (db, model)
 }
