@@ -66,11 +66,10 @@ pub struct CrashtestArgs {
 struct Tally {
     kills: u64,
     worker_runs: u64,
-    /// The database's persisted totals as of the last reopen.
-    parts_offloaded: u64,
-    parts_taken_back: u64,
-    /// Refresh compactions (`db::stale`), per the persisted totals at the last reopen.
-    refresh_compactions: u64,
+    /// The database's persisted totals as of the last reopen: what the background and
+    /// the complete GCs did across every run (offloaded parts, refresh and garbage
+    /// compactions, log seals, value GC runs and hole punches).
+    totals: twain::Totals,
     clean_exits: u64,
     keys_verified: u64,
     pending_old: u64,
@@ -313,13 +312,17 @@ pub fn run(args: &CrashtestArgs) -> Result<()> {
         }
     }
     say!(
-        "kills {}, reopens {}, runs with a compaction worker {} (parts offloaded {}, taken back {}), refresh compactions {}, keys verified {}, pending writes found old {} / new {}, acknowledged writes lost {}, wrong values {}, scan mismatches {}, check problems {} ({:.0} s)",
+        "kills {}, reopens {}, runs with a compaction worker {} (parts offloaded {}, taken back {}), refresh compactions {}, garbage compactions {}, logs sealed for GC {}, value GC runs {} ({} punching holes), keys verified {}, pending writes found old {} / new {}, acknowledged writes lost {}, wrong values {}, scan mismatches {}, check problems {} ({:.0} s)",
         with_commas(t.kills),
         with_commas(t.kills + t.clean_exits),
         with_commas(t.worker_runs),
-        with_commas(t.parts_offloaded),
-        with_commas(t.parts_taken_back),
-        with_commas(t.refresh_compactions),
+        with_commas(t.totals.parts_offloaded),
+        with_commas(t.totals.parts_taken_back),
+        with_commas(t.totals.refresh_compactions),
+        with_commas(t.totals.garbage_compactions),
+        with_commas(t.totals.logs_sealed_for_gc),
+        with_commas(t.totals.gc_runs),
+        with_commas(t.totals.gc_punch_runs),
         with_commas(t.keys_verified),
         t.pending_old,
         t.pending_new,
@@ -371,10 +374,7 @@ fn verify(db_path: &Path, expected: &Expected, sets: &[String], t: &mut Tally) -
         }
     }
     let db = open_db(db_path, sets)?;
-    let totals = db.stats()?.totals;
-    t.parts_offloaded = totals.parts_offloaded;
-    t.parts_taken_back = totals.parts_taken_back;
-    t.refresh_compactions = totals.refresh_compactions;
+    t.totals = db.stats()?.totals;
     let mut found = vec![0u32; expected.keys() as usize];
     for i in 0..expected.keys() {
         let (acked, pending) = expected.get(i)?;

@@ -170,6 +170,8 @@ class Stats(TypedDict):
     total_worker_bytes_written: int
     total_offload_check_bytes: int
     total_refresh_compactions: int
+    total_garbage_compactions: int
+    total_logs_sealed_for_gc: int
     levels: list[LevelStats]
     value_files: list[ValueFileStats]
     gc_corrupt_dead_records: int

@@ -177,6 +177,10 @@ pub enum CounterId {
     HashGcBytesNotCopied = 35,
     /// Refresh compactions: tables below L0 rewritten in place to re-point stale handles.
     RefreshCompactions = 36,
+    /// Garbage compactions: compactions run to make dead versions visible to value GC.
+    GarbageCompactions = 37,
+    /// Times the active value file was sealed because it held the garbage.
+    LogsSealedForGc = 38,
 }
 
 /// Who wrote a value file (tag 13). A file without the tag is a value log's.

@@ -562,6 +562,8 @@ impl Stats {
             worker_bytes_written: self.worker_bytes_written,
             offload_check_bytes: self.offload_check_bytes,
             refresh_compactions: self.refresh_compactions,
+            garbage_compactions: self.garbage_compactions,
+            logs_sealed_for_gc: self.logs_sealed_for_gc,
         }
     }
 

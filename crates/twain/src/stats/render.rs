@@ -164,6 +164,8 @@ impl Stats {
             ("worker_bytes_written", t.worker_bytes_written),
             ("offload_check_bytes", t.offload_check_bytes),
             ("refresh_compactions", t.refresh_compactions),
+            ("garbage_compactions", t.garbage_compactions),
+            ("logs_sealed_for_gc", t.logs_sealed_for_gc),
         ] {
             o.num(&format!("total_{name}"), v);
         }
@@ -544,15 +546,17 @@ impl Stats {
         line(
             "space target",
             format!(
-                "{:.2}: {}{}; {}, {} sealed for GC since open",
+                "{:.2}: {}{}; {}, {} sealed for GC (since open {}, {})",
                 s.space_amp_target,
                 s.space_target(),
                 match s.space_floor() {
                     Some(f) => format!(" (floor {f:.2})"),
                     None => String::new(),
                 },
-                counted(s.garbage_compactions, "garbage compaction"),
-                counted(s.logs_sealed_for_gc, "log")
+                counted(t.garbage_compactions, "garbage compaction"),
+                counted(t.logs_sealed_for_gc, "log"),
+                s.garbage_compactions,
+                s.logs_sealed_for_gc
             ),
         );
         line(

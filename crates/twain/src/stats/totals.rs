@@ -87,11 +87,16 @@ pub struct Totals {
     /// Refresh compactions: tables below L0 rewritten in place to re-point the handles
     /// value GC left stale (part of `compactions`).
     pub refresh_compactions: u64,
+    /// Garbage compactions: compactions run to make dead versions visible to value GC
+    /// (part of `compactions`).
+    pub garbage_compactions: u64,
+    /// Times the active value file was sealed because it held the garbage.
+    pub logs_sealed_for_gc: u64,
 }
 
 impl Totals {
     /// Every field with its manifest id.
-    fn fields(&mut self) -> [(CounterId, &mut u64); 36] {
+    fn fields(&mut self) -> [(CounterId, &mut u64); 38] {
         use CounterId as C;
         [
             (C::UserBytes, &mut self.user_bytes_written),
@@ -142,6 +147,8 @@ impl Totals {
             (C::WorkerBytesWritten, &mut self.worker_bytes_written),
             (C::OffloadCheckBytes, &mut self.offload_check_bytes),
             (C::RefreshCompactions, &mut self.refresh_compactions),
+            (C::GarbageCompactions, &mut self.garbage_compactions),
+            (C::LogsSealedForGc, &mut self.logs_sealed_for_gc),
         ]
     }
 
@@ -246,6 +253,8 @@ impl Counters {
             worker_bytes_written: g(&self.worker_bytes_written),
             offload_check_bytes: g(&self.offload_check_bytes),
             refresh_compactions: g(&self.refresh_compactions),
+            garbage_compactions: g(&self.garbage_compactions),
+            logs_sealed_for_gc: g(&self.logs_sealed_for_gc),
         }
     }
 }
