@@ -274,6 +274,22 @@ mod tests {
     }
 
     #[test]
+    fn the_throttle_holds_gc_io_to_its_rate_and_zero_is_unlimited() {
+        // 256 KiB at 1 MiB/s takes at least a quarter of a second, however fast the caller:
+        // `gc_bytes_per_sec` stays a ceiling whatever duty the pacing gives GC.
+        let start = Instant::now();
+        let mut t = Throttle::new(1 << 20);
+        for _ in 0..4 {
+            t.spend(64 << 10);
+        }
+        assert!(start.elapsed() >= Duration::from_millis(250));
+        // Unlimited: a terabyte accounted for costs no sleep.
+        let start = Instant::now();
+        Throttle::new(0).spend(1 << 40);
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
     fn picks_the_lowest_valid_rate_below_the_threshold() {
         let s = state(&[(1, 1000, 300), (2, 1000, 800), (3, 1000, 600)]);
         let none = HashSet::new();

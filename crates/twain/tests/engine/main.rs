@@ -64,6 +64,7 @@ mod fs_allocated_bytes;
 mod fs_conformance;
 mod fs_is_file;
 mod garbage_compaction_reclaims_cold_tables;
+mod gc_alone_reaches_the_bound;
 mod gc_background;
 mod gc_collects_mostly_inline_logs;
 mod gc_corruption_damaged_table_in_lsm_lookup;

@@ -1,5 +1,6 @@
 //! I/O error sweep (SQLite style): a fixed workload (writes sync and not, reads, scans,
-//! flushes, a manual compaction, value-file rolls) runs once per (N, fault), where the
+//! flushes, a manual compaction, value-file rolls, complete GCs with their garbage compactions
+//! and log seals) runs once per (N, fault), where the
 //! Nth file-system operation — any kind: write, read, fsync, create, rename, ... — fails
 //! with EIO, a short write or ENOSPC, once or from then on. For every run:
 //!
@@ -111,6 +112,12 @@ fn workload() -> (Vec<Step>, Vec<Model>) {
             steps.push(Step::Gc);
             steps.push(Step::Scan);
         }
+        if phase == 2 {
+            // No compaction first: the complete GC runs its own garbage compactions (the
+            // new tables pin the old versions) and seals the active log if it holds garbage.
+            steps.push(Step::Gc);
+            steps.push(Step::Scan);
+        }
     }
     (steps, models)
 }
@@ -126,6 +133,11 @@ struct Tally {
     read_errors: usize,
     reopen_failures: usize,
     check_failures: usize,
+    /// What the workload's GC steps did in the run without faults: the sweep reaches the
+    /// code of garbage compactions, log seals and value GC only if they happen there.
+    gc_runs: u64,
+    garbage_compactions: u64,
+    logs_sealed: u64,
     failures: Vec<String>,
 }
 
@@ -446,6 +458,12 @@ fn sweep(kinds: &[(FaultKind, bool)], options: OptionsFor) -> Tally {
                 }
             }
         }
+        let done = db.stats().unwrap();
+        (t.gc_runs, t.garbage_compactions, t.logs_sealed) = (
+            done.gc_runs,
+            done.garbage_compactions,
+            done.logs_sealed_for_gc,
+        );
         db.close().unwrap();
     }
     let total = counter.op_count() + 20;
@@ -481,6 +499,21 @@ fn report(name: &str, t: &Tally) {
     );
 }
 
+/// The sweep reached value GC's code: the workload's GC steps ran value GC (and, in the
+/// log layout, a garbage compaction and a seal of the active log) without faults, so the
+/// faults landed in them too.
+fn reached_gc(name: &str, t: &Tally, log_layout: bool) {
+    println!(
+        "{name}: the workload without faults ran {} value GCs, {} garbage compactions, {} log seals",
+        t.gc_runs, t.garbage_compactions, t.logs_sealed
+    );
+    assert!(t.gc_runs > 0, "{name}: no value GC");
+    if log_layout {
+        assert!(t.garbage_compactions > 0, "{name}: no garbage compaction");
+        assert!(t.logs_sealed > 0, "{name}: no seal of the active log");
+    }
+}
+
 #[test]
 fn every_operation_failing_once_keeps_the_promise() {
     let t = sweep(
@@ -492,6 +525,7 @@ fn every_operation_failing_once_keeps_the_promise() {
         options,
     );
     report("I/O faults once", &t);
+    reached_gc("I/O faults once", &t, true);
     assert!(
         t.injected > 100 && t.read_errors > 0,
         "the sweep did not reach"
@@ -505,6 +539,7 @@ fn every_operation_failing_from_then_on_keeps_the_promise() {
         options,
     );
     report("I/O faults persistent", &t);
+    reached_gc("I/O faults persistent", &t, true);
     assert!(t.injected > 100, "the sweep did not reach");
 }
 
@@ -515,6 +550,7 @@ fn every_operation_failing_with_background_compactions_keeps_the_promise() {
         options_with_background_compactions,
     );
     report("I/O faults with background compactions", &t);
+    reached_gc("I/O faults with background compactions", &t, true);
     assert!(t.injected > 100, "the sweep did not reach");
 }
 
@@ -525,6 +561,7 @@ fn every_operation_failing_in_the_hash_layout_keeps_the_promise() {
         options_in_the_hash_layout,
     );
     report("I/O faults in the hash layout", &t);
+    reached_gc("I/O faults in the hash layout", &t, false);
     assert!(t.injected > 100, "the sweep did not reach");
 }
 
