@@ -151,6 +151,16 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
         }
         it.next()?;
     }
+    // IMPORTANT: the log is durable up to the freeze position before anything that refers
+    // to its records is complete on disk: the table (it holds handles into the log; until
+    // its footer is written below it is no table at all, and `repair` adopts one that no
+    // manifest names yet, so a table synced before the log would leave handles into a tail
+    // a power loss can take), the drop records, and the edit that makes the position the
+    // flushed point (recovery no longer replays the log before it). This thread, not the
+    // writer, waits for that sync; the log thread may have done it while the table was
+    // built. Unsynced files of inline entries only before the position need nothing
+    // (`LogSync::sync_for_flush`): the edit deletes them.
+    inner.log_sync.sync_for_flush(frozen_at)?;
     let frozen_seq = imm.frozen_seq().unwrap_or(0);
     let mut edit = VersionEdit {
         flushed_point: Some((frozen_at.file, frozen_at.offset)),
@@ -205,13 +215,6 @@ pub(crate) fn flush_oldest(inner: &DbInner) -> Result<()> {
             largest_seq: summary.properties.largest_seq,
         });
     }
-    // IMPORTANT: the log is durable up to the freeze position before anything durable
-    // refers to its records: the drop records below, and the edit that makes the position
-    // the flushed point (the table holds handles into the log, and recovery no longer
-    // replays it; recovery starts reading at that position). This thread, not the writer,
-    // waits for that sync. Unsynced files of inline entries only before the position need
-    // nothing (`LogSync::sync_for_flush`): the edit deletes them.
-    inner.log_sync.sync_for_flush(frozen_at)?;
     // A flush requires no epoch, so its drops are always written.
     let mut held = inner.drop_index.lock();
     persist_drops(inner, &mut held, &mut drops, &mut edit)?;

@@ -59,6 +59,7 @@ mod faultfs_punch_hole_faults;
 mod faultfs_read_only_mode;
 mod faultfs_rules;
 mod faultfs_side_effects;
+mod flush_syncs_the_log_before_its_table;
 mod format_docs;
 mod fs_allocated_bytes;
 mod fs_conformance;
