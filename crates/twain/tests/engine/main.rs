@@ -147,6 +147,7 @@ mod prefetch_dropped_iterator_leaves_no_work;
 mod prefetch_error_surfaces_at_its_entry;
 mod prefetch_reads_each_value_once;
 mod prefetch_resolves_stale_handles_ahead;
+mod prefetch_window_bytes_are_bounded;
 mod punch_hole_unsupported_fails_cleanly;
 mod quiet_garbage_compaction_takes_the_memtable;
 mod read_only_open_beside_a_busy_writer;

@@ -21,6 +21,8 @@ const KEYS: u64 = 300;
 /// level, `1 mod 3` three classes merged from L1 on, `2 mod 3` two classes (no medium), and
 /// `3..6` moves the thresholds (every reopen picks one at random, so compactions re-place
 /// what was written under other ones). Seeds 1 and 2 modulo 3 run value GC in lsm-lookup and vlog mode.
+/// Even seeds count every value read as slow, so the prefetch pool's threads read the
+/// scans' windows; odd seeds keep the default, where the cursor reads them itself.
 fn opts(seed: u64, placement: u64) -> Options {
     let (medium_threshold, medium_merge_level) = match placement % 3 {
         0 => (24, 0),
@@ -28,7 +30,13 @@ fn opts(seed: u64, placement: u64) -> Options {
         _ => (512, 0),
     };
     let inline_threshold = if placement >= 3 { 128 } else { 512 };
-    Options::default()
+    let defaults = Options::default();
+    let min_read_micros = match seed % 2 {
+        0 => 0,
+        _ => defaults.prefetch_min_read_micros,
+    };
+    defaults
+        .prefetch_min_read_micros(min_read_micros)
         .gc_mode(match seed % 3 {
             1 => twain::GcMode::LsmLookup,
             2 => twain::GcMode::Vlog,
