@@ -4,7 +4,8 @@
 //! (cold tables pinning the old values of a re-import) it runs the garbage compactions that
 //! make the old versions visible itself. Afterwards the statistics are exact: the live
 //! bytes are the model's, the disk bytes what `du` counts, so the reported space
-//! amplification is the true one.
+//! amplification is the true one. Before it, in the first scenario, the figure is within
+//! 10% of the truth already (the old versions in the active log are not counted live).
 
 use crate::{dbutil, spaceutil};
 
@@ -21,9 +22,8 @@ fn opts(mode: GcMode, file: u64) -> Options {
     options(mode, file).gc_enabled(false)
 }
 
-/// The statistics once the directory holds still, checked against the model and `du`:
-/// the reported space amplification is the truth, exactly.
-fn exact_after_gc(db: &Db, dir: &Path, model: &Model, report: &GcReport) -> f64 {
+/// The statistics once the directory holds still (their disk bytes are the directory's).
+fn settled(db: &Db, dir: &Path) -> twain::Stats {
     assert!(dbutil::wait_for_quiet(db), "compactions never settled");
     let mut seen = None;
     let still = dbutil::wait_until(dbutil::BACKGROUND_DEADLINE, || {
@@ -36,9 +36,15 @@ fn exact_after_gc(db: &Db, dir: &Path, model: &Model, report: &GcReport) -> f64 
         }
         same
     });
-    assert!(still, "the directory never held still after gc:\n{report}");
-    let s = seen.unwrap();
-    assert_eq!(s.live_bytes, live_bytes(model), "{}", s.to_text());
+    assert!(still, "the directory never held still");
+    seen.unwrap()
+}
+
+/// After a complete GC the statistics are exact: the reported space amplification is the
+/// truth (the model's live bytes, the directory's allocated bytes).
+fn exact_after_gc(db: &Db, dir: &Path, model: &Model, report: &GcReport) -> f64 {
+    let s = settled(db, dir);
+    assert_eq!(s.live_bytes, live_bytes(model), "{}\n{report}", s.to_text());
     let truth = space_amp(dir, model);
     let reported = s.space_amplification().expect("live data");
     assert!(
@@ -59,6 +65,16 @@ fn four_imports_into_one_log(mode: GcMode) {
     db.flush().unwrap();
     let before = space_amp(dir.path(), &model);
     assert!(before > 3.0, "four versions of everything: {before:.2}");
+    // Before the GC, the figure already tells the truth within 10%: the garbage in the
+    // active log counts as disk bytes, not as live ones.
+    let s = settled(&db, dir.path());
+    let truth = space_amp(dir.path(), &model);
+    let reported = s.space_amplification().expect("live data");
+    assert!(
+        (reported / truth - 1.0).abs() <= 0.10,
+        "reported {reported:.3}, truth {truth:.3}\n{}",
+        s.to_text()
+    );
     let report = db.gc_report().unwrap();
     assert!(report.logs_sealed >= 1 && report.collected >= 1, "{report}");
     let after = exact_after_gc(&db, dir.path(), &model, &report);
