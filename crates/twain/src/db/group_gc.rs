@@ -476,7 +476,9 @@ fn install(inner: &DbInner, job: &GroupJob, out: &GroupOutput) -> Result<()> {
     }
     let mut edit = VersionEdit::default();
     for f in &job.inputs {
-        if f.number() != job.keep || out.summary.is_none() {
+        // The kept number is replaced by the main output, or left as it is, or deleted.
+        let gone = out.summary.is_none() && !out.main_kept;
+        if f.number() != job.keep || gone {
             edit.deleted_value_files.push(f.number());
         }
     }

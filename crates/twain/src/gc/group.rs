@@ -21,8 +21,10 @@
 //! `cold_dead_share` (one minus the inverse of the space target), and the smallest are
 //! merged when the group would otherwise have more than [`MAX_COLD_SEGMENTS`]; when the
 //! group was picked for its cold garbage (`merge_deadest_cold`), the one with the most dead
-//! bytes is merged whatever its share. The others stay as they are. With hotness off, every survivor goes to the main segment and cold
-//! segments are merged into it.
+//! bytes is merged whatever its share. The others stay as they are. With hotness off,
+//! every survivor goes to the main segment and cold segments are merged into it. A group
+//! with no log segment keeps its main segment as it is unless one of its records died or
+//! a cold record is merged into it: merging a cold segment copies only that segment.
 //!
 //! The main output keeps the file number of the group's main segment (or, at the group's
 //! first GC, of its lowest-numbered segment) with the next epoch, NovKV-style: a handle
@@ -105,6 +107,9 @@ pub(crate) struct GroupOutput {
     pub cold_dead_bytes: u64,
     /// Bytes of records in the log segments.
     pub log_bytes: u64,
+    /// Whether the main segment is left as it is (no log segment to merge, none of its
+    /// records dead, nothing merged into it): it is not an input to delete.
+    pub main_kept: bool,
 }
 
 /// Where an index item came from.
@@ -133,6 +138,8 @@ enum Route {
     Cold,
     /// Stays in its cold segment.
     InPlace,
+    /// Stays in the main segment, which the job leaves as it is.
+    Kept,
 }
 
 /// Every item's route, in item order: `None` for a dead one.
@@ -176,11 +183,20 @@ impl GroupJob {
         items.sort_by(|a, b| a.key.cmp(&b.key).then(b.seq.cmp(&a.seq)));
 
         let (merge, judged) = self.cold_to_merge(&items, has_log);
-        let routes = match judged {
+        let mut routes = match judged {
             Some(routes) => routes,
             None => self.judge(&items, &merge, has_log),
         };
+        let main_kept = !has_log && self.main_stays(&items, &routes);
+        if main_kept {
+            for (it, r) in items.iter().zip(routes.iter_mut()) {
+                if it.source == Source::Main {
+                    *r = Some(Route::Kept);
+                }
+            }
+        }
         let mut out = GroupOutput {
+            main_kept,
             cold_merged: self
                 .cold
                 .iter()
@@ -205,7 +221,7 @@ impl GroupJob {
                     inputs_dropped |= it.source != Source::Cold;
                 }
                 Some(Route::InPlace) => out.cold_bytes_not_copied += len,
-                Some(_) => {}
+                Some(Route::Main | Route::Cold | Route::Kept) => {}
             }
         }
         // Nothing new, nothing to drop, nothing to merge: a GC would only copy.
@@ -264,6 +280,21 @@ impl GroupJob {
         }
         let still_valid = !merge.contains(&true);
         (merge, still_valid.then_some(routes))
+    }
+
+    /// Whether a group with no log segment to merge keeps its main segment as it is: none
+    /// of its records is dead and nothing else goes there. (A group picked for the garbage
+    /// in its cold segments would otherwise copy its whole main segment to merge one cold
+    /// segment.)
+    fn main_stays(&self, items: &[Item], routes: &Routes) -> bool {
+        items
+            .iter()
+            .zip(routes)
+            .any(|(it, _)| it.source == Source::Main)
+            && items.iter().zip(routes).all(|(it, r)| match it.source {
+                Source::Main => *r == Some(Route::Main),
+                Source::Log | Source::Cold => *r != Some(Route::Main),
+            })
     }
 
     /// The index in `cold` of the segment an item came from, if a cold one.
@@ -325,7 +356,7 @@ impl GroupJob {
         let mut cold: Option<SvTableWriter> = None;
         for (it, route) in items.iter().zip(routes) {
             let (slot, path, number, epoch) = match route {
-                None | Some(Route::InPlace) => continue,
+                None | Some(Route::InPlace | Route::Kept) => continue,
                 Some(Route::Main) => (&mut main, &main_path, self.keep, self.epoch),
                 Some(Route::Cold) => (&mut cold, &cold_path, self.cold_number, 1),
             };
@@ -693,6 +724,36 @@ mod tests {
         assert!(out.dead_bytes > 0, "{out:?}");
         let kept: Vec<String> = items(&fs, 99, 1).into_iter().map(|i| i.0).collect();
         assert_eq!(kept, ["b", "c", "d"], "the survivors stay cold");
+        assert!(out.main_kept && out.summary.is_none(), "{out:?}");
+        assert!(
+            !fs.exists(&value_file_path(Path::new("/db"), 3, 3)).unwrap(),
+            "the main segment is not copied to merge a cold one"
+        );
+        assert_eq!(
+            out.bytes_read,
+            out.cold.unwrap().entry_bytes,
+            "only b2, c3 and d4 are read"
+        );
+    }
+
+    #[test]
+    fn a_main_segment_with_a_dead_record_is_rewritten_without_a_log() {
+        let fs = fs();
+        // A snapshot kept a1 under a2; it is gone now, so a1 dies.
+        let main = segment(&fs, 3, 2, &[("a", 2, Some("a2")), ("a", 1, Some("a1"))]);
+        let cold = segment(&fs, 5, 1, &[("b", 1, Some("b1"))]);
+        let out = GroupJob {
+            merge_deadest_cold: true,
+            ..job_with_cold(&fs, vec![main], vec![cold])
+        }
+        .run()
+        .unwrap();
+        assert!(out.changed && !out.main_kept, "{out:?}");
+        assert_eq!(items(&fs, 3, 3), vec![("a".into(), 2, value("a2"))]);
+        assert!(
+            out.cold_merged.is_empty(),
+            "nothing dead in the cold segment"
+        );
     }
 
     #[test]

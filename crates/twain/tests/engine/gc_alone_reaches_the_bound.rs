@@ -7,7 +7,7 @@
 //! amplification is the true one. Before it, in the first scenario, the figure is within
 //! 10% of the truth already (the old versions in the active log are not counted live).
 
-use crate::{dbutil, spaceutil};
+use crate::spaceutil;
 
 use spaceutil::*;
 use std::path::Path;
@@ -22,28 +22,10 @@ fn opts(mode: GcMode, file: u64) -> Options {
     options(mode, file).gc_enabled(false)
 }
 
-/// The statistics once the directory holds still (their disk bytes are the directory's).
-fn settled(db: &Db, dir: &Path) -> twain::Stats {
-    assert!(dbutil::wait_for_quiet(db), "compactions never settled");
-    let mut seen = None;
-    let still = dbutil::wait_until(dbutil::BACKGROUND_DEADLINE, || {
-        let before = dir_bytes(dir);
-        let s = db.stats().unwrap();
-        let after = dir_bytes(dir);
-        let same = before == after && s.disk.total() == after && s.live_bytes_is_current();
-        if same {
-            seen = Some(s);
-        }
-        same
-    });
-    assert!(still, "the directory never held still");
-    seen.unwrap()
-}
-
 /// After a complete GC the statistics are exact: the reported space amplification is the
 /// truth (the model's live bytes, the directory's allocated bytes).
 fn exact_after_gc(db: &Db, dir: &Path, model: &Model, report: &GcReport) -> f64 {
-    let s = settled(db, dir);
+    let (s, _) = settled(db, dir);
     assert_eq!(s.live_bytes, live_bytes(model), "{}\n{report}", s.to_text());
     let truth = space_amp(dir, model);
     let reported = s.space_amplification().expect("live data");
@@ -67,7 +49,7 @@ fn four_imports_into_one_log(mode: GcMode) {
     assert!(before > 3.0, "four versions of everything: {before:.2}");
     // Before the GC, the figure already tells the truth within 10%: the garbage in the
     // active log counts as disk bytes, not as live ones.
-    let s = settled(&db, dir.path());
+    let (s, _) = settled(&db, dir.path());
     let truth = space_amp(dir.path(), &model);
     let reported = s.space_amplification().expect("live data");
     assert!(

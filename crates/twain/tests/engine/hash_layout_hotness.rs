@@ -5,9 +5,7 @@
 
 use crate::hashutil;
 use std::path::Path;
-use std::sync::Arc;
-use twain::check::{CheckOptions, check};
-use twain::fs::{Fs, MemFs};
+use twain::fs::MemFs;
 use twain::{Db, Options};
 
 fn opts(fs: &MemFs, hotness: bool) -> Options {
@@ -74,15 +72,7 @@ fn cold_records_are_judged_not_copied_and_read_back_through_old_handles() {
     // away) and by nothing else: every read goes through the group's chain.
     read_all(&db, &model);
     db.close().unwrap();
-    let report = check(
-        dir,
-        &CheckOptions {
-            fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
-            ..CheckOptions::default()
-        },
-    )
-    .unwrap();
-    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    hashutil::assert_checks_clean(&fs, dir);
 
     // Counted across opens; cold segments are recognised again.
     let db = Db::open(dir, opts(&fs, true)).unwrap();

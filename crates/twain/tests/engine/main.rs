@@ -93,6 +93,7 @@ mod gc_releases_pinned_epochs;
 mod gc_report_names_why_each_file_stays;
 mod gc_rewrites_scattered_garbage;
 mod gc_seals_the_active_log;
+mod hash_layout_cold_merge_keeps_the_main_segment;
 mod hash_layout_compaction_repoints_forwarded_handles;
 mod hash_layout_damage_sets_a_group_aside;
 mod hash_layout_deletes_are_collected;

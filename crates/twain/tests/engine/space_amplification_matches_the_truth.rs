@@ -5,13 +5,13 @@
 //! figure exactly, shadowed versions and tombstones not counted. Deleting every key leaves nothing
 //! live: no ratio, and the value bytes are reported reclaimable.
 
-use crate::dbutil;
+use crate::{dbutil, spaceutil};
 
-use dbutil::{BACKGROUND_DEADLINE, Rng, key, small_opts, wait_for_quiet, wait_until};
+use dbutil::{Rng, key, small_opts};
+use spaceutil::settled;
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use twain::{Db, Options, Stats};
+use twain::{Db, Options};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -19,14 +19,6 @@ fn opts() -> Options {
     small_opts()
         .value_file_size(256 << 10)
         .memtable_size(1 << 20)
-}
-
-/// Allocated bytes of every file in `dir`.
-fn du(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().metadata().map_or(0, |m| m.blocks() * 512))
-        .sum()
 }
 
 fn model_live(m: &Model) -> u64 {
@@ -39,29 +31,9 @@ fn value(i: u64, version: u64, len: usize) -> Vec<u8> {
     seed.bytes().cycle().take(len).collect()
 }
 
-/// Flushes, waits for compactions and for the background's live-data pass over the
-/// result, then takes the statistics and the truth from one directory state (the directory
-/// measured unchanged before and after the statistics).
-fn settled(db: &Db, dir: &Path) -> (Stats, u64) {
-    db.flush().unwrap();
-    assert!(wait_for_quiet(db), "compactions never settled");
-    let mut result = None;
-    let stable = wait_until(BACKGROUND_DEADLINE, || {
-        let before = du(dir);
-        let s = db.stats().unwrap();
-        let after = du(dir);
-        let same = before == after && s.disk.total() == after && s.live_bytes_is_current();
-        if same {
-            result = Some((s, after));
-        }
-        same
-    });
-    assert!(stable, "the directory never held still");
-    result.unwrap()
-}
-
 /// Checks the reported figures against the model and the directory.
 fn check(db: &Db, dir: &Path, model: &Model, what: &str) -> f64 {
+    db.flush().unwrap();
     let (s, disk) = settled(db, dir);
     let live = model_live(model);
     assert_eq!(s.live_bytes, live, "{what}: live bytes");
@@ -119,6 +91,7 @@ fn deleting_every_key_leaves_nothing_live() {
     for k in std::mem::take(&mut model).into_keys() {
         db.delete(&k).unwrap();
     }
+    db.flush().unwrap();
     let (s, disk) = settled(&db, dir.path());
     assert_eq!(s.live_bytes, 0);
     assert_eq!(s.space_amplification(), None);

@@ -2,7 +2,9 @@
 //! and the bytes of the groups' segments.
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::sync::Arc;
+use twain::check::{CheckOptions, check};
 use twain::fs::{Fs, MemFs};
 use twain::{Options, Stats, ValueLayout};
 
@@ -33,4 +35,18 @@ pub fn segment_bytes(s: &Stats) -> u64 {
         .filter(|f| f.epoch >= 1)
         .map(|f| f.total_bytes)
         .sum()
+}
+
+/// Runs `twain check` over the closed database at `dir` on `fs` and asserts it finds no
+/// problem.
+pub fn assert_checks_clean(fs: &MemFs, dir: &Path) {
+    let report = check(
+        dir,
+        &CheckOptions {
+            fs: Arc::new(fs.clone()) as Arc<dyn Fs>,
+            ..CheckOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
 }

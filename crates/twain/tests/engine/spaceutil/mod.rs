@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use twain::{Db, GcMode, Options};
+use twain::{Db, GcMode, Options, Stats};
+
+use crate::dbutil;
 
 /// Keys in each scenario.
 pub const KEYS: u32 = 3000;
@@ -99,4 +101,24 @@ pub fn check(db: &Db, model: &Model) {
     for (k, v) in model {
         assert_eq!(db.get(k).unwrap().as_deref(), Some(v.as_slice()));
     }
+}
+
+/// The statistics once compactions are quiet and the directory holds still: its bytes
+/// unchanged across taking them, equal to their disk bytes, and their live bytes from a
+/// pass over the current tree. Returns them with the directory's bytes.
+pub fn settled(db: &Db, dir: &Path) -> (Stats, u64) {
+    assert!(dbutil::wait_for_quiet(db), "compactions never settled");
+    let mut seen = None;
+    let still = dbutil::wait_until(dbutil::BACKGROUND_DEADLINE, || {
+        let before = dir_bytes(dir);
+        let s = db.stats().unwrap();
+        let after = dir_bytes(dir);
+        let same = before == after && s.disk.total() == after && s.live_bytes_is_current();
+        if same {
+            seen = Some((s, after));
+        }
+        same
+    });
+    assert!(still, "the directory never held still");
+    seen.unwrap()
 }
