@@ -193,6 +193,17 @@ pub struct Options {
     /// window in one batch. 0 hands every window to the threads. Range: 0 ..= 1000000.
     /// Default: 10.
     pub prefetch_min_read_micros: u64,
+    /// How far below the foreground the threads that run compactions, value GC and the
+    /// live-data pass are scheduled, as an increment of their nice value (Linux, where
+    /// the nice value is per thread; elsewhere ignored). When the foreground keeps every
+    /// core busy, its reads and writes take the CPU first; the background still gets a
+    /// share, and all of it while the foreground waits (a write stall waits for it). The
+    /// flush and log threads keep the foreground's priority: writes wait for them. The
+    /// cost is space: value GC falls behind a write burst further (docs/benchmarks.md,
+    /// "Background threads at a lower CPU priority"), and an unprivileged thread cannot
+    /// raise its priority again when the space target needs it, so the default is off.
+    /// 0 is off. Range: 0 ..= 19. Default: 0.
+    pub background_nice: u32,
     /// Run value GC in a background thread, and the garbage compactions that feed it
     /// (`Db::gc` and `Db::gc_report` work either way). Default: true.
     pub gc_enabled: bool,
@@ -272,6 +283,7 @@ impl Default for Options {
             compaction_offload_full_check: true,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
+            background_nice: 0,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,
             gc_threshold: 0.5,
@@ -338,6 +350,7 @@ impl std::fmt::Debug for Options {
             )
             .field("prefetch_threads", &self.prefetch_threads)
             .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
+            .field("background_nice", &self.background_nice)
             .field("gc_enabled", &self.gc_enabled)
             .field("gc_mode", &self.gc_mode)
             .field("gc_threshold", &self.gc_threshold)
@@ -605,6 +618,7 @@ impl Options {
             "prefetch_threads" => self.prefetch_threads = us()?,
             "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms = v,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros = v,
+            "background_nice" => self.background_nice = u32::try_from(v).map_err(|_| too_big())?,
             "gc_bytes_per_sec" => self.gc_bytes_per_sec = v,
             "hash_groups" => self.hash_groups = u32::try_from(v).map_err(|_| too_big())?,
             other => {

@@ -122,18 +122,38 @@ pub(crate) fn start(inner: &Arc<DbInner>) -> Result<()> {
     for i in 0..inner.opts.compaction_threads {
         let db = Arc::clone(inner);
         threads.push(spawn(&format!("twain-compact-{i}"), move || {
+            yield_to_foreground(&db);
             compaction_loop(&db)
         })?);
     }
     let db = Arc::clone(inner);
     threads.push(spawn("twain-live", move || {
+        yield_to_foreground(&db);
         super::space::refresh_loop(&db)
     })?);
     if inner.opts.gc_enabled {
         let db = Arc::clone(inner);
-        threads.push(spawn("twain-gc", move || gc_loop(&db))?);
+        threads.push(spawn("twain-gc", move || {
+            yield_to_foreground(&db);
+            gc_loop(&db)
+        })?);
     }
     Ok(())
+}
+
+/// Lowers the calling background thread's CPU priority by `Options::background_nice`, so
+/// that on a machine whose cores the foreground keeps busy its reads and writes take the
+/// CPU first. The threads a compaction starts for its parts inherit it. A failure costs
+/// only the preference: it is logged, and the thread runs on.
+fn yield_to_foreground(inner: &DbInner) {
+    if let Err(e) = super::priority::lower(inner.opts.background_nice) {
+        crate::event_log::event!(
+            inner.events,
+            Warn,
+            "background thread priority not lowered by {}: {e}",
+            inner.opts.background_nice
+        );
+    }
 }
 
 /// Runs value GC whenever a flush or compaction changed something (they signal the

@@ -22,6 +22,7 @@ mod pacing;
 mod parts;
 mod pinned;
 mod prefetch;
+mod priority;
 mod punch;
 mod range_expand;
 mod range_view;

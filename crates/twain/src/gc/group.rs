@@ -287,10 +287,7 @@ impl GroupJob {
     /// in its cold segments would otherwise copy its whole main segment to merge one cold
     /// segment.)
     fn main_stays(&self, items: &[Item], routes: &Routes) -> bool {
-        items
-            .iter()
-            .zip(routes)
-            .any(|(it, _)| it.source == Source::Main)
+        items.iter().any(|it| it.source == Source::Main)
             && items.iter().zip(routes).all(|(it, r)| match it.source {
                 Source::Main => *r == Some(Route::Main),
                 Source::Log | Source::Cold => *r != Some(Route::Main),

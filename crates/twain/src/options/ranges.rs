@@ -141,6 +141,8 @@ pub const OPTION_RANGES: &[OptionRange] = &[
     range("prefetch_threads", 0, 64),
     // Past a second per value there is nothing left to tell apart.
     range("prefetch_min_read_micros", 0, 1_000_000),
+    // 19 is the lowest priority Linux has.
+    range("background_nice", 0, 19),
     // A flush writes up to one segment per group; past a thousand, a flush of a 64 MiB
     // memtable would write files of a few KiB.
     range("hash_groups", 1, 1000),
@@ -193,6 +195,7 @@ impl Options {
             "prefetch_threads" => n(self.prefetch_threads),
             "compaction_offload_timeout_ms" => self.compaction_offload_timeout_ms,
             "prefetch_min_read_micros" => self.prefetch_min_read_micros,
+            "background_nice" => u64::from(self.background_nice),
             "gc_bytes_per_sec" => self.gc_bytes_per_sec,
             "hash_groups" => u64::from(self.hash_groups),
             _ => return None,

@@ -12,6 +12,7 @@ mod punchutil;
 mod repairutil;
 mod spaceutil;
 
+mod background_threads_yield_to_the_foreground;
 mod backup_crash_points;
 mod backup_incremental_and_restored;
 mod batch_atomicity;
