@@ -99,6 +99,33 @@ enum Pos {
     After(Vec<u8>),
 }
 
+impl Pos {
+    /// Moves to `At(key)`, reusing the buffer of the key held now (one allocation fewer
+    /// per step of a scan).
+    fn move_to(&mut self, key: &[u8]) {
+        match std::mem::replace(self, Pos::Start) {
+            Pos::Before(mut k) | Pos::At(mut k) | Pos::After(mut k) => {
+                set_key(&mut k, key);
+                *self = Pos::At(k);
+            }
+            Pos::Start | Pos::End => *self = Pos::At(key.to_vec()),
+        }
+    }
+}
+
+/// The user key of internal key `ikey`, in `ikey`'s buffer.
+fn user_key_in(mut ikey: Vec<u8>) -> Vec<u8> {
+    let len = ParsedKey::parse(&ikey).user_key.len();
+    ikey.truncate(len);
+    ikey
+}
+
+/// Makes `buf` hold `key`, reusing its allocation.
+fn set_key(buf: &mut Vec<u8>, key: &[u8]) {
+    buf.clear();
+    buf.extend_from_slice(key);
+}
+
 /// How the cursor's merged sources are positioned relative to `pos`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Dir {
@@ -123,6 +150,11 @@ impl Found {
     /// The user key.
     pub fn user_key(&self) -> &[u8] {
         ParsedKey::parse(&self.ikey).user_key
+    }
+
+    /// The user key, in the internal key's own buffer (no copy).
+    pub fn into_user_key(self) -> Vec<u8> {
+        user_key_in(self.ikey)
     }
 
     /// Whether the value is in a value file (the entry holds a handle).
@@ -345,18 +377,18 @@ impl DbIterator {
 
     /// Reads the value of a found entry.
     pub(crate) fn value_of(&mut self, f: Found, forward: bool) -> Result<PinnedPair> {
-        let user_key = f.user_key().to_vec();
+        let Found { ikey, value } = f;
         let value = read::resolve(
             &self.inner,
             &self.sv,
             self.seq,
             self.now,
             Path::new("iterator"),
-            &f.ikey,
-            f.value,
+            &ikey,
+            value,
             read::Reader::Scan(forward.then_some(&mut self.hints)),
         )?;
-        Ok((user_key, value.unwrap_or_default()))
+        Ok((user_key_in(ikey), value.unwrap_or_default()))
     }
 
     /// The database, view and sequence the iterator reads (for lazy values).
@@ -445,7 +477,7 @@ impl DbIterator {
     /// Moves the cursor to `found`, or to `End`.
     fn arrive(&mut self, found: Option<&Found>) {
         match found {
-            Some(f) => self.pos = Pos::At(f.user_key().to_vec()),
+            Some(f) => self.pos.move_to(f.user_key()),
             None => {
                 self.pos = Pos::End;
                 self.dir = Dir::Unset;
@@ -558,7 +590,7 @@ impl DbIterator {
                 &current,
             )?;
         }
-        Ok(Some((found.user_key().to_vec(), v)))
+        Ok(Some((found.into_user_key(), v)))
     }
 
     /// Reads a value forward, telling the prefetcher how long a separated one took.
@@ -592,7 +624,7 @@ impl DbIterator {
         self.cursor = Some(c);
         match found? {
             Some(f) => {
-                self.pos = Pos::At(f.user_key().to_vec());
+                self.pos.move_to(f.user_key());
                 Ok(Some(f))
             }
             None => {
@@ -684,7 +716,10 @@ fn scan_forward(
         if stop(p.user_key) {
             return Ok(None);
         }
-        *skip = Some(p.user_key.to_vec());
+        match skip {
+            Some(k) => set_key(k, p.user_key),
+            None => *skip = Some(p.user_key.to_vec()),
+        }
         check_kind(&p)?;
         if p.entry_kind() == Some(EntryKind::Delete)
             || expired(&p, c.value(), now)?
