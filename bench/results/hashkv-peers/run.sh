@@ -9,8 +9,9 @@
 #   bench/results/hashkv-peers/run.sh PEERS_BINARY [OUT]   (about 15-30 minutes at N = 1 M)
 #
 # HASHKV_NUM sets N (default 1000000; the issue asks for several GiB, so 4000000 takes
-# about four times as long), HASHKV_ROUNDS the rounds (default 3), HASHKV_DISTS the
-# distributions (default "uniform zipf").
+# about four times as long), HASHKV_ROUNDS the rounds (default 3), HASHKV_FIRST_ROUND the
+# first round to run (default 1: a later one completes an earlier run's OUT, each round
+# keeping its own order), HASHKV_DISTS the distributions (default "uniform zipf").
 #
 # PEERS_BINARY: a twain-peers build of the commit measured (bench/peers/README.md). Writes
 # OUT/{uniform,zipf}/ROUND/NAME.jsonl, the medians (bench/gc-modes-summary.py) in
@@ -33,12 +34,13 @@ configs=(
 )
 num=${HASHKV_NUM:-1000000}
 rounds=${HASHKV_ROUNDS:-3}
+first=${HASHKV_FIRST_ROUND:-1}
 for dist in ${HASHKV_DISTS:-uniform zipf}; do
   case $dist in
     uniform) workloads=fillrandom,overwrite,overwrite,overwrite ;;
     zipf) workloads=fillrandom,updatezipf,updatezipf,updatezipf ;;
   esac
-  for round in $(seq 1 "$rounds"); do
+  for round in $(seq "$first" "$rounds"); do
     mkdir -p "$out/$dist/$round"
     n=${#configs[@]}
     for i in $(seq 0 $((n - 1))); do
