@@ -193,6 +193,16 @@ pub struct Options {
     /// window in one batch. 0 hands every window to the threads. Range: 0 ..= 1000000.
     /// Default: 10.
     pub prefetch_min_read_micros: u64,
+    /// Gets and scans read separated values from value files the log no longer appends to
+    /// through a read-only memory mapping of the file: a value in the page cache is then a
+    /// copy from memory instead of a system call (about 0.3 against 1 µs for 1 KiB on the
+    /// development machine). Scans whose values leave the page cache hand their windows to
+    /// the prefetch threads, which read with system calls as before. The price: a mapped
+    /// page the disk fails to read, or one cut off the file by someone else while the
+    /// database is open, ends the process with `SIGBUS` instead of returning an I/O error.
+    /// Only on file systems that map files (the operating system's; never the in-memory
+    /// or fault-injecting ones). Default: true.
+    pub mmap_reads: bool,
     /// How far below the foreground the threads that run compactions, value GC and the
     /// live-data pass are scheduled, as an increment of their nice value (Linux, where
     /// the nice value is per thread; elsewhere ignored). When the foreground keeps every
@@ -283,6 +293,7 @@ impl Default for Options {
             compaction_offload_full_check: true,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
+            mmap_reads: true,
             background_nice: 0,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,
@@ -350,6 +361,7 @@ impl std::fmt::Debug for Options {
             )
             .field("prefetch_threads", &self.prefetch_threads)
             .field("prefetch_min_read_micros", &self.prefetch_min_read_micros)
+            .field("mmap_reads", &self.mmap_reads)
             .field("background_nice", &self.background_nice)
             .field("gc_enabled", &self.gc_enabled)
             .field("gc_mode", &self.gc_mode)
@@ -504,6 +516,7 @@ impl Options {
                 }
             }
             "compaction_offload_full_check" => self.compaction_offload_full_check = flag()?,
+            "mmap_reads" => self.mmap_reads = flag()?,
             "level_sizing" => {
                 self.level_sizing = match value {
                     "static" => LevelSizing::Static,

@@ -457,6 +457,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         prefetch: super::prefetch::PrefetchPool::new(
             opts.prefetch_threads,
             std::time::Duration::from_micros(opts.prefetch_min_read_micros),
+            opts.mmap_reads,
         ),
         offload: Default::default(),
         // A read-only open never writes a byte, its LOG file neither.

@@ -67,6 +67,9 @@ pub(crate) struct PrefetchPool {
     /// The threads read windows only while a value read takes at least this long on
     /// average; below, each cursor reads its own.
     min_read: Duration,
+    /// Cursors reading their own windows copy values out of value files' memory
+    /// mappings where they can (`Options::mmap_reads`).
+    mapped: bool,
     queue: Arc<Queue>,
     workers: OnceLock<Vec<JoinHandle<()>>>,
 }
@@ -221,11 +224,13 @@ impl std::fmt::Debug for PrefetchPool {
 
 impl PrefetchPool {
     /// A pool of `threads` threads (0: no prefetching) that read iterators' windows while
-    /// a value read takes at least `min_read` on average.
-    pub(crate) fn new(threads: usize, min_read: Duration) -> PrefetchPool {
+    /// a value read takes at least `min_read` on average; below, cursors read their own,
+    /// from value files' memory mappings if `mapped`.
+    pub(crate) fn new(threads: usize, min_read: Duration, mapped: bool) -> PrefetchPool {
         PrefetchPool {
             threads,
             min_read,
+            mapped,
             queue: Arc::default(),
             workers: OnceLock::new(),
         }
@@ -240,6 +245,7 @@ impl PrefetchPool {
         Some(Prefetcher {
             threads,
             min_read_nanos: u64::try_from(self.min_read.as_nanos()).unwrap_or(u64::MAX),
+            mapped: self.mapped,
             queue: Arc::clone(&self.queue),
             batch: Arc::new(Batch {
                 state: Mutex::default(),
@@ -311,13 +317,16 @@ fn work(queue: &Queue) {
 /// Does one job's reads, all submitted together (`fs::read_batch`), and publishes their
 /// values (a job the pool ran: it was counted in flight).
 fn run(job: Job) {
-    let outcomes = read(&job);
+    let outcomes = read(&job, false);
     publish(&job.batch, outcomes, true);
 }
 
 /// Does one job's reads, all submitted together, and checks their values: the outcome of
-/// each prefetch the iterator still wants.
-fn read(job: &Job) -> Vec<(u64, Outcome)> {
+/// each prefetch the iterator still wants. With `mapped`, a run in a file's memory mapping
+/// is copied out of it instead (a page not in memory is then read from the disk by a page
+/// fault, one at a time: only a cursor reading its window itself, while values come from
+/// the page cache, asks for that).
+fn read(job: &Job, mapped: bool) -> Vec<(u64, Outcome)> {
     let batch = &job.batch;
     let wanted: Vec<&Run> = {
         let s = lock(&batch.state);
@@ -333,6 +342,13 @@ fn read(job: &Job) -> Vec<(u64, Outcome)> {
     let mut opened = Vec::with_capacity(wanted.len());
     let mut outcomes = Vec::new();
     for r in wanted {
+        if let Some(buf) = mapped
+            .then(|| r.file.copy_mapped(r.offset, r.len as usize))
+            .flatten()
+        {
+            outcomes.extend(check_run(batch, r, buf, true));
+            continue;
+        }
         match r.file.reader() {
             Ok(reader) => {
                 reads.push(BatchRead::new(Arc::clone(reader), r.offset, r.len as usize));
@@ -424,6 +440,8 @@ pub(crate) struct Prefetcher {
     /// The pool reads the window only while a value read takes at least this long on
     /// average; below, the cursor reads it.
     min_read_nanos: u64,
+    /// The cursor copies the windows it reads itself out of memory mappings.
+    mapped: bool,
     queue: Arc<Queue>,
     batch: Arc<Batch>,
     ahead: VecDeque<Ahead>,
@@ -623,7 +641,7 @@ impl Prefetcher {
             for job in jobs {
                 let values = job.runs.iter().map(|r| r.items.len()).sum::<usize>();
                 let started = std::time::Instant::now();
-                let outcomes = read(&job);
+                let outcomes = read(&job, self.mapped);
                 let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
                 // A batch's time per value understates one read's (its reads may run
                 // side by side), so it only ever says that reads became slow: then the

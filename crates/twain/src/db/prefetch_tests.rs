@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn fast_reads_are_read_by_the_cursor_and_slow_ones_by_the_pool() {
-    let pool = PrefetchPool::new(1, Duration::from_micros(10));
+    let pool = PrefetchPool::new(1, Duration::from_micros(10), true);
     let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
     for _ in 0..START_AFTER_STEPS {
         p.observe(Duration::from_micros(1));
@@ -25,7 +25,7 @@ fn fast_reads_are_read_by_the_cursor_and_slow_ones_by_the_pool() {
 
 #[test]
 fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
-    let pool = PrefetchPool::new(1, Duration::ZERO);
+    let pool = PrefetchPool::new(1, Duration::ZERO, true);
     let mut p = pool.prefetcher(&Arc::new(Counters::default())).expect("on");
     for _ in 0..START_AFTER_STEPS {
         assert_eq!(p.step(), None);
@@ -54,7 +54,7 @@ fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
         "this database's iterators usually go further than half the depth"
     );
     assert!(
-        PrefetchPool::new(0, Duration::ZERO)
+        PrefetchPool::new(0, Duration::ZERO, true)
             .prefetcher(&Arc::default())
             .is_none()
     );
@@ -62,7 +62,7 @@ fn the_window_waits_for_sequential_steps_then_grows_with_the_distance() {
 
 #[test]
 fn the_window_reaches_as_far_as_iterators_usually_go() {
-    let pool = PrefetchPool::new(1, Duration::ZERO);
+    let pool = PrefetchPool::new(1, Duration::ZERO, true);
     let counters = Arc::new(Counters::default());
     for _ in 0..20 {
         let mut p = pool.prefetcher(&counters).expect("on");

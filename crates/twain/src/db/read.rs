@@ -286,7 +286,7 @@ pub(crate) fn read_handle(
     let h = ValueHandle::decode(encoded)
         .map_err(|e| Error::corruption(source, 0, format!("bad value handle: {}", e.what)))?;
     let read = |file: &ValueFile, h: &ValueHandle| {
-        let v = file.read_value_bytes(h, key, seq)?;
+        let v = file.read_value_bytes(h, key, seq, inner.opts.mmap_reads)?;
         Counters::add(&inner.counters.value_reads, 1);
         Counters::add(&inner.counters.value_bytes_read, u64::from(h.len));
         Ok(v)

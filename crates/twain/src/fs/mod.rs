@@ -5,8 +5,9 @@
 //! - [`MemFs`]: in memory, with a power-loss model (what was synced survives a crash);
 //! - [`FaultFs`]: wraps any `Fs` and injects failures (failing fsync, EIO, no space, ...).
 //!
-//! The engine only ever creates files, appends to them, reads them at offsets, truncates
-//! them, renames, deletes and syncs files and directories. It never overwrites bytes in place
+//! The engine only ever creates files, appends to them, reads them at offsets (or through
+//! a read-only mapping, [`ReadableFile::map`]), truncates them, renames, deletes and syncs
+//! files and directories. It never overwrites bytes in place
 //! (a [`Fs::punch_hole`], which zeroes a range and frees its blocks, is the one exception; the
 //! engine does not call it yet).
 //!
@@ -192,6 +193,42 @@ pub trait ReadableFile: Send + Sync {
     /// [`ReadableFile::read_exact_at`] (files in memory, files that inject faults).
     fn raw_fd(&self) -> Option<i32> {
         None
+    }
+    /// The file's bytes as they are now, mapped into memory for reads that copy from it
+    /// instead of making a system call each ([`Mapping`]); `None` where the file system
+    /// maps nothing (files in memory, files that inject faults) or the system refuses.
+    ///
+    /// REQUIRES: nobody shrinks the file or rewrites its mapped bytes while the mapping
+    /// lives (a read of a page cut off the file ends the process; see [`Mapping`]). The
+    /// engine maps only value files it no longer appends to.
+    fn map(&self) -> Option<Mapping> {
+        None
+    }
+}
+
+/// A file's leading bytes mapped read-only into memory ([`ReadableFile::map`]).
+///
+/// A read from it is a copy from memory when the page is in the operating system's cache,
+/// and a page fault that reads it from the disk otherwise. What a mapping cannot do is
+/// report an I/O error: a page the disk fails to read, or one that was cut off the file
+/// after it was mapped, raises `SIGBUS` and ends the process. That is why mapped reads
+/// are an option (`Options::mmap_reads`) and the engine maps only files it never shrinks.
+pub struct Mapping {
+    map: memmap2::Mmap,
+}
+
+impl Mapping {
+    /// The mapped bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mapping")
+            .field("len", &self.map.len())
+            .finish()
     }
 }
 

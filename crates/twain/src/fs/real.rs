@@ -77,6 +77,23 @@ impl ReadableFile for RealReadable {
         self.file.as_ref().map(|f| f.as_raw_fd())
     }
 
+    fn map(&self) -> Option<super::Mapping> {
+        let file = self.file().ok()?;
+        let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: the mapping is read-only and private to this process's reads. Its
+        // bytes change only if someone shrinks or rewrites the file, which
+        // `ReadableFile::map` forbids: the engine maps only value files it no longer
+        // appends to and never truncates (a hole punched in one reads as zeros, which the
+        // entries' checksums reject).
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(file) }.ok()?;
+        // Values are read at scattered offsets: fault in only the page a read touches.
+        let _ = map.advise(memmap2::Advice::Random);
+        Some(super::Mapping { map })
+    }
+
     #[cfg(target_os = "linux")]
     fn advise_random(&self) {
         use std::os::fd::AsRawFd;

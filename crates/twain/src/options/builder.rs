@@ -64,6 +64,7 @@ setters! {
     compaction_offload_full_check: bool,
     prefetch_threads: usize,
     prefetch_min_read_micros: u64,
+    mmap_reads: bool,
     background_nice: u32,
     gc_enabled: bool,
     gc_mode: GcMode,

@@ -24,7 +24,7 @@ use crate::format::compression::decompress_value;
 use crate::format::handle::ValueHandle;
 use crate::format::names::{drop_file_path, value_file_path};
 use crate::format::vlog::{SeparatedValue, decode_separated};
-use crate::fs::{Fs, ReadableFile};
+use crate::fs::{Fs, Mapping, ReadableFile};
 use crate::key::SeqNo;
 use crate::{Error, Result};
 use bytes::Bytes;
@@ -54,6 +54,9 @@ pub struct ValueFile {
     drop_path: PathBuf,
     fs: Arc<dyn Fs>,
     reader: OnceLock<Arc<dyn ReadableFile>>,
+    /// The file mapped into memory once the log stopped appending to it (`None`: the file
+    /// system maps nothing); see [`ValueFile::copy_mapped`].
+    mapping: OnceLock<Option<Mapping>>,
     obsolete: AtomicBool,
     /// Bytes in the file (header included).
     total_bytes: AtomicU64,
@@ -109,6 +112,7 @@ impl ValueFile {
             drop_path: drop_file_path(dir, number, epoch),
             fs,
             reader: OnceLock::new(),
+            mapping: OnceLock::new(),
             obsolete: AtomicBool::new(false),
             total_bytes: AtomicU64::new(0),
             separated_bytes: AtomicU64::new(0),
@@ -232,6 +236,29 @@ impl ValueFile {
         Ok(self.reader.get_or_init(|| r))
     }
 
+    /// Copies `len` bytes at `offset` out of the file's memory mapping, mapping the file on
+    /// first use: `None` when the bytes are not in a mapping (the log still appends to the
+    /// file, the file system maps nothing, or they lie past what was mapped), and the
+    /// caller reads them with a system call. A file is mapped only once nothing is
+    /// appended to it any more, and the engine never shrinks a value file it reads, so a
+    /// mapped byte never leaves the file (see [`Mapping`]).
+    pub(crate) fn copy_mapped(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let mapping = match self.mapping.get() {
+            Some(m) => m.as_ref()?,
+            // Appended to by the log writer: its end still moves.
+            None if self.tail_start.load(Ordering::Acquire) != u64::MAX => return None,
+            None => {
+                let reader = self.reader().ok()?;
+                self.mapping.get_or_init(|| reader.map()).as_ref()?
+            }
+        };
+        let start = usize::try_from(offset).ok()?;
+        mapping
+            .bytes()
+            .get(start..start.checked_add(len)?)
+            .map(<[u8]>::to_vec)
+    }
+
     /// The tail buffer (for the log writer).
     pub(crate) fn tail(&self) -> &RwLock<Tail> {
         &self.tail
@@ -292,8 +319,26 @@ impl ValueFile {
 
     /// As [`read_value`](Self::read_value), the value shared with the buffer the entry was
     /// read into instead of moved to its start.
-    pub fn read_value_bytes(&self, handle: &ValueHandle, key: &[u8], seq: SeqNo) -> Result<Bytes> {
-        let (buf, v) = self.read_entry(handle, key, seq)?;
+    /// With `mapped`, the entry is copied out of the file's memory mapping where it can be
+    /// (see [`copy_mapped`](Self::copy_mapped)).
+    pub fn read_value_bytes(
+        &self,
+        handle: &ValueHandle,
+        key: &[u8],
+        seq: SeqNo,
+        mapped: bool,
+    ) -> Result<Bytes> {
+        let (buf, v) = match mapped
+            .then(|| self.copy_mapped(handle.offset, handle.len as usize))
+            .flatten()
+        {
+            Some(buf) => {
+                let v = decode_separated(&buf, key, seq)
+                    .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
+                (buf, v)
+            }
+            None => self.read_entry(handle, key, seq)?,
+        };
         if v.compressed {
             let stored = buf.get(v.range).unwrap_or_default();
             return self.decompress(handle, stored).map(Bytes::from);
@@ -426,3 +471,7 @@ impl Drop for ValueFile {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "mapped_tests.rs"]
+mod mapped_tests;

@@ -122,6 +122,7 @@ mod lock_deleted_under_an_open_database;
 mod log_ends_in_an_unsynced_file_after_a_crash;
 mod log_file_truncated_at_a_record_boundary;
 mod log_joins_following_batches;
+mod mapped_reads;
 mod memfs_crash_after_unsynced_punch;
 mod memfs_crash_model;
 mod memfs_crash_proptest;
