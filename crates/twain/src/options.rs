@@ -193,15 +193,16 @@ pub struct Options {
     /// window in one batch. 0 hands every window to the threads. Range: 0 ..= 1000000.
     /// Default: 10.
     pub prefetch_min_read_micros: u64,
-    /// Gets and scans read separated values from value files the log no longer appends to
-    /// through a read-only memory mapping of the file: a value in the page cache is then a
-    /// copy from memory instead of a system call (about 0.3 against 1 µs for 1 KiB on the
-    /// development machine). Scans whose values leave the page cache hand their windows to
-    /// the prefetch threads, which read with system calls as before. The price: a mapped
-    /// page the disk fails to read, or one cut off the file by someone else while the
-    /// database is open, ends the process with `SIGBUS` instead of returning an I/O error.
-    /// Only on file systems that map files (the operating system's; never the in-memory
-    /// or fault-injecting ones). Default: true.
+    /// Gets, and iterators reading their own prefetch windows, copy separated values out of
+    /// a read-only memory mapping of each value file the log no longer appends to, instead
+    /// of making a system call per read. Measured (docs/benchmarks.md, "Mapped reads"):
+    /// gets 1.07-1.24x and long scans up to 1.56x, but scans of 10 pairs right after an
+    /// update burst 0.80x, and scans' p99.9 higher (a first read of each page is a page
+    /// fault). Off by default for that, and for its failure mode: a mapped page the disk
+    /// fails to read, or one cut off the file by someone else while the database is open,
+    /// ends the process with `SIGBUS` instead of returning an I/O error. Only on file
+    /// systems that map files (the operating system's; never the in-memory or
+    /// fault-injecting ones). Default: false.
     pub mmap_reads: bool,
     /// How far below the foreground the threads that run compactions, value GC and the
     /// live-data pass are scheduled, as an increment of their nice value (Linux, where
@@ -293,7 +294,7 @@ impl Default for Options {
             compaction_offload_full_check: true,
             prefetch_threads: 8,
             prefetch_min_read_micros: 10,
-            mmap_reads: true,
+            mmap_reads: false,
             background_nice: 0,
             gc_enabled: true,
             gc_mode: GcMode::DropRecords,

@@ -342,11 +342,8 @@ fn read(job: &Job, mapped: bool) -> Vec<(u64, Outcome)> {
     let mut opened = Vec::with_capacity(wanted.len());
     let mut outcomes = Vec::new();
     for r in wanted {
-        if let Some(buf) = mapped
-            .then(|| r.file.copy_mapped(r.offset, r.len as usize))
-            .flatten()
-        {
-            outcomes.extend(check_run(batch, r, buf, true));
+        if mapped && let Some(checked) = check_mapped(batch, r) {
+            outcomes.extend(checked);
             continue;
         }
         match r.file.reader() {
@@ -385,6 +382,31 @@ fn publish(batch: &Batch, outcomes: Vec<(u64, Outcome)>, in_flight: bool) {
     if s.waiting {
         batch.changed.notify_all();
     }
+}
+
+/// Checks each value of one run in its file's memory mapping, copying out each value
+/// alone (the bytes between them are not copied); `None` if the run is not all mapped.
+fn check_mapped(batch: &Batch, run: &Run) -> Option<Vec<(u64, Outcome)>> {
+    let c = &batch.counters;
+    let mut outcomes = Vec::with_capacity(run.items.len());
+    for item in &run.items {
+        let h = &item.handle;
+        let outcome = match run.file.stored_mapped(h, &item.key, item.seq)? {
+            Ok((stored, compressed)) => {
+                Counters::add(&c.value_reads, 1);
+                Counters::add(&c.value_bytes_read, u64::from(h.len));
+                Counters::add(&c.prefetch_bytes, u64::from(h.len));
+                Outcome::Read {
+                    bytes: Bytes::from(stored),
+                    compressed,
+                }
+            }
+            Err(_) => Outcome::Failed,
+        };
+        outcomes.push((item.id, outcome));
+    }
+    Counters::add(&c.prefetch_reads, 1);
+    Some(outcomes)
 }
 
 /// Checks each value of one run read into `buf` (`ok`: the read succeeded).

@@ -55,7 +55,7 @@ pub struct ValueFile {
     fs: Arc<dyn Fs>,
     reader: OnceLock<Arc<dyn ReadableFile>>,
     /// The file mapped into memory once the log stopped appending to it (`None`: the file
-    /// system maps nothing); see [`ValueFile::copy_mapped`].
+    /// system maps nothing); see [`ValueFile::mapped`].
     mapping: OnceLock<Option<Mapping>>,
     obsolete: AtomicBool,
     /// Bytes in the file (header included).
@@ -236,13 +236,13 @@ impl ValueFile {
         Ok(self.reader.get_or_init(|| r))
     }
 
-    /// Copies `len` bytes at `offset` out of the file's memory mapping, mapping the file on
-    /// first use: `None` when the bytes are not in a mapping (the log still appends to the
-    /// file, the file system maps nothing, or they lie past what was mapped), and the
-    /// caller reads them with a system call. A file is mapped only once nothing is
-    /// appended to it any more, and the engine never shrinks a value file it reads, so a
-    /// mapped byte never leaves the file (see [`Mapping`]).
-    pub(crate) fn copy_mapped(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+    /// The `len` bytes at `offset` in the file's memory mapping, mapping the file on first
+    /// use: `None` when they are not in a mapping (the log still appends to the file, the
+    /// file system maps nothing, or they lie past what was mapped), and the caller reads
+    /// them with a system call. A file is mapped only once nothing is appended to it any
+    /// more, and the engine never shrinks a value file it reads, so a mapped byte never
+    /// leaves the file (see [`Mapping`]).
+    pub(crate) fn mapped(&self, offset: u64, len: usize) -> Option<&[u8]> {
         let mapping = match self.mapping.get() {
             Some(m) => m.as_ref()?,
             // Appended to by the log writer: its end still moves.
@@ -253,10 +253,25 @@ impl ValueFile {
             }
         };
         let start = usize::try_from(offset).ok()?;
-        mapping
-            .bytes()
-            .get(start..start.checked_add(len)?)
-            .map(<[u8]>::to_vec)
+        mapping.bytes().get(start..start.checked_add(len)?)
+    }
+
+    /// The stored value of the entry `handle` points at, verified as
+    /// [`read_value`](Self::read_value) does and copied out of the file's memory mapping
+    /// (the value alone, in a buffer of its own), and whether it is compressed: `None`
+    /// when the entry is not in a mapping (see [`mapped`](Self::mapped)).
+    pub(crate) fn stored_mapped(
+        &self,
+        handle: &ValueHandle,
+        key: &[u8],
+        seq: SeqNo,
+    ) -> Option<Result<(Vec<u8>, bool)>> {
+        let entry = self.mapped(handle.offset, handle.len as usize)?;
+        Some(
+            decode_separated(entry, key, seq)
+                .map_err(|e| e.into_corruption(&self.path, handle.offset))
+                .map(|v| (entry[v.range].to_vec(), v.compressed)),
+        )
     }
 
     /// The tail buffer (for the log writer).
@@ -319,8 +334,8 @@ impl ValueFile {
 
     /// As [`read_value`](Self::read_value), the value shared with the buffer the entry was
     /// read into instead of moved to its start.
-    /// With `mapped`, the entry is copied out of the file's memory mapping where it can be
-    /// (see [`copy_mapped`](Self::copy_mapped)).
+    /// With `mapped`, the value is copied out of the file's memory mapping where it can be
+    /// (see [`stored_mapped`](Self::stored_mapped)).
     pub fn read_value_bytes(
         &self,
         handle: &ValueHandle,
@@ -328,17 +343,17 @@ impl ValueFile {
         seq: SeqNo,
         mapped: bool,
     ) -> Result<Bytes> {
-        let (buf, v) = match mapped
-            .then(|| self.copy_mapped(handle.offset, handle.len as usize))
+        if let Some(stored) = mapped
+            .then(|| self.stored_mapped(handle, key, seq))
             .flatten()
         {
-            Some(buf) => {
-                let v = decode_separated(&buf, key, seq)
-                    .map_err(|e| e.into_corruption(&self.path, handle.offset))?;
-                (buf, v)
-            }
-            None => self.read_entry(handle, key, seq)?,
-        };
+            return match stored? {
+                (stored, true) => self.decompress(handle, &stored).map(Bytes::from),
+                // The value fills its buffer: turning it into a `Vec` again is free.
+                (value, false) => Ok(Bytes::from(value)),
+            };
+        }
+        let (buf, v) = self.read_entry(handle, key, seq)?;
         if v.compressed {
             let stored = buf.get(v.range).unwrap_or_default();
             return self.decompress(handle, stored).map(Bytes::from);

@@ -111,8 +111,8 @@ fn a_value_damaged_under_a_mapping_is_a_corruption_error_naming_its_file() {
 #[test]
 fn mmap_reads_is_an_option_by_name() {
     let mut o = Options::default();
-    assert!(o.mmap_reads, "on by default");
-    o.set("mmap_reads", "false").unwrap();
-    assert!(!o.mmap_reads);
+    assert!(!o.mmap_reads, "off by default");
+    o.set("mmap_reads", "true").unwrap();
+    assert!(o.mmap_reads);
     assert!(o.set("mmap_reads", "sometimes").is_err());
 }
