@@ -154,6 +154,8 @@ fn random_options(rng: &mut Rng, layout: Layout) -> (Vec<String>, u64) {
             "compaction_priority={}",
             rng.pick(&["min-overlap", "round-robin"])
         ),
+        // Reads through value files' memory mappings, or by system call.
+        format!("mmap_reads={}", rng.pick(&["false", "true"])),
     ];
 
     (sets, sync)
