@@ -322,10 +322,10 @@ fn run(job: Job) {
 }
 
 /// Does one job's reads, all submitted together, and checks their values: the outcome of
-/// each prefetch the iterator still wants. With `mapped`, a run in a file's memory mapping
-/// is copied out of it instead (a page not in memory is then read from the disk by a page
-/// fault, one at a time: only a cursor reading its window itself, while values come from
-/// the page cache, asks for that).
+/// each prefetch the iterator still wants. With `mapped`, the values of a run in a file's
+/// memory mapping are copied out of it instead, each alone (a page not in memory is then
+/// read from the disk by a page fault, one at a time: only a cursor reading its window
+/// itself, while values come from the page cache, asks for that).
 fn read(job: &Job, mapped: bool) -> Vec<(u64, Outcome)> {
     let batch = &job.batch;
     let wanted: Vec<&Run> = {
