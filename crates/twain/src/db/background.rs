@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 /// How long idle threads sleep before looking for work again.
 pub(crate) const IDLE_WAIT: Duration = Duration::from_secs(1);
 
+/// A write in the last this long makes the foreground a writing one
+/// (`BgState::foreground`).
+pub(crate) const WRITE_WAIT: Duration = Duration::from_millis(250);
+
 /// Scheduling state shared by the background threads and the foreground.
 #[derive(Debug, Default)]
 pub(crate) struct BgState {
@@ -60,22 +64,30 @@ impl BgState {
         self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)
     }
 
-    /// What the foreground did in the last `IDLE_WAIT`, given the operations (writes) and
-    /// the reads counted so far: a foreground that wrote is `Writing` whether it read or
-    /// not; one first seen reading reads until `IDLE_WAIT` passes without a read.
+    /// What the foreground does, given the operations (writes) and the reads counted so
+    /// far: one that wrote in the last `WRITE_WAIT` is `Writing` whether it read or not;
+    /// one that has not written for `IDLE_WAIT` and read nothing in it is `Quiet`; anything
+    /// between is `Reading` (a burst's end hands the machine back to reads within a
+    /// quarter second, but only a second without writes lets the background act as on an
+    /// idle database).
     pub fn foreground(&mut self, ops: u64, reads: u64) -> pacing::Foreground {
         let quiet = self.foreground_quiet(ops);
         if reads != self.seen_reads || self.reads_seen_at.is_none() {
             self.seen_reads = reads;
             self.reads_seen_at = Some(Instant::now());
         }
-        if !quiet {
+        if self.ops_seen_at.is_none_or(|t| t.elapsed() < WRITE_WAIT) {
             pacing::Foreground::Writing
-        } else if self.reads_seen_at.is_some_and(|t| t.elapsed() < IDLE_WAIT) {
+        } else if !quiet || self.reads_seen_at.is_some_and(|t| t.elapsed() < IDLE_WAIT) {
             pacing::Foreground::Reading
         } else {
             pacing::Foreground::Quiet
         }
+    }
+
+    /// Whether no write came for `IDLE_WAIT` (as of the last `foreground` call).
+    pub fn writes_idle(&self) -> bool {
+        self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)
     }
 }
 
@@ -212,13 +224,20 @@ fn gc_round(inner: &DbInner) -> Result<()> {
         // its signal wakes this thread again to collect it.
         value_gc::seal_active_if_worth(inner, threshold, min_len)?;
     }
+    // Each run rests as it works, as the duty for the foreground now leaves, and once more
+    // for its last step (its install included) when it ends.
+    let pace = pacing::RunPace::new(inner);
     loop {
-        let started = Instant::now();
-        match value_gc::run_once(inner, &mut skip, Victim::Below(plan.gc_threshold))? {
+        match value_gc::run_once(
+            inner,
+            &mut skip,
+            Victim::Below(plan.gc_threshold),
+            Some(&pace),
+        )? {
             value_gc::RunOutcome::Idle => return Ok(()),
             _ if shutting_down(inner) => return Ok(()),
             value_gc::RunOutcome::Collected(_) => {
-                rest(inner, pacing::rest_after(started.elapsed(), plan.gc_duty));
+                pace.settle();
                 plan = pacing::plan_now(inner).0;
             }
             _ => {}
@@ -252,7 +271,7 @@ fn vlog_collect(inner: &DbInner, mut plan: pacing::Plan, quiet: bool) -> Result<
     let mut skip = HashSet::new();
     while plan.over_budget && !shutting_down(inner) {
         set_log_room(inner, false);
-        match value_gc::run_once(inner, &mut skip, Victim::Tail(horizon))? {
+        match value_gc::run_once(inner, &mut skip, Victim::Tail(horizon), None)? {
             value_gc::RunOutcome::Idle => return Ok(()),
             value_gc::RunOutcome::Collected(n) => {
                 skip.insert(n);
@@ -293,7 +312,7 @@ fn set_log_room(inner: &DbInner, round_end: bool) {
 }
 
 /// Sleeps `d`, or until shutdown.
-fn rest(inner: &DbInner, d: Duration) {
+pub(crate) fn rest(inner: &DbInner, d: Duration) {
     let until = Instant::now() + d;
     let mut st = lock(&inner.bg.state);
     while !st.shutting_down {

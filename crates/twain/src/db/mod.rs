@@ -104,6 +104,9 @@ pub(crate) struct DbInner {
     pub drop_index: crate::vlog::DropIndex,
     /// Held by the value GC run in progress (one at a time).
     pub gc_lock: Mutex<()>,
+    /// Complete GCs (`Db::gc`) in progress: a paced background run does not rest while a
+    /// user waits for its lock (`pacing::RunPace`).
+    pub manual_gcs: AtomicU64,
     /// The value log's durability: sealed files awaiting their sync, the spare file, and
     /// syncs in file order off the writer's path.
     pub log_sync: crate::vlog::LogSync,

@@ -13,10 +13,12 @@
 //! | ½ … 1 | rises to 0.9 | rises to 1 | from ¾ | no |
 //! | ≥ 1 | 0.9 | 1 | yes | when a tenth of it is dead |
 //!
-//! The *duty* is the share of wall time the GC thread spends collecting: after a run that
+//! The *duty* is the share of wall time the GC thread spends collecting: for work that
 //! took `d` it rests `d × (1/duty − 1)`, so below the target the foreground keeps most of
 //! the machine, and under a write burst that pushes the figure up, GC gets more of it.
-//! `gc_bytes_per_sec` stays a ceiling on top. Once the foreground has written nothing for a
+//! `gc_bytes_per_sec` stays a ceiling on top. A run rests as it works ([`RunPace`], every
+//! [`PACE_STEP`] of work, at the duty of the plan for now), so the end of a burst hands
+//! the machine back to reads within a step, not a run or two later. Once the foreground has written nothing for a
 //! second, the background works as a complete GC would (threshold 0.9, garbage
 //! compactions, seal) while the figure is above the *idle target*, `1 + (target − 1) / 3`
 //! (1.1 for the default 1.3); then it stops: every step of that work removes garbage, so
@@ -31,7 +33,9 @@
 
 use super::{DbInner, lock};
 use crate::Result;
-use std::time::Duration;
+use std::cell::Cell;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
 
 /// The GC threshold at full pressure: what a complete GC uses.
 const FULL_THRESHOLD: f64 = super::value_gc::COMPLETE_GC_THRESHOLD;
@@ -141,6 +145,68 @@ pub(crate) fn idle_target(target: f64) -> f64 {
     1.0 + (target - 1.0) / 3.0
 }
 
+/// A paced run rests after at least this much work (`RunPace`): short enough that a
+/// foreground turning to reads gets the machine back at once, long enough that asking
+/// (a directory listing for the figure) costs nothing.
+pub(crate) const PACE_STEP: Duration = Duration::from_millis(50);
+
+/// The pacing of the GC thread's runs (`gc::Pace`): after every [`PACE_STEP`] of work a
+/// run rests as long as the duty of the plan for *now* leaves (`rest_after`), so a run
+/// that began under a write burst at full duty drops to the resting duty within a step of
+/// the foreground turning to reads; [`RunPace::settle`] charges the last step when a run
+/// ends. Manual GC (`Db::gc`) and vlog mode's runs (writers wait for them) are not paced.
+pub(crate) struct RunPace<'a> {
+    inner: &'a DbInner,
+    /// When the work not yet rested for began.
+    since: Cell<Instant>,
+}
+
+impl<'a> RunPace<'a> {
+    /// The pacing of runs starting now.
+    pub fn new(inner: &'a DbInner) -> RunPace<'a> {
+        RunPace {
+            inner,
+            since: Cell::new(Instant::now()),
+        }
+    }
+
+    /// Rests for the work since the last rest, however short; not at all while a user
+    /// waits for a complete GC ([`ManualGc`]): that user is the foreground then.
+    pub fn settle(&self) {
+        if self.inner.manual_gcs.load(Relaxed) == 0 {
+            let worked = self.since.get().elapsed();
+            let duty = plan_now(self.inner).0.gc_duty;
+            super::background::rest(self.inner, rest_after(worked, duty));
+        }
+        self.since.set(Instant::now());
+    }
+}
+
+/// A complete GC in progress (`Db::gc`), while held: paced background runs stop resting,
+/// so the user's GC never waits on the rests of a run that holds the GC lock.
+pub(crate) struct ManualGc<'a>(&'a DbInner);
+
+impl<'a> ManualGc<'a> {
+    pub fn start(inner: &'a DbInner) -> ManualGc<'a> {
+        inner.manual_gcs.fetch_add(1, Relaxed);
+        ManualGc(inner)
+    }
+}
+
+impl Drop for ManualGc<'_> {
+    fn drop(&mut self) {
+        self.0.manual_gcs.fetch_sub(1, Relaxed);
+    }
+}
+
+impl crate::gc::Pace for RunPace<'_> {
+    fn check(&self) {
+        if self.since.get().elapsed() >= PACE_STEP {
+            self.settle();
+        }
+    }
+}
+
 /// How long the GC thread rests after a run that took `took` at duty `duty`.
 pub(crate) fn rest_after(took: Duration, duty: f64) -> Duration {
     if duty >= 1.0 {
@@ -171,10 +237,7 @@ pub(crate) fn space_now(inner: &DbInner) -> Result<Option<(u64, u64)>> {
     };
     let mut live_bytes = live.bytes;
     if !inner.opts.gc_mode.records_drops() {
-        let now = inner
-            .counters
-            .user_bytes
-            .load(std::sync::atomic::Ordering::Relaxed);
+        let now = inner.counters.user_bytes.load(Relaxed);
         live_bytes += now.saturating_sub(pass.user_bytes);
     }
     if live_bytes == 0 {
@@ -184,32 +247,34 @@ pub(crate) fn space_now(inner: &DbInner) -> Result<Option<(u64, u64)>> {
     Ok(Some((disk, live_bytes)))
 }
 
-/// The plan for now, and whether the foreground writes nothing (`quiet`: it may still
-/// read). An unreadable directory listing leaves the figure unknown (the resting plan).
+/// The plan for now, and whether the foreground has written nothing for a second (`quiet`:
+/// it may still read). An unreadable directory listing leaves the figure unknown (the
+/// resting plan).
 pub(crate) fn plan_now(inner: &DbInner) -> (Plan, bool) {
     let amp = current_amp(inner).unwrap_or(None);
-    let fg = foreground_now(inner);
+    let (fg, quiet) = {
+        let mut st = lock(&inner.bg.state);
+        (foreground_in(inner, &mut st), st.writes_idle())
+    };
     let plan = plan(
         amp,
         inner.opts.space_amp_target,
         fg,
         inner.opts.gc_threshold,
     );
-    (plan, fg != Foreground::Writing)
+    (plan, quiet)
 }
 
-/// What the foreground did in the last second: writes (`Counters::user_ops`), reads
-/// (`reads_counted`), or nothing.
+/// What the foreground does now (`BgState::foreground`): writes (`Counters::user_ops`),
+/// reads (`reads_counted`), or nothing.
+#[cfg(test)]
 pub(crate) fn foreground_now(inner: &DbInner) -> Foreground {
     foreground_in(inner, &mut lock(&inner.bg.state))
 }
 
 /// `foreground_now` with the background state already locked.
 pub(crate) fn foreground_in(inner: &DbInner, st: &mut super::background::BgState) -> Foreground {
-    let ops = inner
-        .counters
-        .user_ops
-        .load(std::sync::atomic::Ordering::Relaxed);
+    let ops = inner.counters.user_ops.load(Relaxed);
     st.foreground(ops, reads_counted(inner))
 }
 
@@ -366,6 +431,17 @@ mod tests {
         assert_eq!(foreground_now(inner), Foreground::Reading);
         db.put("k00001", b"w").unwrap();
         assert_eq!(foreground_now(inner), Foreground::Writing);
+        // A quarter second without writes ends a write load: reads get the machine back
+        // (the resting duty) at once, though the foreground is not quiet for a second.
+        let lull = Instant::now().checked_sub(super::super::background::WRITE_WAIT * 2);
+        lock(&inner.bg.state).ops_seen_at = lull;
+        assert_eq!(foreground_now(inner), Foreground::Reading);
+        assert!(
+            !plan_now(inner).1,
+            "not quiet before a second without writes"
+        );
+        settle();
+        assert!(plan_now(inner).1);
     }
 
     #[test]
@@ -374,5 +450,54 @@ mod tests {
         assert_eq!(rest_after(d, 1.0), Duration::ZERO);
         assert_eq!(rest_after(d, 0.25), Duration::from_millis(300));
         assert_eq!(rest_after(d, 0.5), Duration::from_millis(100));
+    }
+
+    /// A paced run rests inside the run as the plan for now says: nothing before a step of
+    /// work, the resting duty's share after one (here the figure is unknown: no live-data
+    /// pass on an empty database, so the plan is the resting one), and `settle` charges
+    /// the work since the last rest. Only lower bounds on time: a sleep is never shorter.
+    #[test]
+    fn a_paced_run_rests_as_it_works() {
+        use crate::Db;
+        use crate::fs::MemFs;
+        use crate::gc::Pace;
+        use std::sync::Arc;
+        let mut opts = crate::Options::default().fs(Arc::new(MemFs::new()));
+        opts.gc_enabled = false;
+        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        let inner = &db.inner;
+        assert_eq!(plan_now(inner).0.gc_duty, RESTING_DUTY);
+        let pace = RunPace::new(inner);
+        let before = pace.since.get();
+        pace.check();
+        assert_eq!(pace.since.get(), before, "no rest before a step of work");
+        let worked = Duration::from_millis(60);
+        pace.since.set(Instant::now() - worked);
+        let start = Instant::now();
+        pace.check();
+        assert!(start.elapsed() >= rest_after(worked, RESTING_DUTY));
+        assert!(
+            pace.since.get() >= start,
+            "the next step starts after the rest"
+        );
+        pace.since.set(Instant::now() - Duration::from_millis(20));
+        let start = Instant::now();
+        pace.settle();
+        assert!(
+            start.elapsed() >= Duration::from_millis(60),
+            "settle charges a short step"
+        );
+        // A user's complete GC waits for the GC lock: the run holding it rests no more
+        // (here a second of work would cost three seconds of rest).
+        let user = ManualGc::start(inner);
+        pace.since.set(Instant::now() - Duration::from_secs(1));
+        let start = Instant::now();
+        pace.settle();
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "no rest while a user waits"
+        );
+        drop(user);
+        assert_eq!(inner.manual_gcs.load(Relaxed), 0);
     }
 }

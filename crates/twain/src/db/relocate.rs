@@ -14,7 +14,7 @@ use super::value_gc::emit;
 use super::{DbInner, SuperVersion, lock, write};
 use crate::Result;
 use crate::format::manifest::VersionEdit;
-use crate::gc::{CopyAt, Job, Run, Throttle, names_copy};
+use crate::gc::{CopyAt, Job, Pace, Run, Throttle, names_copy};
 use crate::key::SeqNo;
 use crate::options::GcEvent;
 use crate::stats::Counters;
@@ -80,9 +80,9 @@ fn seen_by_a_snapshot(
 
 /// Collects the job's value file the WiscKey way. `NotNow` when the file is gone or a live
 /// snapshot still needs one of its records.
-pub(crate) fn relocate(inner: &DbInner, job: &Job) -> Result<Run> {
+pub(crate) fn relocate(inner: &DbInner, job: &Job, pace: Option<&dyn Pace>) -> Result<Run> {
     let (number, epoch) = (job.file.number(), job.file.epoch());
-    let mut throttle = Throttle::new(job.bytes_per_sec);
+    let mut throttle = Throttle::new(job.bytes_per_sec).paced(pace);
     let (input, read) = job.read(&mut throttle, false)?;
     Counters::add(&inner.counters.gc_bytes_read, read);
     let input = match input {

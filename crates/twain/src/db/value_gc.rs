@@ -10,8 +10,8 @@ use crate::event_log::event;
 use crate::format::file_header::FILE_HEADER_LEN;
 use crate::format::manifest::{DropDelta, ValueFileOrigin, ValueFileRecord, VersionEdit};
 use crate::gc::{
-    Choice, FileVerdict, GcReport, Job, Rewritten, Run, SetAsideFile, StayReason, Throttle, Victim,
-    choose, pick, pick_tail,
+    Choice, FileVerdict, GcReport, Job, Pace, Rewritten, Run, SetAsideFile, StayReason, Throttle,
+    Victim, choose, pick, pick_tail,
 };
 use crate::key::SeqNo;
 use crate::options::{GcEvent, GcMode};
@@ -41,6 +41,7 @@ pub(crate) fn run_once(
     inner: &DbInner,
     skip: &mut HashSet<u64>,
     victim: Victim,
+    pace: Option<&dyn Pace>,
 ) -> Result<RunOutcome> {
     let _one_at_a_time = lock(&inner.gc_lock);
     super::punch::punch_ready(inner)?;
@@ -78,8 +79,8 @@ pub(crate) fn run_once(
     let job = make_job(inner, Arc::clone(&file), separated_count, punched);
     emit(inner, GcEvent::Started { file: number });
     let run = match inner.opts.gc_mode {
-        GcMode::DropRecords => rewrite(inner, &job, forced.is_none()),
-        GcMode::LsmLookup | GcMode::Vlog => super::relocate::relocate(inner, &job),
+        GcMode::DropRecords => rewrite(inner, &job, forced.is_none(), pace),
+        GcMode::LsmLookup | GcMode::Vlog => super::relocate::relocate(inner, &job, pace),
     };
     if !matches!(&run, Err(e) if !e.is_corruption()) {
         emit(inner, GcEvent::Finished { file: number });
@@ -151,7 +152,7 @@ pub(crate) fn run_all(inner: &DbInner, threshold: f64, pinned: &mut HashSet<u64>
     let mut runs = 0;
     let mut skip = HashSet::new();
     loop {
-        match run_once(inner, &mut skip, Victim::Below(threshold))? {
+        match run_once(inner, &mut skip, Victim::Below(threshold), None)? {
             RunOutcome::Idle => return Ok(runs),
             RunOutcome::Collected(_) => runs += 1,
             RunOutcome::Skipped(n) => {
@@ -228,6 +229,7 @@ const COMPLETE_GC_ROUNDS: usize = 4;
 /// enough garbage, and collects every file under the threshold; repeats while a round
 /// gains something. Reports why each value file left stays.
 pub(crate) fn complete(inner: &DbInner) -> Result<GcReport> {
+    let _user_waits = super::pacing::ManualGc::start(inner);
     if inner.opts.value_layout == crate::options::ValueLayout::Hash {
         return super::group_gc::complete(inner);
     }
@@ -299,7 +301,7 @@ fn complete_vlog(inner: &DbInner) -> Result<GcReport> {
         .unwrap_or(None)
         .is_some_and(|amp| amp > goal)
     {
-        match run_once(inner, &mut skip, Victim::Tail(horizon))? {
+        match run_once(inner, &mut skip, Victim::Tail(horizon), None)? {
             RunOutcome::Idle => break,
             RunOutcome::Collected(n) => {
                 skip.insert(n);
@@ -398,8 +400,8 @@ fn make_job(
 /// A drop-records run: the job reads the file and, if `may_punch` and its garbage is
 /// clustered enough (`gc::choose`), punches its dead runs; otherwise writes the SVTable,
 /// which is then installed.
-fn rewrite(inner: &DbInner, job: &Job, may_punch: bool) -> Result<Run> {
-    let mut throttle = Throttle::new(job.bytes_per_sec);
+fn rewrite(inner: &DbInner, job: &Job, may_punch: bool, pace: Option<&dyn Pace>) -> Result<Run> {
+    let mut throttle = Throttle::new(job.bytes_per_sec).paced(pace);
     // Dead records are neither copied nor, in an SVTable, read.
     let (input, read) = job.read(&mut throttle, true)?;
     Counters::add(&inner.counters.gc_bytes_read, read);

@@ -216,25 +216,56 @@ pub(crate) fn would_set_aside(
     })
 }
 
-/// Keeps value GC's I/O under a byte rate.
-pub(crate) struct Throttle {
+/// How much of the machine a background run may take, asked while it works: every
+/// [`PACE_BYTES`] of its I/O a paced run calls [`Pace::check`], which rests as long as the
+/// background's duty leaves (`db::pacing::RunPace` answers from the space target and what
+/// the foreground does now). A run takes its share as it goes, so a foreground that turns
+/// from writing to reading gets the machine back within one step, not one run later.
+pub(crate) trait Pace {
+    /// Called as the run works: may rest.
+    fn check(&self);
+}
+
+/// A paced run calls [`Pace::check`] after this many bytes of I/O.
+pub(crate) const PACE_BYTES: u64 = 1 << 20;
+
+/// Keeps value GC's I/O under a byte rate, and a run's share of the machine to its
+/// [`Pace`], if any.
+pub(crate) struct Throttle<'a> {
     bytes_per_sec: u64,
     start: Instant,
     spent: u64,
+    pace: Option<&'a dyn Pace>,
+    unpaced: u64,
 }
 
-impl Throttle {
-    /// A throttle at `bytes_per_sec` (0: unlimited).
-    pub fn new(bytes_per_sec: u64) -> Throttle {
+impl<'a> Throttle<'a> {
+    /// A throttle at `bytes_per_sec` (0: unlimited), unpaced.
+    pub fn new(bytes_per_sec: u64) -> Throttle<'a> {
         Throttle {
             bytes_per_sec,
             start: Instant::now(),
             spent: 0,
+            pace: None,
+            unpaced: 0,
         }
     }
 
-    /// Accounts for `bytes` of I/O, sleeping if the run is ahead of its budget.
+    /// The same throttle, asking `pace` as the run works.
+    pub fn paced(self, pace: Option<&'a dyn Pace>) -> Throttle<'a> {
+        Throttle { pace, ..self }
+    }
+
+    /// Accounts for `bytes` of I/O, sleeping if the run is ahead of its budget, and asks
+    /// the pace every [`PACE_BYTES`].
     pub fn spend(&mut self, bytes: u64) {
+        if let Some(pace) = self.pace {
+            self.unpaced += bytes;
+            if self.unpaced >= PACE_BYTES {
+                self.unpaced = 0;
+                pace.check();
+            }
+        }
         if self.bytes_per_sec == 0 {
             return;
         }
@@ -287,6 +318,29 @@ mod tests {
         let start = Instant::now();
         Throttle::new(0).spend(1 << 40);
         assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    /// A paced throttle asks its pace once per `PACE_BYTES` of I/O, however the bytes come;
+    /// an unpaced one never asks.
+    #[test]
+    fn a_paced_throttle_asks_once_per_pace_bytes() {
+        struct Count(std::cell::Cell<u32>);
+        impl Pace for Count {
+            fn check(&self) {
+                self.0.set(self.0.get() + 1);
+            }
+        }
+        let count = Count(std::cell::Cell::new(0));
+        let mut t = Throttle::new(0).paced(Some(&count));
+        for _ in 0..12 {
+            t.spend(PACE_BYTES / 4);
+        }
+        assert_eq!(count.0.get(), 3);
+        t.spend(5 * PACE_BYTES);
+        assert_eq!(count.0.get(), 4, "one large spend asks once");
+        let mut unpaced = Throttle::new(0);
+        unpaced.spend(10 * PACE_BYTES);
+        assert_eq!(count.0.get(), 4);
     }
 
     #[test]
