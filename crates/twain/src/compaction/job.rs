@@ -184,6 +184,10 @@ pub trait PartEnv: Sync {
     fn is_dropped(&self, number: u64, epoch: u32, seq: SeqNo) -> Result<bool>;
     /// Whether the part should stop early (the database is closing, another part failed).
     fn stopped(&self) -> bool;
+    /// Called as the part merges (with `stopped`, every 4,096 entries): the host may rest
+    /// here, so that background work yields to the foreground (`db::pacing`). A worker
+    /// process has no foreground to yield to.
+    fn pace(&self) {}
     /// A file number past the reserved ones, for a part that used them all; an
     /// environment without one fails the part.
     fn extra_file_number(&self) -> Result<u64>;

@@ -107,8 +107,11 @@ fn merge(
             break;
         }
         entries += 1;
-        if entries.is_multiple_of(4096) && env.stopped() {
-            return Ok(None);
+        if entries.is_multiple_of(4096) {
+            env.pace();
+            if env.stopped() {
+                return Ok(None);
+            }
         }
         let decision = filter.decide(key, input.value(), |uk| !job.deeper_may_hold(uk));
         if decision == Decision::Expire {

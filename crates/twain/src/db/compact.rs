@@ -120,13 +120,19 @@ fn merge(
     written: &mut Vec<(u64, PathBuf)>,
     manual: Option<ManualRange>,
 ) -> Result<Outcome> {
+    // Work that only removes garbage or re-points handles yields to reads; the rest keeps
+    // the tree in shape and runs flat out, as manual compactions do.
+    use crate::compaction::picker::{EXPIRED, GARBAGE, REFRESH};
+    let yields = manual.is_none() && [GARBAGE, EXPIRED, REFRESH].contains(&task.reason);
     let jobs = parts::plan(inner, task, version, manual);
     let mut outputs: Vec<TableRecord> = Vec::new();
     let mut drops = DropWriter::new();
     let mut placed = Vec::new();
     let mut figures = Vec::new();
     let tally = offload::OffloadTally::default();
-    for end in run_parts(inner, version, &jobs, &tally, written)? {
+    let pace = super::pacing::CompactionPace::new(inner);
+    let pace = yields.then_some(&pace);
+    for end in run_parts(inner, version, &jobs, &tally, written, pace)? {
         let PartEnd::Done(part) = end else {
             return Ok(Outcome::Abandoned);
         };
@@ -217,12 +223,14 @@ fn run_parts(
     jobs: &[PartJob],
     tally: &offload::OffloadTally,
     written: &mut Vec<(u64, PathBuf)>,
+    pace: Option<&super::pacing::CompactionPace<'_>>,
 ) -> Result<Vec<PartEnd>> {
     let stop = AtomicBool::new(false);
     let env = VersionEnv {
         inner,
         version,
         stop: &stop,
+        pace,
     };
     let target = inner.opts.offload_target();
     let one = |i: usize, job: &PartJob| {

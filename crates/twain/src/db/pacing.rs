@@ -18,7 +18,9 @@
 //! the machine, and under a write burst that pushes the figure up, GC gets more of it.
 //! `gc_bytes_per_sec` stays a ceiling on top. A run rests as it works ([`RunPace`], every
 //! [`PACE_STEP`] of work, at the duty of the plan for now), so the end of a burst hands
-//! the machine back to reads within a step, not a run or two later. Once the foreground has written nothing for a
+//! the machine back to reads within a step, not a run or two later. A garbage, refresh
+//! or expiry compaction rests the same way while the foreground only reads
+//! ([`CompactionPace`]). Once the foreground has written nothing for a
 //! second, the background works as a complete GC would (threshold 0.9, garbage
 //! compactions, seal) while the figure is above the *idle target*, `1 + (target − 1) / 3`
 //! (1.1 for the default 1.3); then it stops: every step of that work removes garbage, so
@@ -179,6 +181,45 @@ impl<'a> RunPace<'a> {
             super::background::rest(self.inner, rest_after(worked, duty));
         }
         self.since.set(Instant::now());
+    }
+}
+
+/// The pacing of an automatic garbage, refresh or expiry compaction (`PartEnv::pace`):
+/// while the foreground only reads, after every [`PACE_STEP`] of work it rests as value GC
+/// does at the resting duty. Under writes it runs flat out (its merge drains L0 too), as it
+/// does with the foreground quiet and while a manual compaction or a user's complete GC
+/// waits for it. Parts of one task share it: each rests for the work since the last rest.
+pub(crate) struct CompactionPace<'a> {
+    inner: &'a DbInner,
+    /// When the work not yet rested for began.
+    since: std::sync::Mutex<Instant>,
+}
+
+impl<'a> CompactionPace<'a> {
+    /// The pacing of a compaction starting now.
+    pub fn new(inner: &'a DbInner) -> CompactionPace<'a> {
+        CompactionPace {
+            inner,
+            since: std::sync::Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Rests if a step of work is done and the foreground only reads.
+    pub fn check(&self) {
+        let worked = lock(&self.since).elapsed();
+        if worked < PACE_STEP {
+            return;
+        }
+        let reading = {
+            let mut st = lock(&self.inner.bg.state);
+            !st.manual
+                && self.inner.manual_gcs.load(Relaxed) == 0
+                && foreground_in(self.inner, &mut st) == Foreground::Reading
+        };
+        if reading {
+            super::background::rest(self.inner, rest_after(worked, RESTING_DUTY));
+        }
+        *lock(&self.since) = Instant::now();
     }
 }
 
@@ -452,19 +493,21 @@ mod tests {
         assert_eq!(rest_after(d, 0.5), Duration::from_millis(100));
     }
 
+    /// An empty database in memory whose GC thread does nothing (the tests drive the pace).
+    fn db_without_gc() -> crate::Db {
+        let mut opts = crate::Options::default().fs(std::sync::Arc::new(crate::fs::MemFs::new()));
+        opts.gc_enabled = false;
+        crate::Db::open(std::path::Path::new("/db"), opts).unwrap()
+    }
+
     /// A paced run rests inside the run as the plan for now says: nothing before a step of
     /// work, the resting duty's share after one (here the figure is unknown: no live-data
     /// pass on an empty database, so the plan is the resting one), and `settle` charges
     /// the work since the last rest. Only lower bounds on time: a sleep is never shorter.
     #[test]
     fn a_paced_run_rests_as_it_works() {
-        use crate::Db;
-        use crate::fs::MemFs;
         use crate::gc::Pace;
-        use std::sync::Arc;
-        let mut opts = crate::Options::default().fs(Arc::new(MemFs::new()));
-        opts.gc_enabled = false;
-        let db = Db::open(std::path::Path::new("/db"), opts).unwrap();
+        let db = db_without_gc();
         let inner = &db.inner;
         assert_eq!(plan_now(inner).0.gc_duty, RESTING_DUTY);
         let pace = RunPace::new(inner);
@@ -499,5 +542,46 @@ mod tests {
         );
         drop(user);
         assert_eq!(inner.manual_gcs.load(Relaxed), 0);
+    }
+
+    /// A garbage compaction's pace rests only while the foreground reads: not under writes
+    /// (its merge drains L0), not with the foreground quiet, not while a manual compaction
+    /// waits for it; and never before a step of work. Only lower bounds on time, and upper
+    /// ones three times wider than the rest they rule out.
+    #[test]
+    fn a_compaction_rests_only_while_users_only_read() {
+        let db = db_without_gc();
+        let inner = &db.inner;
+        let pace = CompactionPace::new(inner);
+        let worked = Duration::from_secs(1); // three seconds of rest at the resting duty
+        let rests = |set: &dyn Fn(&mut super::super::background::BgState)| {
+            set(&mut lock(&inner.bg.state));
+            *lock(&pace.since) = Instant::now() - worked;
+            let start = Instant::now();
+            pace.check();
+            start.elapsed() >= rest_after(worked, RESTING_DUTY)
+        };
+        let ago = |d: Duration| Instant::now().checked_sub(d);
+        let idle = super::super::background::IDLE_WAIT * 2;
+        let lull = super::super::background::WRITE_WAIT * 2;
+        // Writing: a write just now.
+        assert!(!rests(&|st| st.ops_seen_at = Some(Instant::now())));
+        // Quiet: no write and no read for a while.
+        assert!(!rests(&|st| {
+            st.ops_seen_at = ago(idle);
+            st.reads_seen_at = ago(idle);
+        }));
+        // Reading, but a manual compaction waits.
+        assert!(!rests(&|st| {
+            st.ops_seen_at = ago(lull);
+            st.manual = true;
+        }));
+        lock(&inner.bg.state).manual = false;
+        // Reading: a burst's end a moment ago.
+        assert!(rests(&|st| st.ops_seen_at = ago(lull)));
+        // Before a step of work, no rest whatever the foreground.
+        let start = Instant::now();
+        pace.check();
+        assert!(start.elapsed() < rest_after(worked, RESTING_DUTY));
     }
 }

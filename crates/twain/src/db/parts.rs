@@ -107,6 +107,9 @@ pub(crate) struct VersionEnv<'a> {
     pub version: &'a Version,
     /// Set when a part of the task failed.
     pub stop: &'a AtomicBool,
+    /// The pacing of an automatic garbage, refresh or expiry compaction; none for the
+    /// compactions that keep the tree in shape and for manual ones.
+    pub pace: Option<&'a super::pacing::CompactionPace<'a>>,
 }
 
 impl PartEnv for VersionEnv<'_> {
@@ -147,6 +150,12 @@ impl PartEnv for VersionEnv<'_> {
 
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || shutting_down(self.inner)
+    }
+
+    fn pace(&self) {
+        if let Some(pace) = self.pace {
+            pace.check();
+        }
     }
 
     fn extra_file_number(&self) -> Result<u64> {
@@ -246,6 +255,7 @@ mod tests {
             inner,
             version: &version,
             stop: &stop,
+            pace: None,
         };
         let worker = FilesEnv::new(Arc::clone(&fs), Path::new("/db"));
         let (mut total, mut refreshed) = (0, 0);
