@@ -120,10 +120,12 @@ fn merge(
     written: &mut Vec<(u64, PathBuf)>,
     manual: Option<ManualRange>,
 ) -> Result<Outcome> {
-    // Work that only removes garbage or re-points handles yields to reads; the rest keeps
-    // the tree in shape and runs flat out, as manual compactions do.
-    use crate::compaction::picker::{EXPIRED, GARBAGE, REFRESH};
-    let yields = manual.is_none() && [GARBAGE, EXPIRED, REFRESH].contains(&task.reason);
+    // Work that only removes garbage yields to reads; what keeps the tree in shape runs
+    // flat out, as manual compactions do. Refresh compactions have their own pacing
+    // (`background::refresh_pick`: they exist for reads, and take at most a fifth of a
+    // compaction thread under any load).
+    use crate::compaction::picker::{EXPIRED, GARBAGE};
+    let yields = manual.is_none() && [GARBAGE, EXPIRED].contains(&task.reason);
     let jobs = parts::plan(inner, task, version, manual);
     let mut outputs: Vec<TableRecord> = Vec::new();
     let mut drops = DropWriter::new();

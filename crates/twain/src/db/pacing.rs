@@ -18,9 +18,8 @@
 //! the machine, and under a write burst that pushes the figure up, GC gets more of it.
 //! `gc_bytes_per_sec` stays a ceiling on top. A run rests as it works ([`RunPace`], every
 //! [`PACE_STEP`] of work, at the duty of the plan for now), so the end of a burst hands
-//! the machine back to reads within a step, not a run or two later. A garbage, refresh
-//! or expiry compaction rests the same way while the foreground only reads
-//! ([`CompactionPace`]). Once the foreground has written nothing for a
+//! the machine back to reads within a step, not a run or two later. A garbage or expiry
+//! compaction rests the same way while the foreground only reads ([`CompactionPace`]). Once the foreground has written nothing for a
 //! second, the background works as a complete GC would (threshold 0.9, garbage
 //! compactions, seal) while the figure is above the *idle target*, `1 + (target − 1) / 3`
 //! (1.1 for the default 1.3); then it stops: every step of that work removes garbage, so
@@ -184,7 +183,7 @@ impl<'a> RunPace<'a> {
     }
 }
 
-/// The pacing of an automatic garbage, refresh or expiry compaction (`PartEnv::pace`):
+/// The pacing of an automatic garbage or expiry compaction (`PartEnv::pace`):
 /// while the foreground only reads, after every [`PACE_STEP`] of work it rests as value GC
 /// does at the resting duty. Under writes it runs flat out (its merge drains L0 too), as it
 /// does with the foreground quiet and while a manual compaction or a user's complete GC

@@ -107,7 +107,7 @@ pub(crate) struct VersionEnv<'a> {
     pub version: &'a Version,
     /// Set when a part of the task failed.
     pub stop: &'a AtomicBool,
-    /// The pacing of an automatic garbage, refresh or expiry compaction; none for the
+    /// The pacing of an automatic garbage or expiry compaction; none for the
     /// compactions that keep the tree in shape and for manual ones.
     pub pace: Option<&'a super::pacing::CompactionPace<'a>>,
 }
