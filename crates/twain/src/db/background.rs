@@ -85,6 +85,12 @@ impl BgState {
         }
     }
 
+    /// Whether users read in the last `IDLE_WAIT`, writing or not (as of the last
+    /// `foreground` call).
+    pub fn read_lately(&self) -> bool {
+        self.reads_seen_at.is_some_and(|t| t.elapsed() < IDLE_WAIT)
+    }
+
     /// Whether no write came for `IDLE_WAIT` (as of the last `foreground` call).
     pub fn writes_idle(&self) -> bool {
         self.ops_seen_at.is_some_and(|t| t.elapsed() >= IDLE_WAIT)

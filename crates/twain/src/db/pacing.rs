@@ -245,6 +245,25 @@ impl crate::gc::Pace for RunPace<'_> {
             self.settle();
         }
     }
+
+    /// Short reads while users read (gets and scans whose values miss the page cache
+    /// queue behind GC's reads at the disk), whether they also write; long ones otherwise
+    /// and while a user waits for a complete GC.
+    fn read_len(&self) -> u64 {
+        if self.inner.manual_gcs.load(Relaxed) > 0 {
+            return crate::gc::BULK_READ;
+        }
+        let reading = {
+            let mut st = lock(&self.inner.bg.state);
+            foreground_in(self.inner, &mut st);
+            st.read_lately()
+        };
+        if reading {
+            crate::gc::SHARED_READ
+        } else {
+            crate::gc::BULK_READ
+        }
+    }
 }
 
 /// How long the GC thread rests after a run that took `took` at duty `duty`.
@@ -541,6 +560,51 @@ mod tests {
         );
         drop(user);
         assert_eq!(inner.manual_gcs.load(Relaxed), 0);
+    }
+
+    /// A GC run reads short while users read, writing or not, and in bulk while they only
+    /// write, with the foreground quiet, and while a user waits for a complete GC.
+    #[test]
+    fn a_gc_run_reads_short_while_users_read() {
+        use crate::gc::{BULK_READ, Pace, SHARED_READ};
+        let db = db_without_gc();
+        let inner = &db.inner;
+        let pace = RunPace::new(inner);
+        let ago = |d: Duration| Instant::now().checked_sub(d);
+        let idle = super::super::background::IDLE_WAIT * 2;
+        let len = |ops: Option<Instant>, reads: Option<Instant>| {
+            let mut st = lock(&inner.bg.state);
+            // What the foreground call saw last: nothing new since.
+            st.seen_ops = inner.counters.user_ops.load(Relaxed);
+            st.seen_reads = reads_counted(inner);
+            st.ops_seen_at = ops;
+            st.reads_seen_at = reads;
+            drop(st);
+            pace.read_len()
+        };
+        assert_eq!(len(ago(idle), ago(idle)), BULK_READ, "quiet");
+        assert_eq!(
+            len(Some(Instant::now()), ago(idle)),
+            BULK_READ,
+            "writes only"
+        );
+        assert_eq!(len(ago(idle), Some(Instant::now())), SHARED_READ, "reads");
+        assert_eq!(
+            len(Some(Instant::now()), Some(Instant::now())),
+            SHARED_READ,
+            "reads among writes"
+        );
+        let user = ManualGc::start(inner);
+        assert_eq!(
+            len(ago(idle), Some(Instant::now())),
+            BULK_READ,
+            "a user waits"
+        );
+        drop(user);
+        // A read counted now is seen by the next call, with nothing set by hand.
+        assert_eq!(len(ago(idle), ago(idle)), BULK_READ);
+        let _ = db.get(b"k").unwrap();
+        assert_eq!(pace.read_len(), SHARED_READ, "a get just now");
     }
 
     /// A garbage compaction's pace rests only while the foreground reads: not under writes

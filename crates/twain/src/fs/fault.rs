@@ -796,6 +796,10 @@ impl ReadableFile for FaultReadable {
     fn advise_random(&self) {
         self.file.advise_random();
     }
+
+    fn will_need(&self, offset: u64, len: u64) {
+        self.file.will_need(offset, len);
+    }
 }
 
 #[cfg(test)]

@@ -188,6 +188,11 @@ pub trait ReadableFile: Send + Sync {
     /// reads only the pages a read asks for and no read-ahead around them. A hint: it
     /// changes no result, and where the system has no such hint it does nothing.
     fn advise_random(&self) {}
+    /// Tells the operating system that `len` bytes at `offset` will be read soon, so that
+    /// it starts reading them into its cache now (a reader that reads a file in explicit
+    /// chunks, read-ahead off, overlaps the next chunk's I/O with its work on this one). A
+    /// hint, as [`ReadableFile::advise_random`] is.
+    fn will_need(&self, _offset: u64, _len: u64) {}
     /// The operating system's descriptor of the file, for reads submitted in batches
     /// ([`read_batch`]); `None` where each read must go through
     /// [`ReadableFile::read_exact_at`] (files in memory, files that inject faults).

@@ -104,6 +104,21 @@ impl ReadableFile for RealReadable {
             unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
         }
     }
+
+    #[cfg(target_os = "linux")]
+    fn will_need(&self, offset: u64, len: u64) {
+        use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len))
+        else {
+            return;
+        };
+        if let Ok(file) = self.file() {
+            // SAFETY: as in `advise_random`; the hint only starts reads into the cache.
+            unsafe {
+                libc::posix_fadvise(file.as_raw_fd(), offset, len, libc::POSIX_FADV_WILLNEED)
+            };
+        }
+    }
 }
 
 impl Drop for RealReadable {

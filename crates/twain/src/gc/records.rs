@@ -15,8 +15,6 @@ use crate::seq_set::SeqSet;
 use crate::vlog::ValueFile;
 use crate::{Error, Result};
 
-/// Bytes read per positional read of an SVTable's entries.
-const CHUNK: u64 = 4 << 20;
 /// The most records (and dropped sequence numbers) a read reserves room for up front.
 const RESERVE_CAP: u64 = 1 << 18;
 
@@ -218,8 +216,13 @@ pub(crate) fn read_records(
         } else {
             if entry_end > chunk_start + chunk.len() as u64 || offset < chunk_start {
                 chunk_start = offset;
-                let n = (end - offset).min(CHUNK.max(u64::from(len)));
+                let read_len = throttle.read_len();
+                let n = (end - offset).min(read_len.max(u64::from(len)));
                 chunk = reader.read_vec(offset, n as usize).ctx("read", path)?;
+                // Reading in bulk, the next chunk is on its way while this one is worked on.
+                if read_len >= super::BULK_READ && offset + n < end {
+                    reader.will_need(offset + n, read_len);
+                }
                 scan.read += n;
                 throttle.spend(n);
             }
