@@ -108,7 +108,9 @@ impl ReadableFile for RealReadable {
     #[cfg(target_os = "linux")]
     fn will_need(&self, offset: u64, len: u64) {
         use std::os::fd::AsRawFd;
-        let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len))
+        // A length of 0 would mean "to the end of the file".
+        let (Ok(offset), Ok(len @ 1..)) =
+            (libc::off_t::try_from(offset), libc::off_t::try_from(len))
         else {
             return;
         };

@@ -262,7 +262,9 @@ impl<'p> Window<'p> {
             self.read += n;
             // Reading in bulk, the next chunk is on its way while this one is worked on.
             if self.chunk >= super::BULK_READ && offset + n < self.file_len {
-                self.file.will_need(offset + n, self.chunk);
+                let next = offset + n;
+                self.file
+                    .will_need(next, self.chunk.min(self.file_len - next));
             }
         }
         let from = (offset - self.start) as usize;
@@ -325,8 +327,9 @@ mod tests {
     }
 
     /// The scan reads as long as the throttle's pace says, asking again as it goes: a log
-    /// of just over 2 MiB is read in nine or ten reads while users read (and the pace says so), in one
-    /// otherwise.
+    /// of just over 2 MiB is read in nine or ten reads while users read (and the pace says
+    /// so), in one otherwise, and in a few short reads and then one long one when users stop
+    /// reading during the scan.
     #[test]
     fn the_scan_reads_as_long_as_its_pace_says() {
         use crate::fs::{FaultFs, OpKind};
@@ -338,19 +341,34 @@ mod tests {
             w.finish(&mut buf);
         }
         assert!(buf.len() > 2 << 20 && (buf.len() as u64) < BULK_READ);
-        struct Len(u64);
+        /// Says `first`, then `then` once asked with a check.
+        struct Len {
+            first: u64,
+            then: u64,
+            checked: std::cell::Cell<bool>,
+        }
         impl Pace for Len {
-            fn check(&self) {}
+            fn check(&self) {
+                self.checked.set(true);
+            }
             fn read_len(&self) -> u64 {
-                self.0
+                if self.checked.get() {
+                    self.then
+                } else {
+                    self.first
+                }
             }
         }
-        let reads = |len: u64| {
+        let reads = |first: u64, then: u64| {
             let mem = MemFs::new();
             let path = Path::new("/000007.vlog");
             mem.create(path).unwrap().append(&buf).unwrap();
             let fs = FaultFs::over_mem(&mem);
-            let pace = Len(len);
+            let pace = Len {
+                first,
+                then,
+                checked: std::cell::Cell::new(false),
+            };
             let mut throttle = Throttle::new(0).paced(Some(&pace));
             let (mut n, mut damage) = (0, Vec::new());
             let mut on_entry = |_: u64, _: &LogEntry<'_>| n += 1;
@@ -364,8 +382,14 @@ mod tests {
             reads
         };
         let shared = buf.len().div_ceil(SHARED_READ as usize) as u64;
-        assert!((shared..=shared + 1).contains(&reads(SHARED_READ)));
-        assert_eq!(reads(BULK_READ), 1);
+        assert!((shared..=shared + 1).contains(&reads(SHARED_READ, SHARED_READ)));
+        assert_eq!(reads(BULK_READ, BULK_READ), 1);
+        // Users start reading as the scan begins: after its first MiB (when the throttle
+        // asks the pace) the reads turn short. The first read took 4 MiB, the whole file.
+        assert_eq!(reads(BULK_READ, SHARED_READ), 1);
+        // They stop: the reads after the first MiB are long, the rest of the file in one.
+        let r = reads(SHARED_READ, BULK_READ);
+        assert!((5..=6).contains(&r), "four short reads, then one long: {r}");
     }
 
     #[test]

@@ -220,8 +220,10 @@ pub(crate) fn read_records(
                 let n = (end - offset).min(read_len.max(u64::from(len)));
                 chunk = reader.read_vec(offset, n as usize).ctx("read", path)?;
                 // Reading in bulk, the next chunk is on its way while this one is worked on.
+                // (Up to the entry area's end; dead entries in that span may come along,
+                // as they do inside a chunk.)
                 if read_len >= super::BULK_READ && offset + n < end {
-                    reader.will_need(offset + n, read_len);
+                    reader.will_need(offset + n, read_len.min(end - offset - n));
                 }
                 scan.read += n;
                 throttle.spend(n);

@@ -133,6 +133,66 @@ mod tests {
         assert_eq!(svt.find(b"a", 11).unwrap(), None);
     }
 
+    /// A GC run reads an SVTable's entries as long as its pace says: a table of just over
+    /// 2 MiB of entries in nine or ten reads while users read, in one (after its index)
+    /// otherwise.
+    #[test]
+    fn an_svtable_is_read_as_long_as_the_pace_says() {
+        use crate::fs::{FaultFs, OpKind};
+        use crate::gc::{BULK_READ, Pace, SHARED_READ, read_records};
+        let mem = MemFs::new();
+        let fault = Arc::new(FaultFs::over_mem(&mem));
+        let fs: Arc<dyn Fs> = fault.clone();
+        let dir = Path::new("/db");
+        fs.create_dir_all(dir).unwrap();
+        let mut buf = encode_header(FileKind::ValueLog, 3).to_vec();
+        let mut w = BatchRecordWriter::begin(&mut buf, 1, 0);
+        for i in 0..540u32 {
+            w.add(
+                &mut buf,
+                LogEntryKind::Separated,
+                &i.to_be_bytes(),
+                &[7; 4000],
+            );
+        }
+        w.finish(&mut buf);
+        let mut job = log_job(&fs, 3, &buf, SeqSet::default());
+        job.separated_count = 540;
+        let mut throttle = Throttle::new(0);
+        let (input, _) = job.read(&mut throttle, true).unwrap();
+        write_svtable(&job, input.unwrap().records, &mut throttle).unwrap();
+        struct Len(u64);
+        impl Pace for Len {
+            fn check(&self) {}
+            fn read_len(&self) -> u64 {
+                self.0
+            }
+        }
+        let reads = |len: u64| {
+            // A fresh handle on the table: its index is read when it is opened.
+            let svt = ValueFile::with_epoch(Arc::clone(&fs), dir, 3, 1);
+            svt.svtable().unwrap();
+            let pace = Len(len);
+            let mut throttle = Throttle::new(0).paced(Some(&pace));
+            let before = fault.ops_of(OpKind::Read);
+            let scan = read_records(&*fs, &svt, &[], &mut throttle, &SeqSet::default(), true);
+            let scan = scan.unwrap();
+            assert_eq!((scan.records.len(), scan.damage.len()), (540, 0));
+            (fault.ops_of(OpKind::Read) - before, scan.read)
+        };
+        let (long, whole) = reads(BULK_READ);
+        assert_eq!(long, 1);
+        assert!(whole > 2 << 20 && whole < BULK_READ);
+        // An entry cut by a short read's end is read again whole by the next.
+        let (short, read) = reads(SHARED_READ);
+        assert!(read >= whole && read <= whole + short * 4100);
+        let least = whole.div_ceil(SHARED_READ);
+        assert!(
+            (least..=least + 1).contains(&short),
+            "{short} reads of {read} B"
+        );
+    }
+
     /// A log holding one version twice (two copies relocated together: the kill loop found
     /// such a file, and GC refused it at every run) is rewritten with one copy.
     #[test]
