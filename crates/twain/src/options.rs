@@ -225,7 +225,8 @@ pub struct Options {
     /// in tables). Range: (0, 1]. Default: 0.5.
     pub gc_threshold: f64,
     /// Bytes per second value GC may read plus write (0: unlimited), so that foreground
-    /// latency stays bounded. Range: 0, or 1 MiB ..= 1 TiB. Default: 0.
+    /// latency stays bounded. A close does not wait it out: the run in progress finishes
+    /// at the disk's pace. Range: 0, or 1 MiB ..= 1 TiB. Default: 0.
     pub gc_bytes_per_sec: u64,
     /// The space amplification (allocated disk bytes / live bytes) the background keeps
     /// to: value GC and garbage compaction get more of the machine as the figure nears it

@@ -670,6 +670,8 @@ pub(crate) fn shutdown(inner: &DbInner) -> Result<()> {
         st.shutting_down = true;
     }
     inner.bg.notify_all();
+    // A GC run throttled by `gc_bytes_per_sec` finishes at the disk's pace, not the rate's.
+    inner.gc_closing.close();
     inner.log_sync.close();
     let threads = std::mem::take(&mut *lock(&inner.bg.threads));
     for t in threads {

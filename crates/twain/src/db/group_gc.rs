@@ -382,6 +382,7 @@ fn collect(
         merge_deadest_cold: merge_deadest,
         snapshots: inner.snapshot_seqs(),
         bytes_per_sec: inner.opts.gc_bytes_per_sec,
+        closing: Arc::clone(&inner.gc_closing),
         inputs,
         cold,
     };

@@ -104,6 +104,8 @@ pub(crate) struct DbInner {
     pub drop_index: crate::vlog::DropIndex,
     /// Held by the value GC run in progress (one at a time).
     pub gc_lock: Mutex<()>,
+    /// Set when the database closes: ends a GC run's waits for `gc_bytes_per_sec`.
+    pub gc_closing: Arc<crate::gc::Closing>,
     /// Complete GCs (`Db::gc`) in progress: a paced background run does not rest while a
     /// user waits for its lock (`pacing::RunPace`).
     pub manual_gcs: AtomicU64,

@@ -438,6 +438,7 @@ pub(crate) fn open(dir: &Path, opts: Options, read_only: bool) -> Result<Arc<DbI
         counters: Arc::new(Counters::default()),
         drop_index,
         gc_lock: Mutex::new(()),
+        gc_closing: Default::default(),
         manual_gcs: AtomicU64::new(0),
         log_sync,
         live_cache: Default::default(),

@@ -82,7 +82,9 @@ fn seen_by_a_snapshot(
 /// snapshot still needs one of its records.
 pub(crate) fn relocate(inner: &DbInner, job: &Job, pace: Option<&dyn Pace>) -> Result<Run> {
     let (number, epoch) = (job.file.number(), job.file.epoch());
-    let mut throttle = Throttle::new(job.bytes_per_sec).paced(pace);
+    let mut throttle = Throttle::new(job.bytes_per_sec)
+        .paced(pace)
+        .until_closed(&job.closing);
     let (input, read) = job.read(&mut throttle, false)?;
     Counters::add(&inner.counters.gc_bytes_read, read);
     let input = match input {

@@ -393,6 +393,7 @@ fn make_job(
         separated_count,
         punched,
         bytes_per_sec: inner.opts.gc_bytes_per_sec,
+        closing: Arc::clone(&inner.gc_closing),
         listener: inner.opts.gc_listener.clone(),
     }
 }
@@ -401,7 +402,9 @@ fn make_job(
 /// clustered enough (`gc::choose`), punches its dead runs; otherwise writes the SVTable,
 /// which is then installed.
 fn rewrite(inner: &DbInner, job: &Job, may_punch: bool, pace: Option<&dyn Pace>) -> Result<Run> {
-    let mut throttle = Throttle::new(job.bytes_per_sec).paced(pace);
+    let mut throttle = Throttle::new(job.bytes_per_sec)
+        .paced(pace)
+        .until_closed(&job.closing);
     // Dead records are neither copied nor, in an SVTable, read.
     let (input, read) = job.read(&mut throttle, true)?;
     Counters::add(&inner.counters.gc_bytes_read, read);

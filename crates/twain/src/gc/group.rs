@@ -83,6 +83,8 @@ pub(crate) struct GroupJob {
     pub snapshots: Vec<SeqNo>,
     /// Read + write rate limit (0: none).
     pub bytes_per_sec: u64,
+    /// Set when the database closes: the job stops waiting out its rate.
+    pub closing: Arc<super::Closing>,
 }
 
 /// What a group GC wrote, synced and not yet installed.
@@ -348,7 +350,7 @@ impl GroupJob {
     fn write(&self, items: &[Item], routes: &[Option<Route>], out: &mut GroupOutput) -> Result<()> {
         let main_path = value_file_path(&self.dir, self.keep, self.epoch);
         let cold_path = value_file_path(&self.dir, self.cold_number, 1);
-        let mut throttle = Throttle::new(self.bytes_per_sec);
+        let mut throttle = Throttle::new(self.bytes_per_sec).until_closed(&self.closing);
         let mut main: Option<SvTableWriter> = None;
         let mut cold: Option<SvTableWriter> = None;
         for (it, route) in items.iter().zip(routes) {
@@ -447,6 +449,7 @@ mod tests {
             merge_deadest_cold: false,
             snapshots,
             bytes_per_sec: 0,
+            closing: Default::default(),
         }
     }
 

@@ -102,6 +102,7 @@ mod tests {
             separated_count: 3,
             punched: Vec::new(),
             bytes_per_sec: 0,
+            closing: Default::default(),
             listener: None,
         }
     }

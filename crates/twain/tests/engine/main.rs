@@ -90,6 +90,7 @@ mod gc_punch_unsupported_falls_back;
 mod gc_punches_clustered_garbage;
 mod gc_punches_on_the_real_file_system;
 mod gc_punches_svtable_garbage;
+mod gc_rate_does_not_hold_close;
 mod gc_releases_pinned_epochs;
 mod gc_report_names_why_each_file_stays;
 mod gc_rewrites_scattered_garbage;
