@@ -28,6 +28,7 @@ pub mod plot_time;
 pub mod report;
 pub mod runner;
 pub mod space;
+pub mod threads;
 pub mod timeline;
 mod twain_engine;
 pub mod values;

@@ -93,21 +93,11 @@ pub fn process_cpu_secs_of(pid: u32) -> BenchResult<f64> {
 }
 
 /// `USER_HZ`: the unit of the times in `/proc/<pid>/stat`, 100 on Linux.
-const CLOCK_TICKS_PER_SEC: f64 = 100.0;
+pub(crate) const CLOCK_TICKS_PER_SEC: f64 = 100.0;
 
-/// utime + stime (fields 14 and 15) of a `/proc/<pid>/stat` line. The command name (field
-/// 2) is in parentheses and may contain spaces, so fields are counted after the last `)`.
+/// utime + stime of a `/proc/<pid>/stat` line (0 if it does not parse).
 fn parse_stat_cpu_ticks(text: &str) -> u64 {
-    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // After ")": field 3 (state) is index 0, so field n is index n - 3.
-    let get = |n: usize| {
-        fields
-            .get(n - 3)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    get(14) + get(15)
+    crate::threads::parse_stat(text).map_or(0, |(_, ticks)| ticks)
 }
 
 /// Sleeps for `duration` with no foreground work and returns the process's CPU time

@@ -154,6 +154,12 @@ pub struct PhaseResult {
     /// before it existed.
     #[serde(default)]
     pub settle_secs: f64,
+    /// `cpu_secs` by thread group (`crate::threads`): `foreground` (the benchmark's
+    /// workers), `main`, `bench` (its progress reporter), each engine thread's name
+    /// without its number (`twain-gc`, `twain-compact`, `rocksdb:low`, ...), and `other`
+    /// (threads that ended within the phase). Empty in runs written before it existed.
+    #[serde(default)]
+    pub cpu_secs_by_thread: BTreeMap<String, f64>,
 }
 
 /// Latency over time: the operations that completed in each interval of a phase, from its

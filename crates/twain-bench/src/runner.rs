@@ -108,7 +108,9 @@ impl LiveSet {
 
 /// What the threads of a phase return: their tallies, the phase's seconds and, for an
 /// idle phase, its CPU use over [`IDLE_CPU_WINDOW`].
-type Ran = (Vec<Tally>, f64, Option<f64>);
+/// What the phase's threads returned: the workers' tallies, the phase's seconds, an idle
+/// phase's CPU use, and the progress reporter's CPU seconds.
+type Ran = (Vec<Tally>, f64, Option<f64>, f64);
 
 /// How long the end of an idle phase over which its CPU use is measured lasts.
 const IDLE_CPU_WINDOW: Duration = Duration::from_secs(5);
@@ -140,6 +142,8 @@ struct Tally {
     read: u64,
     found: u64,
     lat: Latencies,
+    /// CPU seconds the worker thread used (`threads::this_thread_secs` as it ends).
+    cpu_secs: f64,
 }
 
 /// Runs a sequence of phases on one engine. Create one per engine; it keeps the key space
@@ -211,6 +215,7 @@ impl Runner {
         let counters0 = engine.counters()?;
         let io0 = ProcIo::read()?;
         let cpu0 = process_cpu_secs()?;
+        let threads0 = crate::threads::snapshot();
         let first_error: Mutex<Option<BenchError>> = Mutex::new(None);
         let samples: Mutex<Vec<f64>> = Mutex::new(Vec::new());
         let start_secs = self.started.elapsed().as_secs_f64();
@@ -225,8 +230,11 @@ impl Runner {
         };
         let (stop, start) = (&shared.stop, shared.start);
 
-        let (tallies, secs, idle_cpu_pct): Ran = std::thread::scope(|s| {
-            let reporter = s.spawn(|| self.report_progress(engine, phase, &shared, &samples));
+        let (tallies, secs, idle_cpu_pct, reporter_cpu): Ran = std::thread::scope(|s| {
+            let reporter = s.spawn(|| {
+                self.report_progress(engine, phase, &shared, &samples);
+                crate::threads::this_thread_secs()
+            });
             let workers: Vec<_> = (0..threads)
                 .map(|t| {
                     let (shared, first_error) = (&shared, &first_error);
@@ -240,6 +248,7 @@ impl Runner {
                                 .unwrap_or_else(PoisonError::into_inner)
                                 .get_or_insert(e);
                         }
+                        tally.cpu_secs = crate::threads::this_thread_secs();
                         tally
                     })
                 })
@@ -273,8 +282,8 @@ impl Runner {
             // The phase ends when the last worker does, not when the reporter wakes up.
             let secs = start.elapsed().as_secs_f64();
             stop.store(true, Ordering::Relaxed);
-            let _ = reporter.join();
-            (tallies, secs, idle)
+            let reporter_cpu = reporter.join().unwrap_or(0.0);
+            (tallies, secs, idle, reporter_cpu)
         });
         if let Some(e) = first_error
             .into_inner()
@@ -292,6 +301,7 @@ impl Runner {
 
         let io = ProcIo::read()?.delta(&io0);
         let cpu = process_cpu_secs()? - cpu0;
+        let threads1 = crate::threads::snapshot();
         let eng = engine.counters()?.delta(&counters0);
         let db_bytes = dir_bytes(engine.dir())?;
         let mut total = Tally::default();
@@ -330,6 +340,13 @@ impl Runner {
         r.idle_cpu_pct = idle_cpu_pct;
         r.settle_secs = settle_secs;
         r.cpu_secs = cpu;
+        let foreground = tallies.iter().map(|t| t.cpu_secs).sum();
+        r.cpu_secs_by_thread = crate::threads::by_group(
+            &threads0,
+            &threads1,
+            &[("foreground", foreground), ("bench", reporter_cpu)],
+            cpu,
+        );
         r.cpu_us_per_op = if r.ops > 0 {
             cpu * 1e6 / r.ops as f64
         } else {
@@ -437,6 +454,7 @@ impl Runner {
             space_amp_max: None,
             idle_cpu_pct: None,
             settle_secs: 0.0,
+            cpu_secs_by_thread: std::collections::BTreeMap::new(),
         }
     }
 
