@@ -7,12 +7,13 @@
 # copy about 0.8 instead of 1.7 bytes per byte it frees. HashKV's update experiment at 1 GiB
 # (load 1 M x 1 KiB, three phases of 1 M updates, uniform and zipfian), twain alone, RUNS
 # rounds, order rotated. Binaries: /work/bin/twain-base and /work/bin/twain-goal08. Then:
-# ./summary.py
+# ./summary.py. VARIANTS names the two binaries (/work/bin/twain-NAME), OUT the directory
+# the runs go to, DISTS the distributions (hash-young/run.sh runs it so).
 set -e
-here=$(cd "$(dirname "$0")" && pwd)
+here=${OUT:-$(cd "$(dirname "$0")" && pwd)}
 RUNS=${RUNS:-3}
-vs=(base goal08)
-for dist in uniform zipf; do
+read -r -a vs <<< "${VARIANTS:-base goal08}"
+for dist in ${DISTS:-uniform zipf}; do
   case "$dist" in
     uniform) w=fillrandom,overwrite,overwrite,overwrite ;;
     zipf) w=fillrandom,updatezipf,updatezipf,updatezipf ;;

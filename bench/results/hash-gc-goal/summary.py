@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Medians of the rounds of run.sh per distribution, phase (P1..P3 after the load) and
 variant: ops/s, p99.9 and max latency, GC and engine MB written, writers' stall time, space
-at the phase's end and its highest sample, GC thread CPU seconds."""
-import glob, json, os, statistics
-here = os.path.dirname(os.path.abspath(__file__))
+at the phase's end and its highest sample, GC thread CPU seconds.
+
+usage: summary.py [DIR] [A,B]   (DIR this directory, variants base,goal08)"""
+import glob, json, os, statistics, sys
+args = sys.argv[1:]
+here = args[0] if len(args) > 0 else os.path.dirname(os.path.abspath(__file__))
+variants = (args[1] if len(args) > 1 else "base,goal08").split(",")
 rows = {}
 for path in sorted(glob.glob(os.path.join(here, "*.r*.*.jsonl"))):
     dist, _r, variant, _ = os.path.basename(path).split(".")
@@ -28,7 +32,7 @@ for dist in ("uniform", "zipf"):
     print("| phase | variant | " + " | ".join(c[0] for c in cols) + " | n |")
     print("|---|---|" + "---|" * len(cols) + "---|")
     for name in ("load", "P1", "P2", "P3"):
-        for v in ("base", "goal08"):
+        for v in variants:
             ds = rows.get((dist, name, v), [])
             if not ds:
                 continue
