@@ -49,6 +49,10 @@ pub struct DbIterator {
     dir: Dir,
     /// Walking forward: the user key whose remaining (older) versions to skip.
     skip: Option<Vec<u8>>,
+    /// An error the forward walk met stepping its sources past the entry it found (a
+    /// damaged block after it): given at the next step, so that the entry, which was
+    /// read whole, is yielded first.
+    after_found: Option<Error>,
     /// Where the cursor is, in user keys.
     pos: Pos,
     /// The `next_back` end.
@@ -272,6 +276,7 @@ impl DbIterator {
             cursor: None,
             dir: Dir::Unset,
             skip: None,
+            after_found: None,
             pos: Pos::Start,
             back: None,
             back_key: None,
@@ -399,6 +404,8 @@ impl DbIterator {
     /// Makes the next step seek its sources from `pos`, forgetting the window read ahead.
     pub(crate) fn unalign(&mut self) {
         self.dir = Dir::Unset;
+        // The sources seek afresh, and meet any damage again where it lies.
+        self.after_found = None;
         if let Some(p) = self.prefetch.as_mut() {
             p.reset();
         }
@@ -488,20 +495,25 @@ impl DbIterator {
     /// The next visible entry from the cursor's sources (aligned forward), without moving
     /// the cursor.
     fn scan_next(&mut self) -> Result<Option<Found>> {
+        if let Some(e) = self.after_found.take() {
+            return Err(e);
+        }
         self.note_step();
         let (Some(mut c), mut skip) = (self.cursor.take(), self.skip.take()) else {
             return Ok(None);
         };
+        let mut after_found = None;
         let stop =
             |k: &[u8]| self.above_upper(k) || self.back_key.as_deref().is_some_and(|b| k >= b);
         let found = scan_forward(
             &mut c,
             (self.seq, self.now, self.pin, &self.ranges),
-            &mut skip,
+            (&mut skip, &mut after_found),
             &stop,
         );
         self.cursor = Some(c);
         self.skip = skip;
+        self.after_found = after_found;
         found
     }
 
@@ -700,11 +712,12 @@ impl DbIterator {
 
 /// Walks forward from `c` to the next visible entry that is not a tombstone, skipping
 /// older versions of `skip` (and updating it); leaves `c` after the entry. Ends at the
-/// first key `stop` says is out of reach.
+/// first key `stop` says is out of reach. An error stepping past the entry found goes to
+/// `after_found`, and the entry is returned.
 fn scan_forward(
     c: &mut MergingIterator,
     (seq, now, pin, ranges): (SeqNo, u64, bool, &RangeView),
-    skip: &mut Option<Vec<u8>>,
+    (skip, after_found): (&mut Option<Vec<u8>>, &mut Option<Error>),
     stop: &dyn Fn(&[u8]) -> bool,
 ) -> Result<Option<Found>> {
     while c.valid() {
@@ -729,7 +742,9 @@ fn scan_forward(
             continue;
         }
         let found = found_at(c, pin);
-        c.next()?;
+        if let Err(e) = c.next() {
+            *after_found = Some(e);
+        }
         return Ok(Some(found));
     }
     Ok(None)

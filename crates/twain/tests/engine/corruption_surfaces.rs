@@ -11,13 +11,7 @@ use twain::{Db, Error, Options, WriteOptions};
 const MARKER: &[u8] = b"MARKER-0123456789-the-separated-value-under-test-0123456789-MARKER";
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
-    out.sort();
-    out
+    dbutil::files_with_ext(dir, ext)
 }
 
 /// Flips one byte of the first occurrence of `needle` in any file with extension `ext`;

@@ -148,6 +148,7 @@ mod pinned_reads_share_their_buffers;
 mod placement_medium_values_merge_in_place;
 mod placement_replaces_existing_data;
 mod prefetch_dropped_iterator_leaves_no_work;
+mod prefetch_error_on_every_path;
 mod prefetch_error_surfaces_at_its_entry;
 mod prefetch_reads_each_value_once;
 mod prefetch_resolves_stale_handles_ahead;

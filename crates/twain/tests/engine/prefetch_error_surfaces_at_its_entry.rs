@@ -36,12 +36,7 @@ fn the_error_comes_at_the_damaged_entry() {
     let len = std::fs::metadata(&vlog).unwrap().len();
     let f = std::fs::OpenOptions::new().write(true).open(&vlog).unwrap();
     f.write_all_at(&[0xa5; 8], len / 2).unwrap();
-    let damaged: Vec<usize> = db
-        .entries::<&[u8], _>(..)
-        .enumerate()
-        .filter(|(_, e)| e.as_ref().unwrap().value().is_err())
-        .map(|(i, _)| i)
-        .collect();
+    let damaged = dbutil::unreadable_values(&db);
     assert_eq!(damaged.len(), 1, "one value damaged: {damaged:?}");
     let bad = damaged[0];
     assert!(bad > 20, "the damage lies where the prefetcher runs ahead");

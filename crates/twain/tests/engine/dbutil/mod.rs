@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use twain::{Db, DbIterator, KvPair, Options, Stats};
@@ -518,4 +518,25 @@ pub fn assert_snapshots_read_back(snaps: &Snapshots, what: &str) {
         let want = model_range(m, &Bound::Unbounded, &Bound::Unbounded);
         assert_pairs_eq(&got, &want, &format!("{what}: final snapshot {i}"));
     }
+}
+
+/// The files in directory `dir` (a real one) with extension `ext`, sorted by name.
+pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The positions, in key order, of the entries whose values cannot be read (lazy entries
+/// read each value on its own, so one damaged value fails only its own entry).
+pub fn unreadable_values(db: &Db) -> Vec<usize> {
+    db.entries::<&[u8], _>(..)
+        .enumerate()
+        .filter(|(_, e)| e.as_ref().unwrap().value().is_err())
+        .map(|(i, _)| i)
+        .collect()
 }
