@@ -1,8 +1,9 @@
 //! Picking a compaction: a pure function of the version state, the options and the set of
 //! tables already being compacted.
 
-use crate::format::manifest::{TableRecord, VersionEdit};
+use crate::format::manifest::{TableRecord, ValueFileOrigin, VersionEdit};
 use crate::key::{compare_internal, user_key};
+use crate::placement::Placement;
 use crate::version::VersionState;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -195,6 +196,29 @@ impl CompactionTask {
         }
         e
     }
+}
+
+/// Whether moving `task`'s table down as it is would skip a merge placement asks for: the
+/// version holds a transient value file (medium pairs' values, freed only when every
+/// handle into it has been merged inline), and the output level is where `placement`
+/// merges medium pairs, so a moved table would sit there with its handles unmerged and no
+/// compaction due to merge them. Such a move is run as a merge instead (`db::compact`).
+pub fn move_skips_a_merge(
+    state: &VersionState,
+    task: &CompactionTask,
+    placement: &Placement,
+) -> bool {
+    let transient = state
+        .value_files
+        .values()
+        .any(|f| f.origin == ValueFileOrigin::Transient);
+    if !task.trivial_move || !transient {
+        return false;
+    }
+    let (lo, hi) = key_range(task.inputs.iter());
+    let deeper_holds = (task.output_level + 1..state.levels.len())
+        .any(|l| !overlapping(state, l, lo, hi).is_empty());
+    placement.merges_at(task.output_level, !deeper_holds)
 }
 
 fn key_range<'a>(tables: impl Iterator<Item = &'a TableRecord>) -> (&'a [u8], &'a [u8]) {

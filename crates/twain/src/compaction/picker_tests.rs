@@ -407,3 +407,49 @@ fn dynamic_base_takes_at_least_one_l0_compaction() {
     assert_eq!(targets.base, 1);
     assert!(targets.bytes[1] >= 5_000, "{:?}", targets.bytes);
 }
+
+#[test]
+fn a_move_into_where_medium_pairs_merge_is_a_merge_while_transient_files_live() {
+    let placement = Placement {
+        medium_threshold: 64,
+        inline_threshold: 1024,
+        merge_level: 0,
+    };
+    // One L0 table with nothing below is moved to L1.
+    let mut s = state(vec![t(0, 1, "c", "d", 10)]);
+    let shape = LevelShape {
+        l0_trigger: 1,
+        ..SHAPE
+    };
+    let task = pick(&s, &shape, &HashSet::new()).unwrap();
+    assert!(task.trivial_move);
+    // No transient file: moved as it is.
+    assert!(!move_skips_a_merge(&s, &task, &placement));
+    // A transient file lives: L1 is the last level holding the keys, where they merge.
+    s.apply(&VersionEdit {
+        added_value_files: vec![crate::format::manifest::ValueFileRecord {
+            number: 9,
+            epoch: ValueFileOrigin::Transient.birth_epoch(),
+            total_bytes: 100,
+            separated_bytes: 100,
+            separated_count: 1,
+        }],
+        value_file_origins: vec![(9, ValueFileOrigin::Transient)],
+        ..VersionEdit::default()
+    })
+    .unwrap();
+    assert!(move_skips_a_merge(&s, &task, &placement));
+    // A deeper level holding the keys: L1 does not merge (merge level 0 is the last).
+    s.apply(&VersionEdit {
+        added_tables: vec![t(3, 5, "a", "z", 10)],
+        ..VersionEdit::default()
+    })
+    .unwrap();
+    assert!(!move_skips_a_merge(&s, &task, &placement));
+    // Unless the merge level says L1 merges.
+    let from_l1 = Placement {
+        merge_level: 1,
+        ..placement
+    };
+    assert!(move_skips_a_merge(&s, &task, &from_l1));
+}

@@ -9,7 +9,7 @@ use crate::Result;
 use crate::compaction::job::{ManualRange, PartFigures, PartJob, PartOutcome};
 use crate::compaction::part::{PartEnd, run_part};
 use crate::compaction::picker::{
-    CompactionTask, pick_bottom, pick_expired, pick_garbage, pick_range,
+    CompactionTask, move_skips_a_merge, pick_bottom, pick_expired, pick_garbage, pick_range,
 };
 use crate::error::IoContext;
 use crate::event_log::event;
@@ -56,11 +56,11 @@ fn run_placing(
     if task.reason == REFRESH {
         Counters::add(&inner.counters.refresh_compactions, 1);
     }
-    if task.trivial_move {
+    let version = Arc::clone(&inner.super_version().version);
+    if task.trivial_move && !move_skips_a_merge(&version.state, task, &inner.opts.placement()) {
         trivial_move(inner, task)?;
         return Ok(task.inputs.iter().map(|t| t.number).collect());
     }
-    let version = Arc::clone(&inner.super_version().version);
     let mut written = Vec::new();
     // IMPORTANT: a failure makes the database read-only before anything else happens, so
     // that no write is accepted once the failed operation has returned.

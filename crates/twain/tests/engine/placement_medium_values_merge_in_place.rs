@@ -142,3 +142,61 @@ fn a_log_of_medium_pairs_dies_at_its_flush() {
     assert_eq!(s.gc_runs, 0);
     assert!(s.transient_files >= 1);
 }
+
+#[test]
+fn a_table_moved_down_whole_still_merges_its_medium_values() {
+    // One L0 table and nothing below it: the automatic compaction would move it down as it
+    // is, into a level where placement merges medium pairs, leaving its transient file
+    // alive with no compaction due to merge it. It is rewritten instead.
+    let fs = MemFs::new();
+    let opts = options(&fs)
+        .l0_compaction_trigger(1)
+        .l0_slowdown_trigger(20)
+        .l0_stop_trigger(30);
+    let db = Db::open("/db", opts).unwrap();
+    let mut model = BTreeMap::new();
+    for i in 0..200u32 {
+        let key = format!("key{i:05}").into_bytes();
+        let v = value(i, [20, 300][(i % 2) as usize]);
+        db.put(&key, &v).unwrap();
+        model.insert(key, v);
+    }
+    db.flush().unwrap();
+    assert!(
+        dbutil::wait_until(dbutil::BACKGROUND_DEADLINE, || {
+            let s = db.stats().unwrap();
+            s.levels[0].files == 0 && s.transient_files == 0
+        }),
+        "{}",
+        db.stats().unwrap().to_text()
+    );
+    let s = db.stats().unwrap();
+    assert_eq!(s.totals.medium_bytes_merged, 100 * 300, "{}", s.to_text());
+    assert!(s.totals.transient_bytes_freed > 0);
+    assert_eq!(s.trivial_moves, 0, "the move became a merge");
+    assert_eq!(
+        table_handles(&db, &fs),
+        0,
+        "every medium value is inline again"
+    );
+    for (k, v) in &model {
+        assert_eq!(db.get(k).unwrap().as_ref(), Some(v));
+    }
+
+    // Without a medium class the same table is moved as it is.
+    let fs = MemFs::new();
+    let opts = options(&fs)
+        .medium_threshold(1024)
+        .l0_compaction_trigger(1)
+        .l0_slowdown_trigger(20)
+        .l0_stop_trigger(30);
+    let db = Db::open("/db", opts).unwrap();
+    for (k, v) in &model {
+        db.put(k, v).unwrap();
+    }
+    db.flush().unwrap();
+    assert!(dbutil::wait_until(dbutil::BACKGROUND_DEADLINE, || {
+        db.stats().unwrap().levels[0].files == 0
+    }));
+    assert_eq!(db.stats().unwrap().trivial_moves, 1);
+}
