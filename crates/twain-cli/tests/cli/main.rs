@@ -27,6 +27,7 @@ mod cli_help_examples;
 mod cli_import_reports_and_skips;
 mod cli_inspecting_commands_read_only;
 mod cli_json_outputs;
+mod cli_placement_shows_in_stats_and_dump;
 mod cli_repair;
 mod cli_scan_keys_only_and_count;
 mod cli_scan_prefix_and_range_intersect;
