@@ -51,6 +51,9 @@ const LATER: u64 = NOW + 1_000_000_000;
 
 const DIR: &str = "/db";
 const KEYS: u64 = 40;
+/// The key every write step also puts, with a value whose placement class changes each
+/// time; out of reach of the workload's range deletions.
+const CYCLING: u64 = KEYS + 100;
 
 struct Rng(u64);
 
@@ -102,6 +105,7 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
     let sync_one_in = [2, 5, 20][(seed % 3) as usize];
     let mut out = Vec::new();
     let mut models = vec![Model::new()];
+    let mut cycles = 0usize;
     for i in 0..steps {
         match rng.below(100) {
             0..=6 => out.push(Step::Flush),
@@ -152,6 +156,17 @@ fn workload(seed: u64, steps: usize) -> (Vec<Step>, Vec<Model>) {
                         }
                     }
                 }
+                // One key changes class with each write that reaches it: small, medium
+                // (or small again without a medium class), large.
+                let cycled = cycles;
+                cycles += 1;
+                let len = [10, 200, 1000][cycled % 3];
+                let mut v: Vec<u8> = (0..len).map(|j| (cycled as u8) ^ (j as u8)).collect();
+                if v[0] == b'E' {
+                    v[0] = b'e';
+                }
+                model.insert(key(CYCLING), v.clone());
+                ops.push(WriteOp::Put(key(CYCLING), v, None));
                 models.push(model);
                 out.push(Step::Write(ops, rng.below(sync_one_in) == 0));
             }
@@ -373,7 +388,7 @@ fn check_state(
     if prefix < newest {
         tally.lost_unsynced.fetch_add(1, Ordering::Relaxed);
     }
-    for k in (0..KEYS).map(key) {
+    for k in (0..KEYS).chain([CYCLING]).map(key) {
         let expected = match models[prefix].get(&k) {
             None => twain::KeyExpiry::Missing,
             Some(v) if v.first() == Some(&b'E') => twain::KeyExpiry::At(LATER),
